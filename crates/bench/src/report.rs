@@ -1,0 +1,77 @@
+//! The serializable results of a benchmark run: the contract with `verdict` and the renderers.
+
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which I/O engine produced a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    IoUring,
+    Psync,
+    /// The simulated device used in tests.
+    Mock,
+}
+
+/// Latency distribution in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+/// QD1 4 KiB random reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Qd1Result {
+    pub iops: f64,
+    pub lat_us: LatencySummary,
+    pub ios: u64,
+    pub runtime_s: f64,
+    /// Bytes the random offsets were drawn from.
+    pub span_bytes: u64,
+    /// `file` (a test file nodecheck created) or `device` (read-only on the raw device).
+    pub target: String,
+    pub engine: EngineKind,
+}
+
+/// The community's fio test: 4 KiB randrw 75/25 at QD64, O_DIRECT.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RandRwResult {
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bw_bytes_per_s: f64,
+    pub write_bw_bytes_per_s: f64,
+    pub read_lat_us: LatencySummary,
+    pub write_lat_us: LatencySummary,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub span_bytes: u64,
+    pub runtime_s: f64,
+    pub queue_depth: u32,
+    pub block_size: u32,
+    pub seed: u64,
+    pub engine: EngineKind,
+    /// The span was the community's 150 GiB (or more), so the figure compares with the list.
+    pub fio_comparable: bool,
+}
+
+/// A whole `nodecheck bench` run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchReport {
+    pub schema_version: u32,
+    /// The directory (or, for `--device`, the block device) that was measured.
+    pub path: String,
+    pub engine: EngineKind,
+    /// Why the engine was chosen, when it was not the preferred io_uring engine
+    /// (`io_uring_setup: EPERM, blocked by seccomp (Docker >= 25?)`).
+    pub engine_reason: Option<String>,
+    pub qd1: Option<Qd1Result>,
+    pub randrw: Option<RandRwResult>,
+    /// Things the reader must know (`span 20 GiB < 150 GiB: less comparable`, `geth running`).
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,334 @@
+//! The serializable facts the probe returns.
+//!
+//! This is the contract between `probe`, `verdict` and the renderers in the binary, and the
+//! JSON schema documented in `docs/json.md`. Every field that the probe could not establish is
+//! `None` (serialized as `null`), never a guess. Adding a field is a compatible change; renaming
+//! or re-typing one bumps [`SCHEMA_VERSION`].
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON document produced by `nodecheck probe --json`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything the probe learned about the storage under one path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Facts {
+    pub schema_version: u32,
+    /// Version of the probe that produced these facts (`CARGO_PKG_VERSION`).
+    pub probe_version: String,
+    /// The root every system file was read through: `/` on a live machine, else a fixture or
+    /// an unpacked snapshot.
+    pub root: String,
+    /// True when the facts come from the running machine (root is `/` and no replay), so
+    /// ioctls, statvfs and external programs were allowed.
+    pub live: bool,
+    /// True when the probe ran with root privileges (effective uid 0) on a live machine.
+    pub privileged: bool,
+    /// The path that was asked about, as given.
+    pub path: String,
+    pub mount: Option<MountFacts>,
+    /// Device names from the mounted device down to the disks, depth-first, slaves in name
+    /// order, e.g. `["dm-0", "nvme0n1p2", "nvme0n1"]`.
+    pub stack: Vec<String>,
+    /// The same layers with what each one is and whether it passes discard.
+    pub layers: Vec<Layer>,
+    /// Every layer of the stack passes discard (`discard_max_bytes > 0` at each level).
+    /// `None` when the stack could not be resolved.
+    pub trim_effective: Option<bool>,
+    /// The physical drives at the bottom of the stack, in name order.
+    pub drives: Vec<Drive>,
+    pub platform: Platform,
+    pub io_uring: IoUringStatus,
+    /// `fstrim.timer` is enabled in systemd (periodic TRIM). `None` when it cannot be told
+    /// (no systemd configuration under the root).
+    pub fstrim_timer: Option<bool>,
+    /// Parts of the stack the probe could not resolve, said plainly (ZFS pools, btrfs
+    /// multi-device without sysfs entries, overlay, network file systems).
+    pub unresolved: Vec<String>,
+    /// Facts that exist but could not be read here, with the reason ("needs root").
+    pub unavailable: Vec<Unavailable>,
+    /// Problems met while probing that did not stop it (malformed files, smartctl garbage).
+    pub warnings: Vec<String>,
+}
+
+/// The mount that holds the path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MountFacts {
+    pub mount_point: String,
+    pub fs_type: String,
+    /// Mount source (`/dev/mapper/vg-eth`, `tank/eth`, `overlay`).
+    pub source: String,
+    /// `major:minor` of the mounted device as mountinfo reports it.
+    pub dev: String,
+    pub atime: AtimeMode,
+    /// `lazytime` in the super options (atime updates kept in memory).
+    pub lazytime: bool,
+    /// Online discard (`discard`, `discard=async`) is on for this mount.
+    pub discard: bool,
+    pub read_only: bool,
+    /// Per-mount options as mountinfo lists them.
+    pub mount_options: Vec<String>,
+    /// Super-block options as mountinfo lists them.
+    pub super_options: Vec<String>,
+    pub free_bytes: Option<u64>,
+    pub total_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AtimeMode {
+    Noatime,
+    Relatime,
+    Strictatime,
+}
+
+/// One level of the block stack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Layer {
+    /// Kernel name (`dm-0`, `md0`, `nvme0n1p2`, `sda`).
+    pub name: String,
+    pub kind: LayerKind,
+    /// What sysfs says about it: the dm name (`vg-eth`), md level (`raid1`), partition number.
+    pub detail: Option<String>,
+    /// 0 for the mounted device, +1 for each level down.
+    pub depth: u32,
+    /// Names of the lower devices (`slaves/`, or the parent disk of a partition), in name order.
+    pub lower: Vec<String>,
+    /// `queue/discard_max_bytes`; 0 means this layer drops discard.
+    pub discard_max_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerKind {
+    /// A whole physical (or virtual) disk: the bottom of the stack.
+    Disk,
+    Partition,
+    /// device-mapper with an `LVM-` uuid.
+    Lvm,
+    /// device-mapper with a `CRYPT-` uuid (dm-crypt / LUKS).
+    Crypt,
+    /// device-mapper with an `mpath-` uuid.
+    Multipath,
+    /// Any other device-mapper target.
+    Dm,
+    /// Linux software RAID.
+    Md,
+    Loop,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interface {
+    Nvme,
+    Sata,
+    Sas,
+    Usb,
+    Virtio,
+    Xen,
+    Mmc,
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControllerMode {
+    Ahci,
+    Ide,
+    Raid,
+    Sas,
+    /// Intel VMD remapping NVMe/SATA behind a RAID-capable controller.
+    Vmd,
+    Unknown,
+}
+
+/// A physical drive at the bottom of the stack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Drive {
+    /// Kernel block device name (`nvme0n1`, `sda`, `vda`).
+    pub name: String,
+    pub model: Option<String>,
+    pub firmware: Option<String>,
+    pub serial: Option<String>,
+    /// SCSI/ATA vendor string or USB vendor, when the interface has one.
+    pub vendor: Option<String>,
+    /// smartctl's drivedb family (`Samsung based SSDs`), when smartctl ran or was supplied.
+    pub model_family: Option<String>,
+    pub capacity_bytes: Option<u64>,
+    pub interface: Option<Interface>,
+    pub rotational: Option<bool>,
+    /// ATA word 217 / smartctl `rotation_rate`: `Some(0)` = SSD, else rpm.
+    pub rotation_rate_rpm: Option<u32>,
+    pub logical_block_size: Option<u32>,
+    pub physical_block_size: Option<u32>,
+    /// The active I/O scheduler (`none`, `mq-deadline`).
+    pub scheduler: Option<String>,
+    /// `queue/write_cache`: `write back` or `write through`.
+    pub write_cache: Option<String>,
+    pub temperature_c: Option<f64>,
+    /// Where the temperature came from: `hwmon`, `nvme-smart-log`, `smartctl`.
+    pub temperature_source: Option<String>,
+    /// The drive itself supports TRIM / deallocate (ATA word 169, NVMe ONCS bit 2, smartctl,
+    /// or `discard_max_hw_bytes > 0` when nothing better is known).
+    pub trim_supported: Option<bool>,
+    /// SATA/SAS: mode of the host controller the drive hangs off.
+    pub controller_mode: Option<ControllerMode>,
+    /// Kernel driver of that controller (`ahci`, `ata_piix`, `megaraid_sas`, `nvme`, `uas`).
+    pub controller_driver: Option<String>,
+    /// PCI class code of the controller (`0x010601`).
+    pub controller_pci_class: Option<String>,
+    pub sata_link_gbps: Option<f64>,
+    pub sata_link_max_gbps: Option<f64>,
+    /// NVMe: the controller asks for a Host Memory Buffer (sysfs `hmb` present or Identify
+    /// HMPRE > 0): a strong hint that the drive has no DRAM.
+    pub hmb: Option<bool>,
+    pub pcie_link: Option<PcieLink>,
+    pub nvme: Option<NvmeDetails>,
+    pub ata: Option<AtaDetails>,
+    pub usb: Option<UsbDetails>,
+    pub health: Option<Health>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PcieLink {
+    pub current_gts: Option<f64>,
+    pub current_width: Option<u32>,
+    pub max_gts: Option<f64>,
+    pub max_width: Option<u32>,
+}
+
+/// NVMe specifics: sysfs controller attributes and, as root, Identify Controller.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct NvmeDetails {
+    /// Controller name (`nvme0`).
+    pub controller: String,
+    /// `pcie`, `tcp`, `rdma`, `fc`, `loop`.
+    pub transport: Option<String>,
+    pub state: Option<String>,
+    pub pci_address: Option<String>,
+    pub pci_vendor_id: Option<String>,
+    pub pci_device_id: Option<String>,
+    pub identify: Option<NvmeIdentify>,
+}
+
+/// Fields of the NVMe Identify Controller page that matter here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct NvmeIdentify {
+    pub vendor_id: u16,
+    pub serial: String,
+    pub model: String,
+    pub firmware: String,
+    /// Warning composite temperature threshold, Kelvin (0 = not reported).
+    pub wctemp_k: u16,
+    /// Critical composite temperature threshold, Kelvin (0 = not reported).
+    pub cctemp_k: u16,
+    /// Host memory buffer preferred size, 4 KiB units.
+    pub hmpre_4k: u32,
+    /// Host memory buffer minimum size, 4 KiB units.
+    pub hmmin_4k: u32,
+    /// Total NVM capacity in bytes (saturated to u64).
+    pub total_capacity_bytes: u64,
+    /// ONCS bit 2: Dataset Management (deallocate = TRIM).
+    pub dataset_management: bool,
+    /// ONCS bit 3.
+    pub write_zeroes: bool,
+    /// VWC bit 0: a volatile write cache is present.
+    pub volatile_write_cache: bool,
+}
+
+/// SATA specifics from IDENTIFY DEVICE and the libata sysfs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct AtaDetails {
+    /// libata port / device (`ata3`, `dev3.0`).
+    pub port: Option<String>,
+    pub device: Option<String>,
+    /// `trim` attribute: `unsupported`, `unqueued`, `queued`, `forced_unqueued`.
+    pub trim_mode: Option<String>,
+    /// IDENTIFY word 69 bit 14.
+    pub deterministic_read_after_trim: Option<bool>,
+}
+
+/// USB attachment details.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UsbDetails {
+    /// `uas` or `usb-storage`.
+    pub driver: Option<String>,
+    /// `idVendor`/`idProduct` as sysfs writes them (`04e8`, `61f5`).
+    pub vendor_id: Option<String>,
+    pub product_id: Option<String>,
+    pub manufacturer: Option<String>,
+    pub product: Option<String>,
+    /// Negotiated USB speed in Mb/s (`speed` attribute: 480, 5000, 10000).
+    pub speed_mbps: Option<u32>,
+}
+
+/// Health data from the NVMe SMART/Health log or smartctl.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Health {
+    /// `nvme-smart-log` or `smartctl`.
+    pub source: String,
+    /// smartctl's overall `smart_status.passed`.
+    pub passed: Option<bool>,
+    /// NVMe critical warning bit field (bit0 spare, bit1 temperature, bit2 reliability,
+    /// bit3 read-only, bit4 volatile backup).
+    pub critical_warning: Option<u8>,
+    pub available_spare_pct: Option<u8>,
+    pub available_spare_threshold_pct: Option<u8>,
+    /// May exceed 100.
+    pub percentage_used: Option<u8>,
+    pub media_errors: Option<u64>,
+    pub data_units_written: Option<u64>,
+    /// Host writes in bytes (NVMe data units x 512,000; ATA LBAs written x 512 when known).
+    pub bytes_written: Option<u64>,
+    pub power_on_hours: Option<u64>,
+    pub unsafe_shutdowns: Option<u64>,
+    /// Minutes above the warning composite temperature.
+    pub warning_temp_minutes: Option<u32>,
+    /// Minutes above the critical composite temperature.
+    pub critical_temp_minutes: Option<u32>,
+    /// Thermal management temperature 1 / 2 transition counts (throttling events).
+    pub thermal_throttle_t1_transitions: Option<u32>,
+    pub thermal_throttle_t2_transitions: Option<u32>,
+    /// ATA: reallocated sectors (attribute 5), pending (197), offline uncorrectable (198).
+    pub reallocated_sectors: Option<u64>,
+    pub pending_sectors: Option<u64>,
+    pub uncorrectable_sectors: Option<u64>,
+    /// smartctl exit status bits, decoded (`disk failing`, `attributes at threshold`, ...).
+    pub smartctl_status: Vec<String>,
+}
+
+/// DMI identity and what it says about the hosting platform.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Platform {
+    pub sys_vendor: Option<String>,
+    pub product_name: Option<String>,
+    pub board_vendor: Option<String>,
+    pub board_name: Option<String>,
+    pub bios_vendor: Option<String>,
+    /// Hypervisor or cloud recognised from DMI and drive models: `aws`, `gcp`, `azure`,
+    /// `hetzner`, `ovh`, `contabo`, `netcup`, `digitalocean`, `kvm`, `vmware`, `xen`, ...
+    pub cloud: Option<String>,
+    /// True when the drives are virtual (virtio, xen, cloud block storage).
+    pub virtualized: Option<bool>,
+}
+
+/// Whether an io_uring benchmark (and an io_uring client) can run here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct IoUringStatus {
+    /// `None` when it could not be told (replayed snapshot without the sysctl).
+    pub available: Option<bool>,
+    /// `kernel.io_uring_disabled`: 0 all, 1 privileged only, 2 nobody. `None` when absent.
+    pub sysctl_disabled: Option<u8>,
+    /// Why it is unavailable (`io_uring_setup: EPERM (Docker seccomp?)`).
+    pub reason: Option<String>,
+}
+
+/// A fact that exists but could not be read in this run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unavailable {
+    /// What is missing (`NVMe SMART log (nvme0)`).
+    pub fact: String,
+    /// Why (`needs root`, `replayed snapshot: no ioctls`).
+    pub reason: String,
+}

@@ -1,0 +1,6 @@
+//! Judges storage for an Ethereum node: the curated Good/Bad/Ugly drive database and a pure
+//! function from probe facts (and optional bench results) to a verdict with findings and fixes.
+
+pub mod model;
+
+pub use model::*;
