@@ -8,6 +8,8 @@
 //! The probe never judges: it returns [`Facts`], plain serializable data with `None` wherever a
 //! fact is unknown. Judging is the `verdict` crate's job.
 
+pub mod ata;
 pub mod facts;
+pub mod nvme;
 
 pub use facts::*;
