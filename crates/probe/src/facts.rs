@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Everything the probe learned about the storage under one path.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Facts {
     pub schema_version: u32,
     /// Version of the probe that produced these facts (`CARGO_PKG_VERSION`).
