@@ -1,0 +1,330 @@
+//! The behaviour workloads on a real test file: O_DIRECT `pread`/`pwrite` from plain threads,
+//! one thread per outstanding write so that a burst really is at the requested queue depth while
+//! the QD1 reader on the calling thread keeps sampling.
+//!
+//! The file must already exist and be filled with incompressible data (the bench's test-file
+//! code creates, fills and removes it); this module never creates, extends or deletes files.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore, SeedableRng};
+
+use super::{BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern};
+use crate::report::EngineKind;
+
+const ALIGN: usize = 4096;
+/// More writer threads than this would measure the scheduler of a 2-core VM, not the drive.
+const MAX_WRITERS: u32 = 64;
+
+/// A heap buffer whose usable part starts on a 4 KiB boundary, as O_DIRECT requires. Over-
+/// allocating and slicing keeps this free of `unsafe`.
+struct AlignedBuf {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl AlignedBuf {
+    fn new(len: usize) -> Self {
+        let storage = vec![0u8; len + ALIGN];
+        let start = storage.as_ptr().align_offset(ALIGN).min(ALIGN);
+        Self {
+            storage,
+            start,
+            len,
+        }
+    }
+
+    fn random(len: usize, rng: &mut SmallRng) -> Self {
+        let mut buf = Self::new(len);
+        // Incompressible, so a compressing controller cannot flatter the write speed.
+        rng.fill_bytes(buf.as_mut_slice());
+        buf
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.storage[self.start..self.start + self.len]
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
+    }
+}
+
+type BurstMessage = Result<BurstOutcome, BehaviourError>;
+
+/// Asked between writes whether to stop (a signal arrived); shared with writer threads.
+pub type Cancel = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// An existing, filled test file opened for direct I/O.
+pub struct FileDevice {
+    file: Arc<File>,
+    size: u64,
+    opened: Instant,
+    read_buf: AlignedBuf,
+    /// Set on drop so that background writers stop; `cancel` is the caller's Ctrl-C.
+    stop: Arc<AtomicBool>,
+    cancel: Cancel,
+    burst: Option<(JoinHandle<()>, Receiver<BurstMessage>)>,
+}
+
+impl FileDevice {
+    /// Opens `path` with O_DIRECT. `cancel` stops background writers promptly (Ctrl-C).
+    pub fn open(path: &Path, cancel: Cancel) -> Result<Self, BehaviourError> {
+        let io = |op| move |source| BehaviourError::Io {
+            op,
+            offset: 0,
+            source,
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+            .map_err(io("open with O_DIRECT"))?;
+        let len = file.metadata().map_err(io("stat"))?.len();
+        let size = len - len % ALIGN as u64;
+        if size < 1 << 20 {
+            return Err(BehaviourError::FileTooSmall {
+                size: len,
+                needed: 1 << 20,
+            });
+        }
+        Ok(Self {
+            file: Arc::new(file),
+            size,
+            opened: Instant::now(),
+            read_buf: AlignedBuf::new(ALIGN),
+            stop: Arc::new(AtomicBool::new(false)),
+            cancel,
+            burst: None,
+        })
+    }
+
+    fn finish_burst_thread(&mut self) {
+        if let Some((handle, _)) = self.burst.take() {
+            // The writers check `cancel` between writes; joining here guarantees no write is
+            // still in flight when the caller goes on to remove the file.
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for FileDevice {
+    fn drop(&mut self) {
+        if self.burst.is_some() {
+            self.stop.store(true, Ordering::SeqCst);
+            self.finish_burst_thread();
+        }
+    }
+}
+
+fn block_sizes(min: u32, max: u32) -> (u64, u64) {
+    let min = u64::from(min.max(ALIGN as u32)) / ALIGN as u64;
+    let max = (u64::from(max) / ALIGN as u64).max(min);
+    (min, max)
+}
+
+fn run_burst(
+    file: &File,
+    size: u64,
+    burst: WriteBurst,
+    stopped: &(dyn Fn() -> bool + Sync),
+) -> Result<BurstOutcome, BehaviourError> {
+    let start = Instant::now();
+    let claimed = AtomicU64::new(0);
+    let (min_blocks, max_blocks) = block_sizes(burst.min_block, burst.max_block);
+    let max_len = (max_blocks * ALIGN as u64) as usize;
+    let slots = size / ALIGN as u64;
+    let writers = burst.queue_depth.clamp(1, MAX_WRITERS);
+    let results: Vec<Result<(), BehaviourError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..writers)
+            .map(|w| {
+                let claimed = &claimed;
+                scope.spawn(move || -> Result<(), BehaviourError> {
+                    let mut rng = SmallRng::seed_from_u64(burst.seed ^ (u64::from(w) << 32));
+                    let buf = AlignedBuf::random(max_len, &mut rng);
+                    loop {
+                        if stopped() {
+                            return Err(BehaviourError::Interrupted);
+                        }
+                        let blocks = rng.gen_range(min_blocks..=max_blocks);
+                        let len = blocks * ALIGN as u64;
+                        if claimed.fetch_add(len, Ordering::Relaxed) >= burst.total_bytes {
+                            return Ok(());
+                        }
+                        let last_slot = slots.saturating_sub(blocks);
+                        let offset = rng.gen_range(0..=last_slot) * ALIGN as u64;
+                        file.write_all_at(&buf.as_slice()[..len as usize], offset)
+                            .map_err(|source| BehaviourError::Io {
+                                op: "burst write",
+                                offset,
+                                source,
+                            })?;
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Err(BehaviourError::WriterPanicked)))
+            .collect()
+    });
+    for result in results {
+        result?;
+    }
+    let sync_start = Instant::now();
+    file.sync_data().map_err(|source| BehaviourError::Io {
+        op: "fdatasync",
+        offset: 0,
+        source,
+    })?;
+    let fdatasync = sync_start.elapsed();
+    Ok(BurstOutcome {
+        bytes: burst.total_bytes,
+        duration: start.elapsed(),
+        fdatasync,
+    })
+}
+
+impl BehaviourDevice for FileDevice {
+    fn engine(&self) -> EngineKind {
+        EngineKind::Psync
+    }
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.opened.elapsed()
+    }
+
+    fn read_qd1(&mut self, offset: u64) -> Result<Duration, BehaviourError> {
+        let start = Instant::now();
+        self.file
+            .read_exact_at(self.read_buf.as_mut_slice(), offset)
+            .map_err(|source| BehaviourError::Io {
+                op: "QD1 read",
+                offset,
+                source,
+            })?;
+        Ok(start.elapsed())
+    }
+
+    fn start_burst(&mut self, burst: &WriteBurst) -> Result<(), BehaviourError> {
+        if self.burst.is_some() {
+            return Err(BehaviourError::InvalidPlan(
+                "a write burst is already running".into(),
+            ));
+        }
+        let (tx, rx) = mpsc::channel();
+        let file = Arc::clone(&self.file);
+        let cancel = Arc::clone(&self.cancel);
+        let stop = Arc::clone(&self.stop);
+        let size = self.size;
+        let burst = *burst;
+        let handle = std::thread::Builder::new()
+            .name("nodecheck-burst".into())
+            .spawn(move || {
+                // The receiver may be gone if the run was abandoned; nothing is left to tell.
+                let stopped = move || stop.load(Ordering::Relaxed) || cancel();
+                let _ = tx.send(run_burst(&file, size, burst, &stopped));
+            })
+            .map_err(|source| BehaviourError::Io {
+                op: "spawn burst thread",
+                offset: 0,
+                source,
+            })?;
+        self.burst = Some((handle, rx));
+        Ok(())
+    }
+
+    fn poll_burst(&mut self) -> Result<Option<BurstOutcome>, BehaviourError> {
+        let message = match &self.burst {
+            None => return Ok(None),
+            Some((_, rx)) => match rx.try_recv() {
+                Ok(message) => message,
+                Err(TryRecvError::Empty) => return Ok(None),
+                Err(TryRecvError::Disconnected) => Err(BehaviourError::WriterPanicked),
+            },
+        };
+        self.finish_burst_thread();
+        message.map(Some)
+    }
+
+    fn write_for(
+        &mut self,
+        request: &IntervalWrite,
+        cursor: &mut u64,
+    ) -> Result<u64, BehaviourError> {
+        let block = u64::from(request.block.max(ALIGN as u32)) / ALIGN as u64 * ALIGN as u64;
+        if block > self.size {
+            return Err(BehaviourError::FileTooSmall {
+                size: self.size,
+                needed: block,
+            });
+        }
+        let span = self.size / block * block;
+        let deadline = Instant::now() + request.interval;
+        let written = AtomicU64::new(0);
+        let next = AtomicU64::new(*cursor % span);
+        let file = &*self.file;
+        let cancel = &self.cancel;
+        let writers = request.queue_depth.clamp(1, MAX_WRITERS);
+        let results: Vec<Result<(), BehaviourError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..writers)
+                .map(|w| {
+                    let (written, next) = (&written, &next);
+                    scope.spawn(move || -> Result<(), BehaviourError> {
+                        let mut rng =
+                            SmallRng::seed_from_u64(request.seed ^ (u64::from(w) << 32));
+                        let buf = AlignedBuf::random(block as usize, &mut rng);
+                        while Instant::now() < deadline && !cancel() {
+                            if written.fetch_add(block, Ordering::Relaxed) >= request.limit_bytes
+                            {
+                                written.fetch_sub(block, Ordering::Relaxed);
+                                break;
+                            }
+                            let offset = match request.pattern {
+                                WritePattern::Sequential => {
+                                    next.fetch_add(block, Ordering::Relaxed) % span
+                                }
+                                WritePattern::Random => rng.gen_range(0..span / block) * block,
+                            };
+                            if let Err(source) = file.write_all_at(buf.as_slice(), offset) {
+                                written.fetch_sub(block, Ordering::Relaxed);
+                                return Err(BehaviourError::Io {
+                                    op: "sustained write",
+                                    offset,
+                                    source,
+                                });
+                            }
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(Err(BehaviourError::WriterPanicked)))
+                .collect()
+        });
+        for result in results {
+            result?;
+        }
+        if (self.cancel)() {
+            return Err(BehaviourError::Interrupted);
+        }
+        *cursor = next.load(Ordering::Relaxed) % span;
+        Ok(written.load(Ordering::Relaxed))
+    }
+}

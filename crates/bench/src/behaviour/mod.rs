@@ -1,0 +1,234 @@
+//! Judging a drive by how it behaves under the load an Ethereum client puts on it, rather than
+//! by its name: a sync-like read/burst/recover cycle, the write cliff when an SLC cache runs
+//! out, and the read-latency growth when random reads span more data than a DRAM-less drive's
+//! mapping cache covers.
+//!
+//! The workloads ([`sync`], [`cliff`], [`span`]) drive anything that implements
+//! [`BehaviourDevice`]: the real test file ([`file::FileDevice`]) or a simulated drive on a
+//! virtual clock ([`models::MockDrive`]) whose three models make the classification testable
+//! deterministically. The decisions they take while running (when the drive has recovered, when
+//! a cliff is established) live in [`analysis`] as pure functions over time series.
+
+pub mod analysis;
+pub mod cliff;
+pub mod file;
+pub mod models;
+pub mod span;
+pub mod sync;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::{EngineKind, LatencySummary};
+
+/// What can go wrong while measuring behaviour.
+#[derive(Debug, thiserror::Error)]
+pub enum BehaviourError {
+    #[error("{op} at offset {offset} failed: {source}")]
+    Io {
+        op: &'static str,
+        offset: u64,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid behaviour test parameters: {0}")]
+    InvalidPlan(String),
+    #[error("the test file ({size} bytes) is smaller than the {needed} bytes this test needs")]
+    FileTooSmall { size: u64, needed: u64 },
+    #[error("a writer thread panicked; the burst result is lost")]
+    WriterPanicked,
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// One burst of random writes at high queue depth, closed by `fdatasync`: the commit half of a
+/// client's batch cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteBurst {
+    pub total_bytes: u64,
+    /// Block sizes are drawn uniformly in 4 KiB steps between these bounds.
+    pub min_block: u32,
+    pub max_block: u32,
+    pub queue_depth: u32,
+    pub seed: u64,
+}
+
+/// How a finished burst went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BurstOutcome {
+    pub bytes: u64,
+    /// From the first write to the return of `fdatasync`.
+    pub duration: Duration,
+    pub fdatasync: Duration,
+}
+
+/// One interval of sustained writes in the cliff test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntervalWrite {
+    pub interval: Duration,
+    pub pattern: WritePattern,
+    pub block: u32,
+    pub queue_depth: u32,
+    /// Stop early once this many bytes are written.
+    pub limit_bytes: u64,
+    pub seed: u64,
+}
+
+/// The access pattern of a sustained-write interval in the cliff test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WritePattern {
+    Sequential,
+    Random,
+}
+
+/// A target the behaviour workloads can drive. Reads are QD1 4 KiB at aligned offsets below
+/// [`BehaviourDevice::size`]; the clock is the device's so that a simulated device can run on
+/// virtual time and make every decision of the workloads reproducible.
+pub trait BehaviourDevice {
+    fn engine(&self) -> EngineKind;
+    /// Bytes of the test file that may be read and written.
+    fn size(&self) -> u64;
+    /// Time since the device was opened.
+    fn elapsed(&self) -> Duration;
+    /// One 4 KiB read at queue depth 1; returns its latency.
+    fn read_qd1(&mut self, offset: u64) -> Result<Duration, BehaviourError>;
+    /// Starts a write burst in the background; reads may continue meanwhile.
+    fn start_burst(&mut self, burst: &WriteBurst) -> Result<(), BehaviourError>;
+    /// `Some` once the burst and its `fdatasync` have completed.
+    fn poll_burst(&mut self) -> Result<Option<BurstOutcome>, BehaviourError>;
+    /// Writes as `request` says and returns the bytes written. `cursor` is the next sequential
+    /// offset and is advanced (wrapping at the end of the file).
+    fn write_for(
+        &mut self,
+        request: &IntervalWrite,
+        cursor: &mut u64,
+    ) -> Result<u64, BehaviourError>;
+}
+
+/// Where a read latency sample of the sync test was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncPhase {
+    /// Reads alone: the batch-assembly half of the cycle; the baseline.
+    Read,
+    /// Reads while the write burst is in flight.
+    Burst,
+    /// Reads after the burst's `fdatasync` returned, until latency is back to baseline.
+    Recovery,
+}
+
+/// A read latency sample, for plotting.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencyPoint {
+    pub t_s: f64,
+    pub lat_us: f64,
+    pub phase: SyncPhase,
+}
+
+/// One read/burst/recover cycle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncCycle {
+    pub burst_start_s: f64,
+    pub burst_end_s: f64,
+    pub burst_write_mb_s: f64,
+    pub fdatasync_ms: f64,
+    /// `None` when read p99 was not back within tolerance before the recovery timeout.
+    pub recovery_ms: Option<f64>,
+}
+
+/// `--test sync`: QD1 reads, a write burst while a QD1 reader keeps sampling, recovery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncResult {
+    pub engine: EngineKind,
+    pub runtime_s: f64,
+    pub span_bytes: u64,
+    pub burst_bytes: u64,
+    pub burst_queue_depth: u32,
+    pub burst_block_min: u32,
+    pub burst_block_max: u32,
+    /// Read p99 had to come back within this fraction of the baseline p99 (0.2 = 20 %).
+    pub recovery_tolerance: f64,
+    pub recovery_timeout_s: f64,
+    /// QD1 reads with no writes in flight.
+    pub baseline_lat_us: LatencySummary,
+    /// QD1 reads while the burst was in flight.
+    pub burst_lat_us: LatencySummary,
+    /// Median write-burst throughput over the cycles (including the `fdatasync`).
+    pub burst_write_mb_s: f64,
+    /// Median and worst recovery over the cycles that recovered.
+    pub recovery_ms_median: Option<f64>,
+    pub recovery_ms_max: Option<f64>,
+    /// Cycles whose reads had not recovered when the timeout ran out.
+    pub unrecovered_cycles: u32,
+    pub cycles: Vec<SyncCycle>,
+    /// Read samples thinned to a plottable number, in time order.
+    #[serde(default)]
+    pub samples: Vec<LatencyPoint>,
+}
+
+/// Throughput of one interval of the cliff test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ThroughputPoint {
+    pub t_s: f64,
+    /// Bytes written from the start of the test to the end of this interval.
+    pub written_bytes: u64,
+    pub mb_s: f64,
+    pub pattern: WritePattern,
+}
+
+/// Why the cliff test stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CliffStop {
+    /// The drop was seen and held long enough to be sure: no point writing more.
+    CliffEstablished,
+    /// The write budget (what the free-space reserve allows) was used up.
+    ByteBudget,
+    Runtime,
+}
+
+/// `--test cliff`: sustained writes until the write cache runs out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CliffResult {
+    pub engine: EngineKind,
+    pub runtime_s: f64,
+    pub written_bytes: u64,
+    pub span_bytes: u64,
+    pub sequential_block: u32,
+    pub random_block: u32,
+    pub queue_depth: u32,
+    /// Median throughput before the drop (or over the whole run when there was none).
+    pub pre_cliff_mb_s: f64,
+    /// Bytes written when throughput dropped: the size of the write cache, roughly.
+    pub cache_estimate_bytes: Option<u64>,
+    pub cliff_at_s: Option<f64>,
+    /// Median throughput after the drop.
+    pub post_cliff_mb_s: Option<f64>,
+    pub stop: CliffStop,
+    #[serde(default)]
+    pub samples: Vec<ThroughputPoint>,
+}
+
+/// QD1 read latency over one span.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SpanPoint {
+    pub span_bytes: u64,
+    pub ios: u64,
+    pub lat_us: LatencySummary,
+}
+
+/// `--test span`: QD1 random reads over growing spans of the test file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpanResult {
+    pub engine: EngineKind,
+    pub runtime_s: f64,
+    pub points: Vec<SpanPoint>,
+    /// Mean latency over the largest span divided by that over the smallest. The mean, not the
+    /// median, because mapping misses raise the mean in proportion to the miss rate while the
+    /// median moves only once more than half the reads miss.
+    pub latency_ratio: f64,
+    /// The same for p99.
+    pub p99_ratio: f64,
+}

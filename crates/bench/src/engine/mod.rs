@@ -1,0 +1,348 @@
+//! I/O engines behind one trait: io_uring (preferred), portable `pread`/`pwrite` threads, and a
+//! simulated device for deterministic tests.
+
+pub mod mock;
+pub mod psync;
+pub mod uring;
+
+use std::alloc::{self, Layout};
+use std::fs::File;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{RngCore, SeedableRng};
+
+use crate::error::BenchError;
+use crate::report::EngineKind;
+use crate::workload::{Direction, Io, Job, ALIGN};
+
+/// The file or device an engine runs against.
+#[derive(Debug)]
+pub struct Target {
+    file: Option<File>,
+    len: u64,
+    writable: bool,
+}
+
+impl Target {
+    /// A file (or block device) already opened with the flags the run needs (O_DIRECT or not).
+    /// `writable` must be false for anything but a test file nodecheck created: engines refuse
+    /// to issue a write to a read-only target before the kernel would.
+    pub fn new(file: File, len: u64, writable: bool) -> Self {
+        Target {
+            file: Some(file),
+            len,
+            writable,
+        }
+    }
+
+    /// A target with no file behind it, for the mock device.
+    pub fn simulated(len: u64) -> Self {
+        Target {
+            file: None,
+            len,
+            writable: true,
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    pub(crate) fn raw_fd(&self) -> Result<RawFd, BenchError> {
+        self.file
+            .as_ref()
+            .map(AsRawFd::as_raw_fd)
+            .ok_or_else(|| BenchError::Engine("a real engine was given a simulated target".into()))
+    }
+
+    /// Rejects I/O that would be unsafe or undefined before it reaches the kernel.
+    #[inline]
+    pub(crate) fn check(&self, io: &Io, max_io_bytes: u32) -> Result<(), BenchError> {
+        if io.direction == Direction::Write && !self.writable {
+            return Err(BenchError::Refused(
+                "a workload tried to write to a read-only target".into(),
+            ));
+        }
+        if io.len == 0
+            || io.len > max_io_bytes
+            || !io.offset.is_multiple_of(ALIGN)
+            || !u64::from(io.len).is_multiple_of(ALIGN)
+            || io.offset.saturating_add(u64::from(io.len)) > self.len
+        {
+            return Err(BenchError::Engine(format!(
+                "invalid I/O {io:?} for a {} byte target (max {max_io_bytes} bytes per I/O, \
+                 {ALIGN}-byte aligned)",
+                self.len
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Options shared by the real engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// The largest single I/O any job will issue; buffers are sized by it.
+    pub max_io_bytes: u32,
+    /// io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL).
+    pub sqpoll: bool,
+    /// io_uring: completions are polled from the device (IORING_SETUP_IOPOLL, O_DIRECT only).
+    pub iopoll: bool,
+    /// io_uring: register the buffers (READ_FIXED/WRITE_FIXED) to skip per-I/O page pinning.
+    pub fixed_buffers: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            max_io_bytes: ALIGN as u32,
+            sqpoll: false,
+            iopoll: false,
+            fixed_buffers: true,
+        }
+    }
+}
+
+/// An I/O engine: runs jobs against a target until every job stops issuing and all I/O completed.
+pub trait Engine: Send + Sync {
+    fn kind(&self) -> EngineKind;
+
+    /// How a total queue depth is split into jobs: `(jobs, queue depth per job)`. io_uring keeps
+    /// all of it in one ring (like fio's `numjobs=1, iodepth=64`); synchronous engines need one
+    /// thread per outstanding I/O.
+    fn layout(&self, queue_depth: u32) -> (u32, u32);
+
+    /// Runs `jobs`, each at `queue_depth`, calling `tick` on the calling thread about every
+    /// 100 ms while they run (for progress). Returns the first error; the other jobs are told
+    /// to stop and drained first.
+    fn run(
+        &self,
+        target: &Target,
+        queue_depth: u32,
+        jobs: &mut [&mut dyn Job],
+        tick: &mut dyn FnMut(),
+    ) -> Result<(), BenchError>;
+
+    /// Something the report should say about how the engine ran (e.g. it had to do without
+    /// registered buffers). Empty when it ran as configured.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Runs one worker per job on scoped threads, ticking on the calling thread.
+pub(crate) fn run_workers<F>(
+    jobs: &mut [&mut dyn Job],
+    tick: &mut dyn FnMut(),
+    worker: F,
+) -> Result<(), BenchError>
+where
+    F: Fn(&mut dyn Job, &AtomicBool, Instant) -> Result<(), BenchError> + Sync,
+{
+    let abort = AtomicBool::new(false);
+    let epoch = Instant::now();
+    let total = jobs.len();
+    let (sender, receiver) = mpsc::channel::<Result<(), BenchError>>();
+    std::thread::scope(|scope| {
+        let mut spawn_error = None;
+        let mut spawned = 0;
+        for job in jobs.iter_mut() {
+            let sender = sender.clone();
+            let abort = &abort;
+            let worker = &worker;
+            let job: &mut dyn Job = &mut **job;
+            let spawned_thread = std::thread::Builder::new()
+                .name("nodecheck-io".into())
+                // Workers keep only a few locals; 256 KiB keeps 64 portable threads cheap.
+                .stack_size(256 * 1024)
+                .spawn_scoped(scope, move || {
+                    let result = worker(job, abort, epoch);
+                    if result.is_err() {
+                        abort.store(true, Ordering::Relaxed);
+                    }
+                    let _ = sender.send(result);
+                });
+            match spawned_thread {
+                Ok(_) => spawned += 1,
+                Err(err) => {
+                    abort.store(true, Ordering::Relaxed);
+                    spawn_error = Some(BenchError::io("spawning an I/O thread", err));
+                    break;
+                }
+            }
+        }
+        drop(sender);
+        let mut first_error = spawn_error;
+        let mut finished = 0;
+        let mut last_tick = Instant::now();
+        while finished < spawned {
+            match receiver.recv_timeout(Duration::from_millis(20)) {
+                Ok(result) => {
+                    finished += 1;
+                    if let Err(err) = result {
+                        first_error.get_or_insert(err);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if last_tick.elapsed() >= Duration::from_millis(100) {
+                tick();
+                last_tick = Instant::now();
+            }
+        }
+        tick();
+        debug_assert!(spawned <= total);
+        match first_error {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    })
+}
+
+/// A zeroed, 4 KiB-aligned heap buffer (O_DIRECT needs aligned memory), filled with random bytes
+/// so that writes are incompressible.
+pub struct AlignedBuffer {
+    ptr: std::ptr::NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: the buffer is uniquely owned heap memory, like a Box<[u8]>.
+unsafe impl Send for AlignedBuffer {}
+
+impl AlignedBuffer {
+    pub fn new(len: usize, seed: u64) -> Result<Self, BenchError> {
+        let layout = Layout::from_size_align(len.max(ALIGN as usize), ALIGN as usize)
+            .map_err(|err| BenchError::Engine(format!("buffer layout for {len} bytes: {err}")))?;
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = std::ptr::NonNull::new(raw).ok_or_else(|| {
+            BenchError::Engine(format!("could not allocate {len} bytes of I/O buffers"))
+        })?;
+        let mut buffer = AlignedBuffer { ptr, layout };
+        SmallRng::seed_from_u64(seed).fill_bytes(buffer.as_mut_slice());
+        Ok(buffer)
+    }
+
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.layout.size() == 0
+    }
+
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: ptr is valid for layout.size() bytes, initialised (zeroed) and uniquely ours.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+    }
+
+    /// The `index`-th slot of `slot_len` bytes.
+    pub fn slot(&mut self, index: usize, slot_len: usize) -> &mut [u8] {
+        let start = index * slot_len;
+        &mut self.as_mut_slice()[start..start + slot_len]
+    }
+}
+
+impl Drop for AlignedBuffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this very layout.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// Which engine the user asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnginePreference {
+    /// io_uring when the kernel and sandbox allow it, else the portable engine.
+    #[default]
+    Auto,
+    IoUring,
+    Psync,
+}
+
+/// The environment variable that makes `Auto` behave as if io_uring were blocked (tests, and
+/// operators who want to compare engines).
+pub const FORCE_NO_IO_URING_ENV: &str = "NODECHECK_FORCE_NO_IO_URING";
+
+/// The engine a run will use and, when it is not the preferred io_uring engine as configured,
+/// why. Engines are built from it per phase, because buffers are sized by the phase's largest
+/// I/O (1 MiB for the prefill, 4 KiB for the measurements).
+#[derive(Debug, Clone)]
+pub struct EngineChoice {
+    pub kind: EngineKind,
+    pub config: EngineConfig,
+    pub reason: Option<String>,
+}
+
+impl EngineChoice {
+    pub fn engine(&self, max_io_bytes: u32) -> Box<dyn Engine> {
+        let config = EngineConfig {
+            max_io_bytes,
+            ..self.config
+        };
+        match self.kind {
+            EngineKind::IoUring => Box::new(uring::UringEngine::new(config)),
+            // The mock device is never chosen here; tests build it directly.
+            EngineKind::Psync | EngineKind::Mock => Box::new(psync::PsyncEngine::new(config)),
+        }
+    }
+}
+
+/// Picks the engine: probes io_uring (ring setup with the requested flags and registration of
+/// `registered_bytes` of buffers) and falls back as the preference allows.
+pub fn select(
+    preference: EnginePreference,
+    config: EngineConfig,
+    registered_bytes: usize,
+) -> Result<EngineChoice, BenchError> {
+    let psync = |reason: String| EngineChoice {
+        kind: EngineKind::Psync,
+        config,
+        reason: Some(reason),
+    };
+    match preference {
+        EnginePreference::Psync => Ok(psync("the portable engine was requested".into())),
+        EnginePreference::Auto | EnginePreference::IoUring => {
+            let forced_off = std::env::var_os(FORCE_NO_IO_URING_ENV)
+                .is_some_and(|value| !value.is_empty() && value != "0");
+            if forced_off {
+                let reason = format!("io_uring disabled by {FORCE_NO_IO_URING_ENV}");
+                return if preference == EnginePreference::Auto {
+                    Ok(psync(format!(
+                        "{reason}; fell back to the portable pread/pwrite engine"
+                    )))
+                } else {
+                    Err(BenchError::Unsupported(reason))
+                };
+            }
+            match uring::probe(config, registered_bytes) {
+                Ok((config, reason)) => Ok(EngineChoice {
+                    kind: EngineKind::IoUring,
+                    config,
+                    reason,
+                }),
+                Err(reason) if preference == EnginePreference::Auto => Ok(psync(format!(
+                    "{reason}; fell back to the portable pread/pwrite engine"
+                ))),
+                Err(reason) => Err(BenchError::Unsupported(reason)),
+            }
+        }
+    }
+}

@@ -1,0 +1,549 @@
+//! A whole benchmark run: checks, engine choice, test file, prefill, workloads, report.
+
+use std::fs::OpenOptions;
+use std::io::{Seek, SeekFrom};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::cancel::CancelToken;
+use crate::engine::{self, Engine, EngineChoice, EngineConfig, EnginePreference, Target};
+use crate::error::{BenchError, ByteSize};
+use crate::livenode;
+use crate::report::{BenchReport, EngineKind, Qd1Result, RandRwResult, SCHEMA_VERSION};
+use crate::testfile::{self, Space, TestFile, COMMUNITY_SIZE};
+use crate::workload::{
+    FillJob, IoStats, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition, ALIGN,
+};
+
+/// The prefill writes in chunks this large…
+pub const PREFILL_CHUNK: u32 = 1 << 20;
+/// …this many at a time: enough to saturate any drive's sequential write, 4 MiB of buffers.
+pub const PREFILL_QUEUE_DEPTH: u32 = 4;
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BenchTarget {
+    /// A directory: a test file is created in its file system.
+    Directory(PathBuf),
+    /// A block device, read-only, `qd1` only, root only.
+    Device(PathBuf),
+}
+
+impl BenchTarget {
+    pub fn path(&self) -> &Path {
+        match self {
+            BenchTarget::Directory(path) | BenchTarget::Device(path) => path,
+        }
+    }
+}
+
+/// Everything a run needs; [`Plan::new`] gives the community's parameters.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub target: BenchTarget,
+    pub qd1: bool,
+    pub randrw: bool,
+    /// Per test.
+    pub runtime: Duration,
+    /// Test file size (the randrw span); default 150 GiB, shrunk to keep the reserve.
+    pub size: Option<u64>,
+    /// Free space to keep; default max(10 % of the file system, 50 GiB).
+    pub reserve: Option<u64>,
+    pub engine: EnginePreference,
+    pub sqpoll: bool,
+    pub iopoll: bool,
+    /// Run even though an Ethereum client is running.
+    pub force: bool,
+    /// Continue with the next test when one fails (the failure becomes a warning).
+    pub keep_going: bool,
+    /// Remove test files left by killed runs before starting.
+    pub clean_stale: bool,
+    pub seed: u64,
+    pub queue_depth: u32,
+    pub read_percent: u32,
+    pub block_size: u32,
+    pub cancel: CancelToken,
+    /// Where processes are listed; `/proc` except in tests.
+    pub proc_root: PathBuf,
+}
+
+/// fio's default seed for `randrepeat=1` is fixed too; any constant works, this one is ours.
+pub const DEFAULT_SEED: u64 = 0x6e6f_6465_6368_6b31;
+
+impl Plan {
+    pub fn new(target: BenchTarget) -> Self {
+        Plan {
+            target,
+            qd1: true,
+            randrw: true,
+            runtime: Duration::from_secs(60),
+            size: None,
+            reserve: None,
+            engine: EnginePreference::Auto,
+            sqpoll: false,
+            iopoll: false,
+            force: false,
+            keep_going: false,
+            clean_stale: false,
+            seed: DEFAULT_SEED,
+            queue_depth: 64,
+            read_percent: 75,
+            block_size: 4096,
+            cancel: CancelToken::new(),
+            proc_root: PathBuf::from("/proc"),
+        }
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        if !self.qd1 && !self.randrw {
+            return Err(BenchError::InvalidPlan("no test selected".into()));
+        }
+        if self.runtime.is_zero() {
+            return Err(BenchError::InvalidPlan(
+                "the runtime must be positive".into(),
+            ));
+        }
+        if self.block_size == 0 || !u64::from(self.block_size).is_multiple_of(ALIGN) {
+            return Err(BenchError::InvalidPlan(format!(
+                "block size {} is not a multiple of {ALIGN}",
+                self.block_size
+            )));
+        }
+        if self.queue_depth == 0 || self.queue_depth > 4096 {
+            return Err(BenchError::InvalidPlan(format!(
+                "queue depth {} is outside 1..=4096",
+                self.queue_depth
+            )));
+        }
+        if self.read_percent > 100 {
+            return Err(BenchError::InvalidPlan(format!(
+                "read share {} % is over 100 %",
+                self.read_percent
+            )));
+        }
+        if let BenchTarget::Device(device) = &self.target {
+            if self.randrw {
+                return Err(BenchError::Refused(format!(
+                    "--device {} is read-only: only the qd1 test may run on a block device \
+                     (randrw writes); run randrw on a directory of its file system instead",
+                    device.display()
+                )));
+            }
+            if !nix::unistd::geteuid().is_root() {
+                return Err(BenchError::Refused(format!(
+                    "reading {} directly needs root; run as root or bench a directory instead",
+                    device.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The stages of a run, for progress display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Writing the test file; positions in bytes.
+    Prefill,
+    /// Positions in milliseconds of the runtime.
+    Qd1,
+    RandRw,
+}
+
+/// Progress of a run. The binary draws indicatif bars on a TTY; tests record the calls.
+pub trait Progress {
+    /// A phase starts with `total` units (bytes for the prefill, milliseconds for the tests).
+    fn start(&mut self, phase: Phase, total: u64);
+    /// Position within the phase and a rate (`512 MB/s`, `10450 IOPS`).
+    fn update(&mut self, position: u64, rate: &str);
+    fn finish(&mut self, phase: Phase);
+    /// Something the operator should know now (also recorded in the report's warnings).
+    fn warn(&mut self, message: &str);
+}
+
+/// Progress that shows nothing (`--json`, pipes, `nodecheck check`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&mut self, _phase: Phase, _total: u64) {}
+    fn update(&mut self, _position: u64, _rate: &str) {}
+    fn finish(&mut self, _phase: Phase) {}
+    fn warn(&mut self, _message: &str) {}
+}
+
+struct Warnings<'a> {
+    list: Vec<String>,
+    progress: &'a mut dyn Progress,
+}
+
+impl Warnings<'_> {
+    fn push(&mut self, message: String) {
+        self.progress.warn(&message);
+        self.list.push(message);
+    }
+}
+
+/// Runs the plan: the only entry point the binary and `nodecheck check` need.
+pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, BenchError> {
+    plan.validate()?;
+    let mut warnings = Warnings {
+        list: Vec::new(),
+        progress,
+    };
+
+    let clients = livenode::scan(&plan.proc_root, std::process::id());
+    if !clients.is_empty() {
+        let names = clients
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if !plan.force {
+            return Err(BenchError::LiveNode(names));
+        }
+        warnings.push(format!(
+            "{names} running: results are skewed by its I/O and the node is slowed while the \
+             benchmark runs"
+        ));
+    }
+
+    let config = EngineConfig {
+        max_io_bytes: plan.block_size,
+        sqpoll: plan.sqpoll,
+        iopoll: plan.iopoll,
+        fixed_buffers: true,
+    };
+    let registered =
+        (PREFILL_QUEUE_DEPTH * PREFILL_CHUNK).max(plan.queue_depth * plan.block_size) as usize;
+    let choice = engine::select(plan.engine, config, registered)?;
+    if let Some(reason) = &choice.reason {
+        if choice.kind == EngineKind::Psync && plan.engine != EnginePreference::Psync {
+            warnings.push(format!("engine: {reason}"));
+        }
+    }
+
+    let mut report = BenchReport {
+        schema_version: SCHEMA_VERSION,
+        path: plan.target.path().display().to_string(),
+        engine: choice.kind,
+        engine_reason: choice.reason.clone(),
+        qd1: None,
+        randrw: None,
+        warnings: Vec::new(),
+    };
+
+    match &plan.target {
+        BenchTarget::Device(device) => {
+            let target = open_device(device)?;
+            let engine = choice.engine(plan.block_size);
+            let stats = run_random(plan, &*engine, &target, 1, 100, Phase::Qd1, &mut warnings)?;
+            report.qd1 = Some(qd1_result(&stats, target.len(), "device", choice.kind));
+            collect_notes(&*engine, &mut warnings);
+        }
+        BenchTarget::Directory(dir) => {
+            run_on_file(plan, dir, &choice, &mut report, &mut warnings)?;
+        }
+    }
+    report.warnings = warnings.list;
+    Ok(report)
+}
+
+fn run_on_file(
+    plan: &Plan,
+    dir: &Path,
+    choice: &EngineChoice,
+    report: &mut BenchReport,
+    warnings: &mut Warnings<'_>,
+) -> Result<(), BenchError> {
+    let metadata = std::fs::metadata(dir)
+        .map_err(|err| BenchError::io(format!("reading {}", dir.display()), err))?;
+    if metadata.file_type().is_block_device() {
+        return Err(BenchError::Refused(format!(
+            "{} is a block device: the bench never writes to a device; give a directory on its \
+             file system, or --device {} for the read-only qd1 test",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    if !metadata.is_dir() {
+        return Err(BenchError::InvalidPlan(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+
+    let stale = testfile::find_stale(dir, &plan.proc_root)?;
+    for file in stale {
+        if plan.clean_stale {
+            std::fs::remove_file(&file.path).map_err(|err| {
+                BenchError::io(format!("removing stale {}", file.path.display()), err)
+            })?;
+            warnings.push(format!(
+                "removed the stale test file {} ({}) of killed run pid {}",
+                file.path.display(),
+                ByteSize(file.size),
+                file.pid
+            ));
+        } else {
+            warnings.push(format!(
+                "stale test file {} ({}) from killed run pid {}: remove it or rerun with \
+                 --clean-stale",
+                file.path.display(),
+                ByteSize(file.size),
+                file.pid
+            ));
+        }
+    }
+
+    let space = Space::of(dir)?;
+    let sizing = testfile::size_file(dir, space, plan.size, plan.reserve)?;
+    if let Some(warning) = sizing.warning {
+        warnings.push(format!("{warning}; the randrw figure is less comparable"));
+    }
+    let file = TestFile::create(dir, sizing.size, true)?;
+    prefill(plan, choice, &file, warnings.progress)?;
+
+    let target = || -> Result<Target, BenchError> {
+        let clone = file
+            .file()?
+            .try_clone()
+            .map_err(|err| BenchError::io("duplicating the test file descriptor", err))?;
+        Ok(Target::new(clone, file.size(), true))
+    };
+    let engine = choice.engine(plan.block_size);
+
+    if plan.qd1 {
+        let outcome = run_random(plan, &*engine, &target()?, 1, 100, Phase::Qd1, warnings);
+        match outcome {
+            Ok(stats) => {
+                report.qd1 = Some(qd1_result(&stats, file.size(), "file", choice.kind));
+            }
+            Err(err) => keep_going(plan, "qd1", err, warnings)?,
+        }
+    }
+    if plan.randrw {
+        let outcome = run_random(
+            plan,
+            &*engine,
+            &target()?,
+            plan.queue_depth,
+            plan.read_percent,
+            Phase::RandRw,
+            warnings,
+        );
+        match outcome {
+            Ok(stats) => {
+                let fio_comparable = file.size() >= COMMUNITY_SIZE;
+                if !fio_comparable {
+                    warnings.push(format!(
+                        "randrw span {} < {}: less comparable with the community's fio figures",
+                        ByteSize(file.size()),
+                        ByteSize(COMMUNITY_SIZE)
+                    ));
+                }
+                report.randrw = Some(randrw_result(plan, &stats, file.size(), choice.kind));
+            }
+            Err(err) => keep_going(plan, "randrw", err, warnings)?,
+        }
+    }
+    collect_notes(&*engine, warnings);
+    file.remove()
+}
+
+fn keep_going(
+    plan: &Plan,
+    test: &str,
+    err: BenchError,
+    warnings: &mut Warnings<'_>,
+) -> Result<(), BenchError> {
+    if plan.keep_going && !matches!(err, BenchError::Interrupted(_)) {
+        warnings.push(format!("{test} failed, continuing (--keep-going): {err}"));
+        Ok(())
+    } else {
+        Err(err)
+    }
+}
+
+fn collect_notes(engine: &dyn Engine, warnings: &mut Warnings<'_>) {
+    for note in engine.notes() {
+        warnings.push(format!("engine: {note}"));
+    }
+}
+
+fn interrupted(cancel: &CancelToken) -> Result<(), BenchError> {
+    match cancel.signal() {
+        Some(signal) => Err(BenchError::Interrupted(signal)),
+        None => Ok(()),
+    }
+}
+
+fn prefill(
+    plan: &Plan,
+    choice: &EngineChoice,
+    file: &TestFile,
+    progress: &mut dyn Progress,
+) -> Result<(), BenchError> {
+    let engine = choice.engine(PREFILL_CHUNK);
+    let (job_count, queue_depth) = engine.layout(PREFILL_QUEUE_DEPTH);
+    let counter = ProgressCounter::default();
+    let mut jobs: Vec<FillJob> = (0..u64::from(job_count))
+        .map(|index| {
+            FillJob::new(
+                file.size(),
+                PREFILL_CHUNK,
+                index,
+                u64::from(job_count),
+                plan.seed,
+                plan.cancel.clone(),
+                counter.clone(),
+            )
+        })
+        .collect();
+    let mut job_refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
+    let clone = file
+        .file()?
+        .try_clone()
+        .map_err(|err| BenchError::io("duplicating the test file descriptor", err))?;
+    let target = Target::new(clone, file.size(), true);
+    progress.start(Phase::Prefill, file.size());
+    let started = Instant::now();
+    let mut tick = || {
+        let written = counter.get();
+        let seconds = started.elapsed().as_secs_f64().max(1e-3);
+        progress.update(
+            written,
+            &format!("{:.0} MB/s", written as f64 / seconds / 1e6),
+        );
+    };
+    let result = engine.run(&target, queue_depth, &mut job_refs, &mut tick);
+    progress.finish(Phase::Prefill);
+    interrupted(&plan.cancel)?;
+    result?;
+    file.sync()?;
+    interrupted(&plan.cancel)
+}
+
+fn run_random(
+    plan: &Plan,
+    engine: &dyn Engine,
+    target: &Target,
+    queue_depth: u32,
+    read_percent: u32,
+    phase: Phase,
+    warnings: &mut Warnings<'_>,
+) -> Result<IoStats, BenchError> {
+    let (job_count, per_job_depth) = engine.layout(queue_depth);
+    let counter = ProgressCounter::default();
+    let mut jobs: Vec<RandomIoJob> = (0..u64::from(job_count))
+        .map(|index| {
+            RandomIoJob::new(
+                RandomPattern::new(
+                    plan.seed.wrapping_add(index),
+                    target.len(),
+                    plan.block_size,
+                    read_percent,
+                ),
+                StopCondition::new(plan.runtime, plan.cancel.clone()),
+                counter.clone(),
+            )
+        })
+        .collect();
+    let mut job_refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
+    let progress = &mut *warnings.progress;
+    let total_ms = u64::try_from(plan.runtime.as_millis()).unwrap_or(u64::MAX);
+    progress.start(phase, total_ms);
+    let started = Instant::now();
+    let mut tick = || {
+        let elapsed = started.elapsed();
+        let ios = counter.get();
+        progress.update(
+            u64::try_from(elapsed.as_millis())
+                .unwrap_or(u64::MAX)
+                .min(total_ms),
+            &format!("{:.0} IOPS", ios as f64 / elapsed.as_secs_f64().max(1e-3)),
+        );
+    };
+    let result = engine.run(target, per_job_depth, &mut job_refs, &mut tick);
+    progress.finish(phase);
+    drop(job_refs);
+    interrupted(&plan.cancel)?;
+    result?;
+    let mut stats = IoStats::new();
+    for job in &jobs {
+        stats.merge(&job.stats);
+    }
+    Ok(stats)
+}
+
+fn open_device(device: &Path) -> Result<Target, BenchError> {
+    let metadata = std::fs::metadata(device)
+        .map_err(|err| BenchError::io(format!("reading {}", device.display()), err))?;
+    if !metadata.file_type().is_block_device() {
+        return Err(BenchError::InvalidPlan(format!(
+            "{} is not a block device",
+            device.display()
+        )));
+    }
+    // Read-only by construction: the kernel refuses any write on this descriptor.
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(device)
+        .map_err(|err| BenchError::io(format!("opening {} read-only", device.display()), err))?;
+    let len = file
+        .seek(SeekFrom::End(0))
+        .map_err(|err| BenchError::io(format!("sizing {}", device.display()), err))?;
+    if len < ALIGN {
+        return Err(BenchError::InvalidPlan(format!(
+            "{} is empty",
+            device.display()
+        )));
+    }
+    Ok(Target::new(file, len, false))
+}
+
+fn rate(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// QD1 figures from the merged statistics.
+pub fn qd1_result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) -> Qd1Result {
+    let seconds = stats.elapsed.as_secs_f64();
+    Qd1Result {
+        iops: rate(stats.read.count(), seconds),
+        lat_us: stats.read.summary_us(),
+        ios: stats.read.count(),
+        runtime_s: seconds,
+        span_bytes: span,
+        target: target.to_string(),
+        engine,
+    }
+}
+
+/// randrw figures from the merged statistics.
+pub fn randrw_result(plan: &Plan, stats: &IoStats, span: u64, engine: EngineKind) -> RandRwResult {
+    let seconds = stats.elapsed.as_secs_f64();
+    RandRwResult {
+        read_iops: rate(stats.read.count(), seconds),
+        write_iops: rate(stats.write.count(), seconds),
+        read_bw_bytes_per_s: rate(stats.read_bytes, seconds),
+        write_bw_bytes_per_s: rate(stats.write_bytes, seconds),
+        read_lat_us: stats.read.summary_us(),
+        write_lat_us: stats.write.summary_us(),
+        read_ios: stats.read.count(),
+        write_ios: stats.write.count(),
+        span_bytes: span,
+        runtime_s: seconds,
+        queue_depth: plan.queue_depth,
+        block_size: plan.block_size,
+        seed: plan.seed,
+        engine,
+        fio_comparable: span >= COMMUNITY_SIZE,
+    }
+}
