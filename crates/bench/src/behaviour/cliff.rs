@@ -115,7 +115,10 @@ pub fn run_cliff(
             mb_s: rate,
             pattern,
         });
-        if analysis::detect_cliff(&mb_s, &plan.rule).cliff_index.is_some() {
+        if analysis::detect_cliff(&mb_s, &plan.rule)
+            .cliff_index
+            .is_some()
+        {
             break CliffStop::CliffEstablished;
         }
     };

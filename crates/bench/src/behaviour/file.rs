@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 
-use super::{BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern};
+use super::{
+    BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern,
+};
 use crate::report::EngineKind;
 
 const ALIGN: usize = 4096;
@@ -79,10 +81,12 @@ pub struct FileDevice {
 impl FileDevice {
     /// Opens `path` with O_DIRECT. `cancel` stops background writers promptly (Ctrl-C).
     pub fn open(path: &Path, cancel: Cancel) -> Result<Self, BehaviourError> {
-        let io = |op| move |source| BehaviourError::Io {
-            op,
-            offset: 0,
-            source,
+        let io = |op| {
+            move |source| BehaviourError::Io {
+                op,
+                offset: 0,
+                source,
+            }
         };
         let file = OpenOptions::new()
             .read(true)
@@ -285,12 +289,10 @@ impl BehaviourDevice for FileDevice {
                 .map(|w| {
                     let (written, next) = (&written, &next);
                     scope.spawn(move || -> Result<(), BehaviourError> {
-                        let mut rng =
-                            SmallRng::seed_from_u64(request.seed ^ (u64::from(w) << 32));
+                        let mut rng = SmallRng::seed_from_u64(request.seed ^ (u64::from(w) << 32));
                         let buf = AlignedBuf::random(block as usize, &mut rng);
                         while Instant::now() < deadline && !cancel() {
-                            if written.fetch_add(block, Ordering::Relaxed) >= request.limit_bytes
-                            {
+                            if written.fetch_add(block, Ordering::Relaxed) >= request.limit_bytes {
                                 written.fetch_sub(block, Ordering::Relaxed);
                                 break;
                             }

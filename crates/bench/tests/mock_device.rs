@@ -1,0 +1,196 @@
+//! The mock device makes statistics and stopping exact: every expected number here is computed
+//! by hand from the injected latencies.
+
+use std::time::Duration;
+
+use bench::engine::mock::{
+    ConstantLatency, DeviceState, LatencyModel, MockEngine, ScriptedLatency,
+};
+use bench::engine::{Engine, Target};
+use bench::workload::{
+    Direction, Io, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition,
+};
+use bench::CancelToken;
+
+const SPAN: u64 = 1 << 30;
+
+fn job(read_percent: u32, runtime: Duration, max_ios: Option<u64>) -> RandomIoJob {
+    let mut stop = StopCondition::new(runtime, CancelToken::new());
+    stop.max_ios = max_ios;
+    RandomIoJob::new(
+        RandomPattern::new(1, SPAN, 4096, read_percent),
+        stop,
+        ProgressCounter::default(),
+    )
+}
+
+fn run(engine: &MockEngine, queue_depth: u32, job: &mut RandomIoJob) {
+    let mut jobs: Vec<&mut dyn Job> = vec![job];
+    engine
+        .run(&Target::simulated(SPAN), queue_depth, &mut jobs, &mut || {})
+        .unwrap();
+}
+
+#[test]
+fn qd1_at_a_constant_100us_gives_exactly_10000_iops_for_one_second() {
+    let engine = MockEngine::new(ConstantLatency {
+        read: Duration::from_micros(100),
+        write: Duration::from_micros(100),
+    });
+    let mut qd1 = job(100, Duration::from_secs(1), None);
+    run(&engine, 1, &mut qd1);
+    let stats = &qd1.stats;
+    assert_eq!(stats.read.count(), 10_000);
+    assert_eq!(stats.write.count(), 0);
+    assert_eq!(stats.elapsed, Duration::from_secs(1));
+    let result = bench::run::qd1_result(stats, SPAN, "file", bench::EngineKind::Mock);
+    assert!((result.iops - 10_000.0).abs() < 1e-6, "{result:?}");
+    assert!((result.lat_us.p50 - 100.0).abs() < 0.1, "{result:?}");
+    assert!((result.lat_us.max - 100.0).abs() < 0.1, "{result:?}");
+}
+
+#[test]
+fn percentiles_follow_a_scripted_distribution() {
+    // 1000 latencies: 900 at 50 us, 90 at 500 us, 9 at 2 ms, 1 at 20 ms, in a fixed order.
+    let mut script = vec![Duration::from_micros(50); 900];
+    script.extend(vec![Duration::from_micros(500); 90]);
+    script.extend(vec![Duration::from_millis(2); 9]);
+    script.push(Duration::from_millis(20));
+    let total: Duration = script.iter().sum();
+    let engine = MockEngine::new(ScriptedLatency::new(script));
+    let mut qd1 = job(100, Duration::from_secs(3600), Some(10_000));
+    run(&engine, 1, &mut qd1);
+    let summary = qd1.stats.read.summary_us();
+    assert_eq!(qd1.stats.read.count(), 10_000);
+    assert_eq!(qd1.stats.elapsed, total * 10);
+    assert!((summary.p50 - 50.0).abs() < 0.1, "{summary:?}");
+    assert!((summary.p90 - 50.0).abs() < 0.1, "{summary:?}");
+    assert!((summary.p99 - 500.0).abs() < 0.5, "{summary:?}");
+    assert!((summary.p999 - 2000.0).abs() < 2.0, "{summary:?}");
+    assert!((summary.max - 20_000.0).abs() < 20.0, "{summary:?}");
+    let mean = total.as_secs_f64() * 1e6 / 1000.0;
+    assert!((summary.mean - mean).abs() < 0.01, "{summary:?} vs {mean}");
+}
+
+#[test]
+fn queue_depth_multiplies_throughput_and_latency_is_per_direction() {
+    let engine = MockEngine::new(ConstantLatency {
+        read: Duration::from_micros(200),
+        write: Duration::from_micros(400),
+    });
+    let mut randrw = job(75, Duration::from_millis(500), None);
+    run(&engine, 64, &mut randrw);
+    let stats = &randrw.stats;
+    let read = stats.read.summary_us();
+    let write = stats.write.summary_us();
+    assert!((read.max - 200.0).abs() < 0.2 && (read.p50 - 200.0).abs() < 0.2);
+    assert!((write.max - 400.0).abs() < 0.2 && (write.p50 - 400.0).abs() < 0.2);
+    // 64 slots, each cycling at 200 us (reads) or 400 us (writes): mean service time
+    // 0.75*200 + 0.25*400 = 250 us → about 64 / 250 us = 256k IOPS over 0.5 s.
+    let ios = stats.ios() as f64;
+    let expected = 64.0 / 250e-6 * 0.5;
+    assert!(
+        (ios / expected - 1.0).abs() < 0.02,
+        "{ios} I/O, expected about {expected}"
+    );
+    let share = stats.read.count() as f64 / ios;
+    assert!((share - 0.75).abs() < 0.01, "read share {share}");
+    // The last completion lands within one write latency after the runtime ends.
+    assert!(stats.elapsed >= Duration::from_millis(500));
+    assert!(stats.elapsed <= Duration::from_micros(500_400));
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let results: Vec<(u64, u64, Duration)> = (0..2)
+        .map(|_| {
+            let engine = MockEngine::new(ScriptedLatency::new(vec![
+                Duration::from_micros(80),
+                Duration::from_micros(120),
+                Duration::from_micros(1000),
+            ]));
+            let mut randrw = job(75, Duration::from_millis(200), None);
+            run(&engine, 16, &mut randrw);
+            (
+                randrw.stats.read.count(),
+                randrw.stats.write.count(),
+                randrw.stats.elapsed,
+            )
+        })
+        .collect();
+    assert_eq!(results[0], results[1]);
+}
+
+#[test]
+fn stopping_by_count_and_by_cancellation() {
+    let engine = MockEngine::new(ConstantLatency {
+        read: Duration::from_micros(10),
+        write: Duration::from_micros(10),
+    });
+    let mut counted = job(75, Duration::from_secs(10), Some(1234));
+    run(&engine, 8, &mut counted);
+    assert_eq!(counted.stats.ios(), 1234);
+
+    let cancel = CancelToken::new();
+    cancel.cancel();
+    let mut cancelled = RandomIoJob::new(
+        RandomPattern::new(1, SPAN, 4096, 75),
+        StopCondition::new(Duration::from_secs(10), cancel),
+        ProgressCounter::default(),
+    );
+    run(&engine, 8, &mut cancelled);
+    assert_eq!(cancelled.stats.ios(), 0);
+}
+
+/// A model that sees the device state: latency grows with the bytes written, the shape of a
+/// drive whose write cache fills. Shows the trait carries what such models need.
+struct SlowsAfterWrites;
+
+impl LatencyModel for SlowsAfterWrites {
+    fn latency(&mut self, _io: &Io, state: &DeviceState) -> Duration {
+        if state.written_bytes >= 4096 * 100 {
+            Duration::from_millis(1)
+        } else {
+            Duration::from_micros(10)
+        }
+    }
+}
+
+#[test]
+fn models_see_written_bytes() {
+    let engine = MockEngine::new(SlowsAfterWrites);
+    let mut writes = job(0, Duration::from_secs(3600), Some(200));
+    run(&engine, 1, &mut writes);
+    assert_eq!(writes.stats.write.count(), 200);
+    // 100 fast writes, then 100 slow ones.
+    assert_eq!(
+        writes.stats.elapsed,
+        Duration::from_micros(10) * 100 + Duration::from_millis(1) * 100
+    );
+    assert_eq!(writes.stats.read.count(), 0);
+}
+
+#[test]
+fn invalid_io_is_rejected_before_the_device() {
+    struct Misaligned;
+    impl Job for Misaligned {
+        fn next_io(&mut self, _now: Duration) -> Option<Io> {
+            Some(Io {
+                offset: 100,
+                len: 4096,
+                direction: Direction::Read,
+            })
+        }
+        fn complete(&mut self, _: &Io, _: Duration, _: Duration, _: &[u8]) {}
+    }
+    let engine = MockEngine::new(ConstantLatency {
+        read: Duration::from_micros(10),
+        write: Duration::from_micros(10),
+    });
+    let mut job = Misaligned;
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
+    let err = engine
+        .run(&Target::simulated(SPAN), 1, &mut jobs, &mut || {})
+        .unwrap_err();
+    assert!(err.to_string().contains("invalid I/O"), "{err}");
+}
