@@ -72,6 +72,15 @@ pub struct BenchReport {
     pub engine_reason: Option<String>,
     pub qd1: Option<Qd1Result>,
     pub randrw: Option<RandRwResult>,
+    /// `--test sync`: read latency through a write burst and its recovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::behaviour::SyncResult>,
+    /// `--test cliff`: sustained-write throughput and where the write cache runs out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliff: Option<crate::behaviour::CliffResult>,
+    /// `--test span`: QD1 read latency over growing spans (mapping-table pressure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<crate::behaviour::SpanResult>,
     /// Things the reader must know (`span 20 GiB < 150 GiB: less comparable`, `geth running`).
     pub warnings: Vec<String>,
 }

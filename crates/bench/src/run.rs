@@ -231,6 +231,9 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
         engine_reason: choice.reason.clone(),
         qd1: None,
         randrw: None,
+        sync: None,
+        cliff: None,
+        span: None,
         warnings: Vec::new(),
     };
 

@@ -1,0 +1,258 @@
+//! The three simulated drives are told apart by the behaviour workloads, deterministically.
+
+use std::time::Duration;
+
+use bench::behaviour::cliff::{run_cliff, CliffPlan};
+use bench::behaviour::models::{DriveModel, MockDrive};
+use bench::behaviour::span::{run_span, SpanPlan};
+use bench::behaviour::sync::{run_sync, SyncPlan};
+use bench::behaviour::{BehaviourError, CliffStop, SyncPhase};
+
+const GIB: u64 = 1 << 30;
+const GB: f64 = 1e9;
+/// The simulated test file: the community's 150 GiB plus room for the span test to outgrow a
+/// DRAM-less drive's mapping cache several times over.
+const FILE: u64 = 256 * GIB;
+
+fn never() -> bool {
+    false
+}
+
+fn sync_plan() -> SyncPlan {
+    SyncPlan {
+        runtime: Duration::from_secs(20),
+        ..SyncPlan::default()
+    }
+}
+
+fn cliff_plan() -> CliffPlan {
+    CliffPlan {
+        max_bytes: 200 * GIB,
+        ..CliffPlan::default()
+    }
+}
+
+fn span_plan() -> SpanPlan {
+    SpanPlan {
+        reads_per_span: 3000,
+        ..SpanPlan::default()
+    }
+}
+
+fn run_all(model: &DriveModel) -> Measured {
+    let sync = run_sync(
+        &mut MockDrive::new(model.clone(), FILE, 7),
+        &sync_plan(),
+        &never,
+    )
+    .expect("sync on the mock");
+    let cliff = run_cliff(
+        &mut MockDrive::new(model.clone(), FILE, 7),
+        &cliff_plan(),
+        &never,
+    )
+    .expect("cliff on the mock");
+    let span = run_span(
+        &mut MockDrive::new(model.clone(), FILE, 7),
+        &span_plan(),
+        &never,
+    )
+    .expect("span on the mock");
+    Measured { sync, cliff, span }
+}
+
+#[derive(Debug, PartialEq)]
+struct Measured {
+    sync: bench::behaviour::SyncResult,
+    cliff: bench::behaviour::CliffResult,
+    span: bench::behaviour::SpanResult,
+}
+
+#[test]
+fn tlc_with_dram_is_flat_fast_and_recovers_at_once() {
+    let m = run_all(&DriveModel::tlc_dram());
+    assert!(
+        m.sync.baseline_lat_us.p99 < 100.0,
+        "{:?}",
+        m.sync.baseline_lat_us
+    );
+    assert!(m.sync.burst_lat_us.p99 < 200.0, "{:?}", m.sync.burst_lat_us);
+    assert_eq!(m.sync.unrecovered_cycles, 0);
+    let worst = m.sync.recovery_ms_max.expect("recovered");
+    assert!(worst < 100.0, "recovery {worst} ms");
+    // Its cache does run out, but TLC keeps writing far faster than any client needs.
+    assert_eq!(m.cliff.stop, CliffStop::CliffEstablished);
+    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
+    assert!((post - 900.0).abs() < 1.0, "post-cliff {post}");
+    assert!(
+        m.span.latency_ratio < 1.05,
+        "span ratio {}",
+        m.span.latency_ratio
+    );
+}
+
+#[test]
+fn qlc_falls_off_a_cliff_at_its_cache_size_and_recovers_slowly() {
+    let m = run_all(&DriveModel::qlc_small_slc());
+    assert_eq!(m.cliff.stop, CliffStop::CliffEstablished);
+    let cache = m.cliff.cache_estimate_bytes.expect("cache size estimate") as f64 / GB;
+    // The model's cache is 24 GB; the estimate may miss by at most the interval of the drop.
+    assert!((22.0..=24.0).contains(&cache), "cache estimate {cache} GB");
+    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
+    assert!((post - 80.0).abs() < 1.0, "post-cliff {post}");
+    assert!(m.cliff.pre_cliff_mb_s > 1000.0);
+    // Stopped soon after the cliff instead of writing the whole budget.
+    assert!(
+        m.cliff.written_bytes < 30 * GIB,
+        "{}",
+        m.cliff.written_bytes
+    );
+    let worst = m
+        .sync
+        .recovery_ms_max
+        .expect("recovered within the timeout");
+    assert!(worst > 5_000.0, "recovery {worst} ms");
+    assert!(
+        m.sync.burst_lat_us.p99 > 1_000.0,
+        "{:?}",
+        m.sync.burst_lat_us
+    );
+    assert!(
+        m.span.latency_ratio < 1.05,
+        "span ratio {}",
+        m.span.latency_ratio
+    );
+}
+
+#[test]
+fn dramless_slows_down_once_reads_outgrow_its_mapping_cache() {
+    let m = run_all(&DriveModel::dramless_tlc());
+    assert!(
+        m.span.latency_ratio > 1.8,
+        "span ratio {}",
+        m.span.latency_ratio
+    );
+    let flat: Vec<f64> = m
+        .span
+        .points
+        .iter()
+        .filter(|p| p.span_bytes <= 32 * GIB)
+        .map(|p| p.lat_us.mean)
+        .collect();
+    let (lo, hi) = flat
+        .iter()
+        .fold((f64::MAX, 0.0_f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    assert!(
+        hi / lo < 1.05,
+        "latency should be flat within the mapping cache: {flat:?}"
+    );
+    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
+    assert!((post - 700.0).abs() < 1.0, "post-cliff {post}");
+    let worst = m.sync.recovery_ms_max.expect("recovered");
+    assert!((1_000.0..5_000.0).contains(&worst), "recovery {worst} ms");
+}
+
+#[test]
+fn the_same_seed_measures_the_same_drive_identically() {
+    let model = DriveModel::dramless_tlc();
+    assert_eq!(run_all(&model), run_all(&model));
+}
+
+#[test]
+fn sync_samples_cover_every_phase_in_time_order() {
+    let m = run_all(&DriveModel::qlc_small_slc());
+    let s = &m.sync;
+    assert!(!s.cycles.is_empty());
+    assert!(s.samples.len() <= sync_plan().max_plot_points);
+    assert!(s.samples.windows(2).all(|w| w[0].t_s <= w[1].t_s));
+    for phase in [SyncPhase::Read, SyncPhase::Burst, SyncPhase::Recovery] {
+        assert!(
+            s.samples.iter().any(|p| p.phase == phase),
+            "no {phase:?} samples"
+        );
+    }
+    for c in &s.cycles {
+        assert!(c.burst_end_s > c.burst_start_s);
+        assert!(c.burst_write_mb_s > 0.0);
+    }
+    // The simulated cycle runs on virtual time, so the runtime is honoured to within a cycle.
+    assert!(
+        s.runtime_s >= 20.0 && s.runtime_s < 20.0 + 2.0 + 1.0 + 24.0,
+        "{}",
+        s.runtime_s
+    );
+}
+
+#[test]
+fn reads_that_never_recover_are_reported_as_such() {
+    let plan = SyncPlan {
+        recovery_timeout: Duration::from_secs(1),
+        runtime: Duration::from_secs(1),
+        ..SyncPlan::default()
+    };
+    let mut drive = MockDrive::new(DriveModel::qlc_small_slc(), FILE, 7);
+    let s = run_sync(&mut drive, &plan, &never).expect("sync");
+    assert_eq!(s.cycles.len(), 1);
+    assert_eq!(s.unrecovered_cycles, 1);
+    assert_eq!(s.cycles[0].recovery_ms, None);
+    assert_eq!(s.recovery_ms_max, None);
+}
+
+#[test]
+fn a_drive_without_a_cliff_in_budget_stops_at_the_budget() {
+    let plan = CliffPlan {
+        max_bytes: 10 * GIB,
+        ..CliffPlan::default()
+    };
+    let mut drive = MockDrive::new(DriveModel::tlc_dram(), FILE, 7);
+    let c = run_cliff(&mut drive, &plan, &never).expect("cliff");
+    assert_eq!(c.stop, CliffStop::ByteBudget);
+    assert_eq!(c.written_bytes, 10 * GIB);
+    assert_eq!(c.cache_estimate_bytes, None);
+    assert_eq!(c.post_cliff_mb_s, None);
+    assert!(
+        (c.pre_cliff_mb_s - 2000.0).abs() < 1.0,
+        "{}",
+        c.pre_cliff_mb_s
+    );
+}
+
+#[test]
+fn cancellation_stops_every_workload() {
+    let cancelled = || true;
+    let mut drive = MockDrive::new(DriveModel::tlc_dram(), FILE, 7);
+    assert!(matches!(
+        run_sync(&mut drive, &sync_plan(), &cancelled),
+        Err(BehaviourError::Interrupted)
+    ));
+    assert!(matches!(
+        run_cliff(&mut drive, &cliff_plan(), &cancelled),
+        Err(BehaviourError::Interrupted)
+    ));
+    assert!(matches!(
+        run_span(&mut drive, &span_plan(), &cancelled),
+        Err(BehaviourError::Interrupted)
+    ));
+}
+
+#[test]
+fn nonsense_plans_are_refused_not_run() {
+    let mut drive = MockDrive::new(DriveModel::tlc_dram(), FILE, 7);
+    let plan = SyncPlan {
+        burst_block_min: 6000,
+        ..SyncPlan::default()
+    };
+    assert!(matches!(
+        run_sync(&mut drive, &plan, &never),
+        Err(BehaviourError::InvalidPlan(_))
+    ));
+    let mut tiny = MockDrive::new(DriveModel::tlc_dram(), 64 * 1024, 7);
+    assert!(matches!(
+        run_sync(&mut tiny, &SyncPlan::default(), &never),
+        Err(BehaviourError::FileTooSmall { .. })
+    ));
+    assert!(matches!(
+        run_cliff(&mut tiny, &CliffPlan::default(), &never),
+        Err(BehaviourError::FileTooSmall { .. })
+    ));
+}
