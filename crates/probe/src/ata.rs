@@ -22,6 +22,8 @@ const W_COMMAND_SET_2: usize = 83;
 const W_LBA48_CAPACITY: usize = 100;
 const W_DATA_SET_MANAGEMENT: usize = 169;
 const W_ROTATION_RATE: usize = 217;
+const W_INTEGRITY: usize = 255;
+const INTEGRITY_SIGNATURE: u16 = 0x00A5;
 
 const DRAT_BIT: u16 = 1 << 14;
 const TRIM_BIT: u16 = 1 << 0;
@@ -57,6 +59,9 @@ pub struct AtaIdentify {
     /// User-addressable logical sectors: words 100-103 when 48-bit addressing is supported,
     /// else words 60-61.
     pub capacity_sectors: Option<u64>,
+    /// Word 255 integrity check: `None` when the drive does not sign it (low byte not
+    /// 0xA5), else whether all 512 bytes sum to zero. A bad sum means a corrupted dump.
+    pub checksum_ok: Option<bool>,
 }
 
 impl AtaIdentify {
@@ -167,6 +172,20 @@ fn capacity_sectors(words: &[u16; IDENTIFY_WORDS]) -> Option<u64> {
     }
 }
 
+fn byte_sum(words: &[u16]) -> u8 {
+    words.iter().fold(0u8, |sum, word| {
+        let [high, low] = word.to_be_bytes();
+        sum.wrapping_add(high).wrapping_add(low)
+    })
+}
+
+fn checksum_ok(words: &[u16; IDENTIFY_WORDS]) -> Option<bool> {
+    if word(words, W_INTEGRITY) & 0x00FF != INTEGRITY_SIGNATURE {
+        return None;
+    }
+    Some(byte_sum(words) == 0)
+}
+
 /// Interprets a 256-word IDENTIFY DEVICE response.
 pub fn parse_identify_words(words: &[u16; IDENTIFY_WORDS]) -> AtaIdentify {
     AtaIdentify {
@@ -179,6 +198,7 @@ pub fn parse_identify_words(words: &[u16; IDENTIFY_WORDS]) -> AtaIdentify {
         sata_max_gbps: sata_max_gbps(word(words, W_SATA_CAPABILITIES)),
         sata_current_gbps: sata_current_gbps(word(words, W_SATA_ADDITIONAL_CAPABILITIES)),
         capacity_sectors: capacity_sectors(words),
+        checksum_ok: checksum_ok(words),
     }
 }
 
@@ -346,6 +366,10 @@ impl IdentifyBuilder {
             words[W_SATA_ADDITIONAL_CAPABILITIES] |= code << 1;
         }
         words[W_ROTATION_RATE] = self.rotation_word;
+        // Sign and checksum like a real drive: all 512 bytes must sum to zero.
+        words[W_INTEGRITY] = INTEGRITY_SIGNATURE;
+        let checksum = 0u8.wrapping_sub(byte_sum(&words));
+        words[W_INTEGRITY] |= u16::from(checksum) << 8;
         words
     }
 }

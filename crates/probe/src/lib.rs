@@ -9,7 +9,25 @@
 //! fact is unknown. Judging is the `verdict` crate's job.
 
 pub mod ata;
+pub mod block;
+pub mod error;
 pub mod facts;
+#[cfg(feature = "fixtures")]
+pub mod fixture;
+pub mod hwmon;
+pub mod iouring;
+pub mod mounts;
 pub mod nvme;
+pub mod pci;
+pub mod platform;
+pub mod probe;
+pub mod root;
+pub mod smartctl;
+pub mod stack;
+pub mod sysfs;
+pub mod usb;
 
+pub use error::ProbeError;
 pub use facts::*;
+pub use probe::{probe, ProbeOptions};
+pub use root::Root;
