@@ -1,0 +1,63 @@
+//! Drive temperatures from hwmon without root: the NVMe driver's `nvme` hwmon (kernel >= 5.5)
+//! and the `drivetemp` module for SATA disks.
+
+use std::path::Path;
+
+use crate::root::Root;
+use crate::sysfs;
+
+/// Composite temperature of the NVMe controller at `controller_path` (canonical in-root
+/// path of `nvmeX`). The hwmon's parent moved from the PCI function to the controller in
+/// 5.12, so either may be its `device`.
+pub fn nvme_temperature(root: &Root, controller_path: &Path, pci_path: Option<&Path>) -> Option<f64> {
+    // Newer kernels put hwmonN directly under the controller; try that first, it is cheap.
+    for name in root.read_dir(controller_path) {
+        if name.starts_with("hwmon") {
+            if let Some(value) = nvme_hwmon_temp(root, &controller_path.join(&name)) {
+                return Some(value);
+            }
+        }
+    }
+    for name in root.read_dir("/sys/class/hwmon") {
+        let hwmon = Path::new("/sys/class/hwmon").join(&name);
+        if root.read_attr(hwmon.join("name")).as_deref() != Some("nvme") {
+            continue;
+        }
+        let Ok(device) = root.canonicalize(hwmon.join("device")) else {
+            continue;
+        };
+        if device == controller_path || Some(device.as_path()) == pci_path {
+            if let Some(value) = root
+                .read_attr(hwmon.join("temp1_input"))
+                .as_deref()
+                .and_then(sysfs::parse_millidegrees)
+            {
+                return Some(value);
+            }
+        }
+    }
+    None
+}
+
+fn nvme_hwmon_temp(root: &Root, hwmon: &Path) -> Option<f64> {
+    if root.read_attr(hwmon.join("name")).as_deref() != Some("nvme") {
+        return None;
+    }
+    root.read_attr(hwmon.join("temp1_input"))
+        .as_deref()
+        .and_then(sysfs::parse_millidegrees)
+}
+
+/// `drivetemp` puts `hwmon/hwmonN/temp1_input` under the SCSI device (`H:C:T:L`).
+pub fn drivetemp(root: &Root, scsi_device_path: &Path) -> Option<f64> {
+    let hwmon_dir = scsi_device_path.join("hwmon");
+    root.read_dir(&hwmon_dir).into_iter().find_map(|name| {
+        let hwmon = hwmon_dir.join(name);
+        if root.read_attr(hwmon.join("name")).as_deref() != Some("drivetemp") {
+            return None;
+        }
+        root.read_attr(hwmon.join("temp1_input"))
+            .as_deref()
+            .and_then(sysfs::parse_millidegrees)
+    })
+}

@@ -1,0 +1,128 @@
+//! The hosting platform from DMI (`/sys/class/dmi/id`, world-readable) and drive models:
+//! which cloud or hypervisor, and whether the disks are virtual.
+
+use crate::facts::{Drive, Interface, Platform};
+use crate::root::Root;
+
+const DMI: &str = "/sys/class/dmi/id";
+
+/// Vendors recognised by a substring of any DMI identity field (lowercased), most specific
+/// first: clouds that run on KVM/Xen must win over the hypervisor's own name.
+const CLOUD_MARKERS: &[(&str, &str)] = &[
+    ("amazon ec2", "aws"),
+    ("google compute engine", "gcp"),
+    ("google", "gcp"),
+    ("hetzner", "hetzner"),
+    ("ovh", "ovh"),
+    ("contabo", "contabo"),
+    ("netcup", "netcup"),
+    ("digitalocean", "digitalocean"),
+    ("vultr", "vultr"),
+    ("linode", "linode"),
+    ("akamai", "linode"),
+    ("scaleway", "scaleway"),
+    ("alibaba cloud", "alibaba"),
+    ("oraclecloud", "oracle"),
+    ("openstack", "openstack"),
+];
+
+/// Hypervisors recognised when no cloud is.
+const HYPERVISOR_MARKERS: &[(&str, &str)] = &[
+    ("vmware", "vmware"),
+    ("qemu", "kvm"),
+    ("kvm", "kvm"),
+    ("xen", "xen"),
+    ("virtualbox", "virtualbox"),
+    ("innotek", "virtualbox"),
+    ("bochs", "kvm"),
+    ("parallels", "parallels"),
+];
+
+/// Azure publishes this chassis asset tag on every VM; plain Hyper-V does not.
+const AZURE_ASSET_TAG: &str = "7783-7084-3265-9085-8269-3286-77";
+
+pub fn read(root: &Root, drives: &[Drive]) -> Platform {
+    let attr = |name: &str| root.read_attr(format!("{DMI}/{name}"));
+    let mut platform = Platform {
+        sys_vendor: attr("sys_vendor"),
+        product_name: attr("product_name"),
+        board_vendor: attr("board_vendor"),
+        board_name: attr("board_name"),
+        bios_vendor: attr("bios_vendor"),
+        cloud: None,
+        virtualized: None,
+    };
+    let asset_tag = attr("chassis_asset_tag");
+    let bios_version = attr("bios_version");
+    let hypervisor_type = root.read_attr("/sys/hypervisor/type");
+
+    let identity: Vec<String> = [
+        &platform.sys_vendor,
+        &platform.product_name,
+        &platform.board_vendor,
+        &platform.bios_vendor,
+        &bios_version,
+    ]
+    .into_iter()
+    .flatten()
+    .map(|field| field.to_lowercase())
+    .collect();
+    let find = |markers: &[(&str, &'static str)]| {
+        markers.iter().find_map(|(marker, name)| {
+            identity
+                .iter()
+                .any(|field| field.contains(marker))
+                .then_some(*name)
+        })
+    };
+
+    let microsoft_vm = platform.sys_vendor.as_deref() == Some("Microsoft Corporation")
+        && platform.product_name.as_deref() == Some("Virtual Machine");
+    let cloud = find(CLOUD_MARKERS)
+        .or_else(|| aws_from_drives(drives))
+        .or_else(|| microsoft_vm.then(|| azure_or_hyperv(asset_tag.as_deref(), drives)))
+        .or_else(|| find(HYPERVISOR_MARKERS))
+        .or_else(|| hypervisor_type.as_deref().filter(|t| *t == "xen").map(|_| "xen"));
+    platform.cloud = cloud.map(str::to_string);
+
+    let virtual_drives = drives.iter().any(is_virtual_drive);
+    platform.virtualized = if cloud.is_some() || virtual_drives {
+        Some(true)
+    } else if platform.sys_vendor.is_some() && drives.iter().all(|d| d.interface.is_some()) {
+        // DMI is there and names no hypervisor, and every drive is a known physical kind.
+        Some(false)
+    } else {
+        None
+    };
+    platform
+}
+
+fn azure_or_hyperv(asset_tag: Option<&str>, drives: &[Drive]) -> &'static str {
+    let azure_disk = drives
+        .iter()
+        .any(|d| d.model.as_deref().is_some_and(|m| m.starts_with("Microsoft NVMe")));
+    if asset_tag == Some(AZURE_ASSET_TAG) || azure_disk {
+        "azure"
+    } else {
+        "hyperv"
+    }
+}
+
+/// Nitro instances expose EBS volumes and instance store as NVMe with these model strings,
+/// even where DMI is hidden (containers).
+fn aws_from_drives(drives: &[Drive]) -> Option<&'static str> {
+    drives
+        .iter()
+        .any(|drive| {
+            matches!(
+                drive.model.as_deref(),
+                Some("Amazon Elastic Block Store") | Some("Amazon EC2 NVMe Instance Storage")
+            )
+        })
+        .then_some("aws")
+}
+
+fn is_virtual_drive(drive: &Drive) -> bool {
+    matches!(drive.interface, Some(Interface::Virtio) | Some(Interface::Xen))
+        || drive.model.as_deref() == Some("Amazon Elastic Block Store")
+}

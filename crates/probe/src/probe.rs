@@ -1,0 +1,605 @@
+//! The whole probe: path → mount → block stack → drives, plus platform, io_uring and the
+//! root-only extras (NVMe admin commands, smartctl) when this is the live machine.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::block::{self, DriveHandles};
+use crate::error::ProbeError;
+use crate::facts::{
+    AtimeMode, Drive, Facts, Interface, MountFacts, Unavailable, SCHEMA_VERSION,
+};
+use crate::mounts::{self, MountEntry};
+use crate::root::Root;
+use crate::stack::{self, Stack};
+use crate::{iouring, nvme, platform, smartctl};
+
+/// The file a snapshot writes with `statvfs` figures of the mounts it captured, keyed by
+/// mount point (documented in docs/json.md).
+pub const SNAPSHOT_STATVFS: &str = "/.nodecheck/statvfs.json";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeOptions {
+    /// A saved `smartctl -j -x` output to merge into the matching drive.
+    pub smartctl_json: Option<PathBuf>,
+    /// Run `smartctl -j -x` per drive (live machine, as root, when installed).
+    pub run_smartctl: bool,
+    /// Send NVMe admin commands (live machine, as root).
+    pub ioctls: bool,
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions {
+            smartctl_json: None,
+            run_smartctl: true,
+            ioctls: true,
+        }
+    }
+}
+
+/// One `statvfs` result as a snapshot stores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub struct StatvfsRecord {
+    pub free_bytes: u64,
+    pub total_bytes: u64,
+}
+
+/// Probes the storage under `path` as seen through `root`.
+///
+/// On the live machine `path` must exist (it is resolved and `stat`ed); under another root it
+/// is taken lexically and need not exist.
+pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, ProbeError> {
+    let live = root.is_live();
+    let privileged = live && nix::unistd::geteuid().is_root();
+    let mut warnings = Vec::new();
+    let mut unavailable = Vec::new();
+    let mut unresolved = Vec::new();
+
+    let (lookup_path, st_dev) = if live {
+        let canonical = std::fs::canonicalize(path).map_err(|source| ProbeError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let dev = std::fs::metadata(&canonical)
+            .ok()
+            .map(|metadata| split_dev(metadata.dev()));
+        (canonical, dev)
+    } else {
+        (mounts::normalize(path), None)
+    };
+
+    let mountinfo_path = "/proc/self/mountinfo";
+    let text = root
+        .read_text(mountinfo_path)
+        .ok_or_else(|| ProbeError::MountTable {
+            path: PathBuf::from(mountinfo_path),
+            reason: "missing or unreadable".to_string(),
+        })?;
+    let mut entries = Vec::new();
+    let mut bad_lines = 0usize;
+    for line in mounts::parse_mountinfo_lines(&text) {
+        match line {
+            Ok(entry) => entries.push(entry),
+            Err(_) => bad_lines += 1,
+        }
+    }
+    if bad_lines > 0 {
+        warnings.push(format!("{mountinfo_path}: {bad_lines} malformed line(s) skipped"));
+    }
+    let entry = choose_mount(&entries, &lookup_path, st_dev).ok_or_else(|| ProbeError::NoMount {
+        path: lookup_path.clone(),
+    })?;
+
+    let mut mount = mount_facts(entry);
+    if live {
+        match statvfs(Path::new(&entry.mount_point)) {
+            Ok(record) => {
+                mount.free_bytes = Some(record.free_bytes);
+                mount.total_bytes = Some(record.total_bytes);
+            }
+            Err(err) => warnings.push(format!("statvfs {}: {err}", entry.mount_point)),
+        }
+    } else if let Some(record) = snapshot_statvfs(root, &entry.mount_point, &mut warnings) {
+        mount.free_bytes = Some(record.free_bytes);
+        mount.total_bytes = Some(record.total_bytes);
+    } else {
+        unavailable.push(Unavailable {
+            fact: format!("free space of {}", entry.mount_point),
+            reason: format!("replayed root without {SNAPSHOT_STATVFS}"),
+        });
+    }
+
+    let tops = top_devices(root, entry, st_dev, &mut unresolved);
+    let stack = stack::resolve(root, &tops);
+    unresolved.extend(stack.unresolved.iter().cloned());
+
+    let mut drives = Vec::new();
+    let mut handles = Vec::new();
+    let mut disks = stack.disks.clone();
+    disks.sort();
+    for (name, disk_path) in &disks {
+        let (drive, handle) = block::read_drive(root, name, disk_path);
+        drives.push(drive);
+        handles.push(handle);
+    }
+
+    live_extras(
+        root,
+        privileged,
+        opts,
+        &mut drives,
+        &handles,
+        &mut unavailable,
+        &mut warnings,
+    );
+    if let Some(file) = &opts.smartctl_json {
+        smartctl_merge::merge_saved(file, &mut drives, &mut warnings);
+    }
+
+    let platform = platform::read(root, &drives);
+    let io_uring = iouring::status(root, privileged);
+    let fstrim_timer = fstrim_timer(root);
+
+    let mut all_warnings = root.take_warnings();
+    all_warnings.extend(warnings);
+    Ok(Facts {
+        schema_version: SCHEMA_VERSION,
+        probe_version: env!("CARGO_PKG_VERSION").to_string(),
+        root: root.base().display().to_string(),
+        live,
+        privileged,
+        path: path.display().to_string(),
+        mount: Some(mount),
+        stack: stack.names(),
+        trim_effective: stack.trim_effective(),
+        layers: stack_layers(stack),
+        drives,
+        platform,
+        io_uring,
+        fstrim_timer,
+        unresolved,
+        unavailable,
+        warnings: all_warnings,
+    })
+}
+
+fn stack_layers(stack: Stack) -> Vec<crate::facts::Layer> {
+    stack.layers
+}
+
+/// Merging `smartctl -j -x` reports (run live, or a saved file) into the probed drives.
+mod smartctl_merge {
+    use std::io::Read;
+    use std::path::{Path, PathBuf};
+
+    use super::smartctl::{self, SmartctlError, SmartctlReport};
+    use crate::facts::{Drive, Interface, Unavailable};
+
+    /// smartctl -x of a drive with long logs is a few hundred KiB.
+    const SAVED_CAP: u64 = 16 << 20;
+
+    /// Merges a saved report into the drive it describes: same device name, else same
+    /// serial, else the only drive. Anything else is a warning, never a guess.
+    pub fn merge_saved(file: &Path, drives: &mut [Drive], warnings: &mut Vec<String>) {
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(file)
+            .and_then(|handle| handle.take(SAVED_CAP).read_to_end(&mut bytes));
+        if let Err(err) = read {
+            warnings.push(format!("smartctl JSON {}: {err}", file.display()));
+            return;
+        }
+        let report = match smartctl::parse(&bytes) {
+            Ok(report) => report,
+            Err(err) => {
+                warnings.push(format!("smartctl JSON {}: {err}", file.display()));
+                return;
+            }
+        };
+        match matching_drive(&report, drives) {
+            Some(index) => {
+                if let Some(drive) = drives.get_mut(index) {
+                    report.merge_into(drive);
+                }
+            }
+            None => warnings.push(format!(
+                "smartctl JSON {} (device {}, serial {}) matches none of the probed drives; not merged",
+                file.display(),
+                report.device_name.as_deref().unwrap_or("unknown"),
+                report.serial.as_deref().unwrap_or("unknown"),
+            )),
+        }
+    }
+
+    fn matching_drive(report: &SmartctlReport, drives: &[Drive]) -> Option<usize> {
+        let device = report
+            .device_name
+            .as_deref()
+            .and_then(|name| Path::new(name).file_name())
+            .and_then(|name| name.to_str());
+        if let Some(device) = device {
+            // smartctl names NVMe by controller (`/dev/nvme0`) as often as by namespace.
+            let found = drives.iter().position(|drive| {
+                drive.name == device
+                    || drive
+                        .nvme
+                        .as_ref()
+                        .is_some_and(|nvme| nvme.controller == device)
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+        if let Some(serial) = report.serial.as_deref() {
+            let found = drives
+                .iter()
+                .position(|drive| drive.serial.as_deref() == Some(serial));
+            if found.is_some() {
+                return found;
+            }
+        }
+        (drives.len() == 1).then_some(0)
+    }
+
+    /// Runs smartctl on every drive that has SMART (not virtio/xen/mmc).
+    pub fn run_for_drives(
+        drives: &mut [Drive],
+        unavailable: &mut Vec<Unavailable>,
+        warnings: &mut Vec<String>,
+    ) {
+        for drive in drives.iter_mut() {
+            if !matches!(
+                drive.interface,
+                Some(Interface::Nvme | Interface::Sata | Interface::Sas | Interface::Usb)
+            ) {
+                continue;
+            }
+            let dev = PathBuf::from(format!("/dev/{}", drive.name));
+            match smartctl::run_smartctl(&dev) {
+                Ok(report) => report.merge_into(drive),
+                Err(SmartctlError::NotInstalled { .. }) => {
+                    unavailable.push(Unavailable {
+                        fact: "smartctl health data".to_string(),
+                        reason: "smartctl not installed (smartmontools >= 7.0)".to_string(),
+                    });
+                    return;
+                }
+                Err(err) => warnings.push(format!("smartctl {}: {err}", dev.display())),
+            }
+        }
+    }
+}
+
+/// The mount holding `path`. On the live machine the path's own `st_dev` settles which of the
+/// candidate mounts really holds it (bind mounts, btrfs subvolumes).
+fn choose_mount<'a>(
+    entries: &'a [MountEntry],
+    path: &Path,
+    st_dev: Option<(u32, u32)>,
+) -> Option<&'a MountEntry> {
+    let by_path = mounts::find_mount(entries, path)?;
+    let Some((major, minor)) = st_dev else {
+        return Some(by_path);
+    };
+    if (by_path.major, by_path.minor) == (major, minor) {
+        return Some(by_path);
+    }
+    let same_dev: Vec<MountEntry> = entries
+        .iter()
+        .filter(|entry| (entry.major, entry.minor) == (major, minor))
+        .cloned()
+        .collect();
+    match mounts::find_mount(&same_dev, path) {
+        Some(found) => entries.iter().rev().find(|entry| *entry == found),
+        None => Some(by_path),
+    }
+}
+
+fn split_dev(dev: u64) -> (u32, u32) {
+    (nix::sys::stat::major(dev) as u32, nix::sys::stat::minor(dev) as u32)
+}
+
+fn mount_facts(entry: &MountEntry) -> MountFacts {
+    let has = |options: &[String], name: &str| options.iter().any(|option| option == name);
+    let atime = if has(&entry.mount_options, "noatime") {
+        AtimeMode::Noatime
+    } else if has(&entry.mount_options, "relatime") {
+        AtimeMode::Relatime
+    } else {
+        // The kernel lists neither flag for strictatime mounts.
+        AtimeMode::Strictatime
+    };
+    let discard = entry
+        .super_options
+        .iter()
+        .chain(entry.mount_options.iter())
+        .any(|option| option == "discard" || option.starts_with("discard="));
+    MountFacts {
+        mount_point: entry.mount_point.clone(),
+        fs_type: entry.fs_type.clone(),
+        source: entry.source.clone(),
+        dev: entry.dev(),
+        atime,
+        lazytime: has(&entry.super_options, "lazytime") || has(&entry.mount_options, "lazytime"),
+        discard,
+        read_only: has(&entry.mount_options, "ro"),
+        mount_options: entry.mount_options.clone(),
+        super_options: entry.super_options.clone(),
+        free_bytes: None,
+        total_bytes: None,
+    }
+}
+
+/// `statvfs` of the live mount: free = blocks available to unprivileged users.
+pub fn statvfs(mount_point: &Path) -> Result<StatvfsRecord, nix::Error> {
+    let stat = nix::sys::statvfs::statvfs(mount_point)?;
+    #[allow(clippy::useless_conversion)] // the field types differ between targets
+    let fragment = u64::from(stat.fragment_size());
+    #[allow(clippy::useless_conversion)]
+    let (available, blocks) = (u64::from(stat.blocks_available()), u64::from(stat.blocks()));
+    Ok(StatvfsRecord {
+        free_bytes: available.saturating_mul(fragment),
+        total_bytes: blocks.saturating_mul(fragment),
+    })
+}
+
+fn snapshot_statvfs(
+    root: &Root,
+    mount_point: &str,
+    warnings: &mut Vec<String>,
+) -> Option<StatvfsRecord> {
+    let text = root.read_text(SNAPSHOT_STATVFS)?;
+    match serde_json::from_str::<BTreeMap<String, StatvfsRecord>>(&text) {
+        Ok(records) => records.get(mount_point).copied(),
+        Err(err) => {
+            warnings.push(format!("{SNAPSHOT_STATVFS}: {err}"));
+            None
+        }
+    }
+}
+
+/// The block devices a mount sits on, or a plain statement of why there are none.
+fn top_devices(
+    root: &Root,
+    entry: &MountEntry,
+    st_dev: Option<(u32, u32)>,
+    unresolved: &mut Vec<String>,
+) -> Vec<PathBuf> {
+    let (major, minor) = st_dev
+        .filter(|(major, _)| *major != 0)
+        .unwrap_or((entry.major, entry.minor));
+    if major != 0 {
+        if let Some(path) = stack::device_by_number(root, major, minor) {
+            return vec![path];
+        }
+    }
+    let fs = entry.fs_type.as_str();
+    let source = entry.source.as_str();
+    let from_source = source_device(root, source);
+    match fs {
+        "btrfs" => {
+            let devices = btrfs_devices(root, from_source.as_deref());
+            if devices.is_empty() {
+                unresolved.push(format!(
+                    "btrfs on {source}: its devices are not listed under /sys/fs/btrfs"
+                ));
+            }
+            return devices;
+        }
+        "zfs" => {
+            let pool = source.split('/').next().unwrap_or(source);
+            unresolved.push(format!(
+                "ZFS dataset {source}: the drives of pool {pool} cannot be resolved through sysfs (see `zpool status {pool}`)"
+            ));
+            return Vec::new();
+        }
+        "overlay" | "aufs" => {
+            unresolved.push(format!(
+                "{fs} file system (container layer): the drive under its upper directory is not resolved; probe a path on a real mount (a volume) instead"
+            ));
+            return Vec::new();
+        }
+        "nfs" | "nfs4" | "cifs" | "smb3" | "ceph" | "glusterfs" | "9p" | "virtiofs" => {
+            unresolved.push(format!(
+                "network or host-shared file system ({fs} from {source}): the drives are on another machine"
+            ));
+            return Vec::new();
+        }
+        "tmpfs" | "ramfs" => {
+            unresolved.push(format!("{fs}: held in memory, no drive underneath"));
+            return Vec::new();
+        }
+        _ => {}
+    }
+    if let Some(path) = from_source {
+        return vec![path];
+    }
+    unresolved.push(if fs.starts_with("fuse") {
+        format!("FUSE file system ({fs} from {source}): its backing storage is not resolved")
+    } else {
+        format!("{fs} from {source} (device {}): no block device found in sysfs", entry.dev())
+    });
+    Vec::new()
+}
+
+/// `/dev/sda1`, `/dev/mapper/vg-eth`, `/dev/md0` → the device's sysfs directory.
+fn source_device(root: &Root, source: &str) -> Option<PathBuf> {
+    let name = source.strip_prefix("/dev/")?;
+    if let Some(mapper) = name.strip_prefix("mapper/") {
+        return stack::device_by_dm_name(root, mapper);
+    }
+    if let Some(md) = name.strip_prefix("md/") {
+        // /dev/md/NAME is a udev alias; the kernel name is in md/... only via /dev links.
+        if let Ok(target) = root.canonicalize(format!("/dev/md/{md}")) {
+            let kernel_name = target.file_name()?.to_str()?.to_string();
+            return stack::device_by_name(root, &kernel_name);
+        }
+        return None;
+    }
+    let kernel_name = Path::new(name).file_name()?.to_str()?;
+    stack::device_by_name(root, kernel_name)
+}
+
+/// All devices of the btrfs file system that contains `member`.
+fn btrfs_devices(root: &Root, member: Option<&Path>) -> Vec<PathBuf> {
+    let Some(member_name) = member.and_then(|m| m.file_name()).and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    for fsid in root.read_dir("/sys/fs/btrfs") {
+        let devices_dir = Path::new("/sys/fs/btrfs").join(&fsid).join("devices");
+        let names = root.read_dir(&devices_dir);
+        if names.iter().any(|name| name == member_name) {
+            return names
+                .iter()
+                .filter_map(|name| root.canonicalize(devices_dir.join(name)).ok())
+                .collect();
+        }
+    }
+    Vec::new()
+}
+
+/// Periodic TRIM: `fstrim.timer` wanted by `timers.target` (enabled) or masked.
+fn fstrim_timer(root: &Root) -> Option<bool> {
+    let wants = [
+        "/etc/systemd/system/timers.target.wants/fstrim.timer",
+        "/usr/lib/systemd/system/timers.target.wants/fstrim.timer",
+        "/lib/systemd/system/timers.target.wants/fstrim.timer",
+    ];
+    if root
+        .read_link("/etc/systemd/system/fstrim.timer")
+        .is_some_and(|target| target == Path::new("/dev/null"))
+    {
+        return Some(false);
+    }
+    if wants.iter().any(|path| root.exists_no_follow(path)) {
+        return Some(true);
+    }
+    root.exists("/etc/systemd/system").then_some(false)
+}
+
+/// NVMe admin commands and smartctl: only on the live machine, only as root.
+fn live_extras(
+    root: &Root,
+    privileged: bool,
+    opts: &ProbeOptions,
+    drives: &mut [Drive],
+    handles: &[DriveHandles],
+    unavailable: &mut Vec<Unavailable>,
+    warnings: &mut Vec<String>,
+) {
+    let not_live_reason = "replayed root: no ioctls or external programs";
+    for (drive, handle) in drives.iter_mut().zip(handles) {
+        if let Some(controller) = &handle.nvme_controller {
+            let facts = [
+                format!("NVMe Identify Controller ({controller})"),
+                format!("NVMe SMART log ({controller})"),
+            ];
+            let reason = if !root.is_live() {
+                Some(not_live_reason)
+            } else if !privileged {
+                Some("needs root")
+            } else if !opts.ioctls {
+                Some("NVMe ioctls disabled")
+            } else {
+                None
+            };
+            match reason {
+                Some(reason) => unavailable.extend(facts.into_iter().map(|fact| Unavailable {
+                    fact,
+                    reason: reason.to_string(),
+                })),
+                None => nvme_admin(controller, drive, unavailable, warnings),
+            }
+        } else if matches!(
+            drive.interface,
+            Some(Interface::Sata) | Some(Interface::Sas) | Some(Interface::Usb)
+        ) && drive.health.is_none()
+            && opts.smartctl_json.is_none()
+        {
+            let reason = if !root.is_live() {
+                Some(not_live_reason.to_string())
+            } else if !privileged {
+                Some("needs root (smartctl)".to_string())
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                unavailable.push(Unavailable {
+                    fact: format!("SMART health ({})", drive.name),
+                    reason,
+                });
+            }
+        }
+    }
+    if root.is_live() && privileged && opts.run_smartctl {
+        smartctl_merge::run_for_drives(drives, unavailable, warnings);
+    }
+}
+
+fn nvme_admin(
+    controller: &str,
+    drive: &mut Drive,
+    unavailable: &mut Vec<Unavailable>,
+    warnings: &mut Vec<String>,
+) {
+    let dev = PathBuf::from(format!("/dev/{controller}"));
+    let mut failed = |fact: String, err: nvme::IoctlError| {
+        if err.needs_root() {
+            unavailable.push(Unavailable {
+                fact,
+                reason: "needs root".to_string(),
+            });
+        } else {
+            warnings.push(err.to_string());
+        }
+    };
+    match nvme::admin_identify_controller(&dev) {
+        Ok(identify) => {
+            drive.hmb = Some(identify.hmpre_4k > 0);
+            drive.trim_supported = Some(identify.dataset_management);
+            if let Some(details) = drive.nvme.as_mut() {
+                details.identify = Some(identify);
+            }
+        }
+        Err(err) => failed(format!("NVMe Identify Controller ({controller})"), err),
+    }
+    match nvme::admin_smart_log(&dev) {
+        Ok(log) => {
+            if let Some(celsius) = log.temperature_c() {
+                drive.temperature_c = Some(celsius);
+                drive.temperature_source = Some("nvme-smart-log".to_string());
+            }
+            drive.health = Some(log.health());
+        }
+        Err(err) => failed(format!("NVMe SMART log ({controller})"), err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atime_modes_and_discard() {
+        let entry = mounts::parse_mountinfo_line(
+            "40 27 259:2 / /data rw,noatime - ext4 /dev/nvme0n1p2 rw,lazytime,discard",
+        )
+        .expect("valid");
+        let facts = mount_facts(&entry);
+        assert_eq!(facts.atime, AtimeMode::Noatime);
+        assert!(facts.lazytime && facts.discard && !facts.read_only);
+        let strict = mounts::parse_mountinfo_line("1 0 8:1 / / rw - xfs /dev/sda1 rw,attr2")
+            .expect("valid");
+        assert_eq!(mount_facts(&strict).atime, AtimeMode::Strictatime);
+        let btrfs = mounts::parse_mountinfo_line(
+            "1 0 0:33 / / rw,relatime - btrfs /dev/sda1 rw,ssd,discard=async,space_cache=v2",
+        )
+        .expect("valid");
+        let facts = mount_facts(&btrfs);
+        assert_eq!(facts.atime, AtimeMode::Relatime);
+        assert!(facts.discard);
+    }
+}

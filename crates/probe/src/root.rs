@@ -1,0 +1,501 @@
+//! The only place that touches the file system: every read of `/sys`, `/proc`, `/etc` goes
+//! through a [`Root`], so the same probe answers for this machine (`/`) or for a fixture tree or
+//! unpacked snapshot of another one.
+//!
+//! Paths given to a `Root` are absolute paths *inside* it (`/sys/block/vda/size`). Symlinks are
+//! resolved here, component by component, the way the kernel resolves them for a chrooted
+//! process: absolute targets restart at the root, `..` at the root stays at the root, and a loop
+//! ends with [`ProbeError::SymlinkLoop`]. So a link to `/etc/passwd` in a fixture resolves to
+//! `ROOT/etc/passwd`, never to the host's file.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::error::ProbeError;
+
+/// Linux gives up after 40 links in one lookup (`MAXSYMLINKS`); so do we.
+const MAX_SYMLINKS: usize = 40;
+
+/// sysfs attributes are at most one page; anything longer is not a real attribute.
+pub const ATTR_CAP: usize = 4096;
+/// Binary attributes (IDENTIFY dumps, DMI tables) are far smaller than this.
+pub const BYTES_CAP: usize = 1 << 20;
+/// mountinfo on a container host with thousands of mounts stays well below this.
+pub const TEXT_CAP: usize = 16 << 20;
+
+/// What the probe touched, so `nodecheck snapshot` can copy exactly that.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct AccessedPath {
+    /// Absolute path inside the root (`/sys/block/vda`).
+    pub path: PathBuf,
+    pub kind: AccessKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AccessKind {
+    /// A regular file that was read (or whose existence was tested).
+    File,
+    /// A directory that was listed (or whose existence was tested).
+    Dir,
+    /// A symlink that was followed; `target` is its raw content, to be recreated as-is.
+    Symlink { target: PathBuf },
+}
+
+/// A directory that stands for `/` while probing.
+#[derive(Debug)]
+pub struct Root {
+    base: PathBuf,
+    live: bool,
+    recorded: Option<Mutex<BTreeMap<PathBuf, AccessKind>>>,
+    warnings: Mutex<Vec<String>>,
+}
+
+impl Root {
+    /// The running machine.
+    pub fn live() -> Root {
+        Root {
+            base: PathBuf::from("/"),
+            live: true,
+            recorded: None,
+            warnings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A fixture tree or unpacked snapshot at `dir`. `Root::at("/")` is the live machine.
+    pub fn at(dir: impl AsRef<Path>) -> Result<Root, ProbeError> {
+        let dir = dir.as_ref();
+        let base = fs::canonicalize(dir).map_err(|source| ProbeError::RootUnreadable {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        if !base.is_dir() {
+            return Err(ProbeError::RootNotADirectory(dir.to_path_buf()));
+        }
+        let live = base == Path::new("/");
+        Ok(Root {
+            base,
+            live,
+            recorded: None,
+            warnings: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Records every path read from now on (see [`Root::accessed`]).
+    pub fn recording(mut self) -> Root {
+        self.recorded = Some(Mutex::new(BTreeMap::new()));
+        self
+    }
+
+    /// True when this root is the running machine's `/`: only then may the probe run ioctls,
+    /// statvfs and external programs.
+    pub fn is_live(&self) -> bool {
+        self.live
+    }
+
+    /// The host directory standing for `/`.
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+
+    /// Where an absolute in-root path lives on the host. No symlink resolution: use
+    /// [`Root::canonicalize`] first when the path may contain links.
+    pub fn host_path(&self, path: &Path) -> PathBuf {
+        let relative: PathBuf = path
+            .components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .collect();
+        self.base.join(relative)
+    }
+
+    /// Every file read, directory listed and symlink followed since [`Root::recording`], in
+    /// path order. Empty when not recording.
+    pub fn accessed(&self) -> Vec<AccessedPath> {
+        let Some(recorded) = &self.recorded else {
+            return Vec::new();
+        };
+        lock(recorded)
+            .iter()
+            .map(|(path, kind)| AccessedPath {
+                path: path.clone(),
+                kind: kind.clone(),
+            })
+            .collect()
+    }
+
+    /// Problems met while reading (non-UTF-8 bytes, oversized attributes, I/O errors), drained.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.warnings))
+    }
+
+    pub(crate) fn warn(&self, message: String) {
+        let mut warnings = lock(&self.warnings);
+        // One warning per problem is enough, even when a path is read twice.
+        if !warnings.contains(&message) {
+            warnings.push(message);
+        }
+    }
+
+    fn record(&self, path: &Path, kind: AccessKind) {
+        if let Some(recorded) = &self.recorded {
+            lock(recorded).insert(path.to_path_buf(), kind);
+        }
+    }
+
+    /// Resolves every symlink in `path` inside the root and returns the in-root path of the
+    /// object it names. Fails when it does not exist, on a loop, or on an I/O error.
+    pub fn canonicalize(&self, path: impl AsRef<Path>) -> Result<PathBuf, ProbeError> {
+        self.resolve(path.as_ref(), true)
+    }
+
+    fn resolve(&self, path: &Path, follow_last: bool) -> Result<PathBuf, ProbeError> {
+        let mut resolved = PathBuf::from("/");
+        // Components still to walk, last one first, so a link's target can be pushed in front.
+        let mut pending: Vec<OsString> = components_reversed(path);
+        let mut links_followed = 0usize;
+        while let Some(name) = pending.pop() {
+            if name == ".." {
+                // `pop` on "/" keeps "/": `..` at the root stays at the root.
+                resolved.pop();
+                continue;
+            }
+            let candidate = resolved.join(&name);
+            let host = self.host_path(&candidate);
+            let metadata = fs::symlink_metadata(&host).map_err(|err| io_error(&candidate, err))?;
+            let is_last = pending.is_empty();
+            if metadata.file_type().is_symlink() && (follow_last || !is_last) {
+                links_followed += 1;
+                if links_followed > MAX_SYMLINKS {
+                    return Err(ProbeError::SymlinkLoop { path: path.to_path_buf() });
+                }
+                let target = fs::read_link(&host).map_err(|err| io_error(&candidate, err))?;
+                self.record(
+                    &candidate,
+                    AccessKind::Symlink {
+                        target: target.clone(),
+                    },
+                );
+                if target.is_absolute() {
+                    resolved = PathBuf::from("/");
+                }
+                pending.extend(components_reversed(&target));
+            } else {
+                if !is_last && !metadata.is_dir() {
+                    return Err(ProbeError::NotFound {
+                        path: path.to_path_buf(),
+                    });
+                }
+                resolved = candidate;
+            }
+        }
+        Ok(resolved)
+    }
+
+    /// The attribute at `path`: trimmed, at most [`ATTR_CAP`] bytes, invalid UTF-8 replaced
+    /// (with a warning). `None` when missing, unreadable or empty.
+    pub fn read_attr(&self, path: impl AsRef<Path>) -> Option<String> {
+        let path = path.as_ref();
+        let bytes = self.read_capped(path, ATTR_CAP)?;
+        let text = self.decode(path, &bytes);
+        let trimmed = text.trim();
+        (!trimmed.is_empty()).then(|| trimmed.to_string())
+    }
+
+    /// A whole text file (mountinfo), at most [`TEXT_CAP`] bytes, invalid UTF-8 replaced.
+    pub fn read_text(&self, path: impl AsRef<Path>) -> Option<String> {
+        let path = path.as_ref();
+        let bytes = self.read_capped(path, TEXT_CAP)?;
+        Some(self.decode(path, &bytes))
+    }
+
+    /// Raw bytes of a file, at most [`BYTES_CAP`].
+    pub fn read_bytes(&self, path: impl AsRef<Path>) -> Option<Vec<u8>> {
+        self.read_capped(path.as_ref(), BYTES_CAP)
+    }
+
+    /// The raw target of the symlink at `path` (its parent directories are resolved).
+    pub fn read_link(&self, path: impl AsRef<Path>) -> Option<PathBuf> {
+        let path = path.as_ref();
+        let resolved = self.resolve(path, false).ok()?;
+        let target = fs::read_link(self.host_path(&resolved)).ok()?;
+        self.record(
+            &resolved,
+            AccessKind::Symlink {
+                target: target.clone(),
+            },
+        );
+        Some(target)
+    }
+
+    /// The last component of where the symlink at `path` points (`driver` → `ahci`).
+    pub fn link_name(&self, path: impl AsRef<Path>) -> Option<String> {
+        let target = self.read_link(path)?;
+        target
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+    }
+
+    /// Entry names of the directory at `path`, sorted. Empty when it is missing or unreadable.
+    pub fn read_dir(&self, path: impl AsRef<Path>) -> Vec<String> {
+        let path = path.as_ref();
+        let Ok(resolved) = self.resolve(path, true) else {
+            return Vec::new();
+        };
+        let Ok(entries) = fs::read_dir(self.host_path(&resolved)) else {
+            return Vec::new();
+        };
+        self.record(&resolved, AccessKind::Dir);
+        let mut names: Vec<String> = entries
+            .filter_map(|entry| entry.ok())
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Whether `path` exists (following symlinks inside the root).
+    pub fn exists(&self, path: impl AsRef<Path>) -> bool {
+        let Ok(resolved) = self.resolve(path.as_ref(), true) else {
+            return false;
+        };
+        match fs::symlink_metadata(self.host_path(&resolved)) {
+            Ok(metadata) => {
+                let kind = if metadata.is_dir() {
+                    AccessKind::Dir
+                } else {
+                    AccessKind::File
+                };
+                self.record(&resolved, kind);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Whether `path` itself exists, without following a final symlink (a `.wants/` link whose
+    /// target is not in the snapshot still says the unit is enabled).
+    pub fn exists_no_follow(&self, path: impl AsRef<Path>) -> bool {
+        let Ok(resolved) = self.resolve(path.as_ref(), false) else {
+            return false;
+        };
+        match fs::symlink_metadata(self.host_path(&resolved)) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                if let Ok(target) = fs::read_link(self.host_path(&resolved)) {
+                    self.record(&resolved, AccessKind::Symlink { target });
+                }
+                true
+            }
+            Ok(metadata) => {
+                let kind = if metadata.is_dir() {
+                    AccessKind::Dir
+                } else {
+                    AccessKind::File
+                };
+                self.record(&resolved, kind);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn read_capped(&self, path: &Path, cap: usize) -> Option<Vec<u8>> {
+        let resolved = match self.resolve(path, true) {
+            Ok(resolved) => resolved,
+            Err(ProbeError::NotFound { .. }) => return None,
+            Err(err) => {
+                self.warn(err.to_string());
+                return None;
+            }
+        };
+        let host = self.host_path(&resolved);
+        let bytes = match read_regular_file(&host, cap) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
+            Err(err) => {
+                self.warn(format!("{}: {err}", resolved.display()));
+                return None;
+            }
+        };
+        self.record(&resolved, AccessKind::File);
+        if bytes.len() > cap {
+            self.warn(format!(
+                "{}: longer than {cap} bytes, truncated",
+                resolved.display()
+            ));
+            let mut bytes = bytes;
+            bytes.truncate(cap);
+            return Some(bytes);
+        }
+        Some(bytes)
+    }
+
+    fn decode(&self, path: &Path, bytes: &[u8]) -> String {
+        match String::from_utf8_lossy(bytes) {
+            std::borrow::Cow::Borrowed(text) => text.to_string(),
+            std::borrow::Cow::Owned(text) => {
+                self.warn(format!(
+                    "{}: not valid UTF-8, invalid bytes replaced",
+                    path.display()
+                ));
+                text
+            }
+        }
+    }
+}
+
+/// Reads at most `cap + 1` bytes so the caller can tell "exactly cap" from "longer".
+/// Only regular files: a FIFO or device node in a hostile tree would block or do I/O.
+fn read_regular_file(host: &Path, cap: usize) -> io::Result<Vec<u8>> {
+    let file: File = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(host)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn components_reversed(path: &Path) -> Vec<OsString> {
+    let mut names: Vec<OsString> = path
+        .components()
+        .filter_map(|component| match component {
+            Component::Normal(name) => Some(name.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => None,
+        })
+        .collect();
+    names.reverse();
+    names
+}
+
+fn io_error(path: &Path, err: io::Error) -> ProbeError {
+    // ENOTDIR means a file stood where a directory was expected: for the caller that is
+    // simply "not there".
+    if err.kind() == io::ErrorKind::NotFound || err.raw_os_error() == Some(libc::ENOTDIR) {
+        ProbeError::NotFound {
+            path: path.to_path_buf(),
+        }
+    } else if err.raw_os_error() == Some(libc::ELOOP) {
+        ProbeError::SymlinkLoop {
+            path: path.to_path_buf(),
+        }
+    } else {
+        ProbeError::Io {
+            path: path.to_path_buf(),
+            source: err,
+        }
+    }
+}
+
+/// A poisoned lock only means another thread panicked mid-push; the data is still usable.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn tree() -> (tempfile::TempDir, Root) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fs::create_dir_all(dir.path().join("sys/devices/a/b")).expect("mkdir");
+        fs::create_dir_all(dir.path().join("sys/block")).expect("mkdir");
+        fs::create_dir_all(dir.path().join("etc")).expect("mkdir");
+        fs::write(dir.path().join("sys/devices/a/b/size"), "100\n").expect("write");
+        fs::write(dir.path().join("etc/passwd"), "fixture\n").expect("write");
+        symlink("../devices/a/b", dir.path().join("sys/block/b")).expect("symlink");
+        symlink("/etc/passwd", dir.path().join("sys/block/abs")).expect("symlink");
+        symlink("../../../../../../../../etc/passwd", dir.path().join("sys/block/up"))
+            .expect("symlink");
+        symlink("loop2", dir.path().join("sys/block/loop1")).expect("symlink");
+        symlink("loop1", dir.path().join("sys/block/loop2")).expect("symlink");
+        let root = Root::at(dir.path()).expect("root").recording();
+        (dir, root)
+    }
+
+    #[test]
+    fn relative_links_resolve_inside_the_root() {
+        let (_dir, root) = tree();
+        assert_eq!(root.read_attr("/sys/block/b/size").as_deref(), Some("100"));
+        assert_eq!(
+            root.canonicalize("/sys/block/b").expect("resolves"),
+            PathBuf::from("/sys/devices/a/b")
+        );
+    }
+
+    #[test]
+    fn absolute_and_upward_links_stay_inside_the_root() {
+        let (_dir, root) = tree();
+        assert_eq!(root.read_attr("/sys/block/abs").as_deref(), Some("fixture"));
+        assert_eq!(root.read_attr("/sys/block/up").as_deref(), Some("fixture"));
+        assert_eq!(
+            root.canonicalize("/../../etc/passwd").expect("resolves"),
+            PathBuf::from("/etc/passwd")
+        );
+    }
+
+    #[test]
+    fn loops_are_an_error_not_a_hang() {
+        let (_dir, root) = tree();
+        assert!(matches!(
+            root.canonicalize("/sys/block/loop1"),
+            Err(ProbeError::SymlinkLoop { .. })
+        ));
+        assert_eq!(root.read_attr("/sys/block/loop1/size"), None);
+        assert!(root
+            .take_warnings()
+            .iter()
+            .any(|w| w.contains("symbolic links")));
+    }
+
+    #[test]
+    fn recording_lists_files_and_links() {
+        let (_dir, root) = tree();
+        root.read_attr("/sys/block/b/size");
+        let accessed = root.accessed();
+        assert!(accessed.contains(&AccessedPath {
+            path: PathBuf::from("/sys/block/b"),
+            kind: AccessKind::Symlink {
+                target: PathBuf::from("../devices/a/b")
+            },
+        }));
+        assert!(accessed.contains(&AccessedPath {
+            path: PathBuf::from("/sys/devices/a/b/size"),
+            kind: AccessKind::File,
+        }));
+    }
+
+    #[test]
+    fn oversized_and_non_utf8_attributes_are_capped_and_replaced() {
+        let (dir, root) = tree();
+        fs::write(dir.path().join("big"), vec![b'x'; ATTR_CAP * 3]).expect("write");
+        fs::write(dir.path().join("bad"), b"ab\xff\xfecd\n").expect("write");
+        assert_eq!(root.read_attr("/big").map(|s| s.len()), Some(ATTR_CAP));
+        assert_eq!(root.read_attr("/bad").as_deref(), Some("ab\u{fffd}\u{fffd}cd"));
+        let warnings = root.take_warnings();
+        assert!(warnings.iter().any(|w| w.contains("truncated")));
+        assert!(warnings.iter().any(|w| w.contains("UTF-8")));
+    }
+
+    #[test]
+    fn fifos_are_not_opened() {
+        let (dir, root) = tree();
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+        assert_eq!(root.read_attr("/fifo"), None);
+    }
+}

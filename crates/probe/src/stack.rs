@@ -1,0 +1,168 @@
+//! From a mounted block device down to every physical disk: partitions, device-mapper (LVM,
+//! dm-crypt, multipath), md RAID. Depth-first, lower devices in name order, each layer with
+//! the discard limit that decides whether TRIM reaches the drive.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::facts::{Layer, LayerKind};
+use crate::root::Root;
+use crate::sysfs;
+
+/// Real stacks are a handful of levels deep; a deeper one is a loop in a hostile tree.
+const MAX_DEPTH: u32 = 16;
+
+/// The resolved stack under one or more top devices.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stack {
+    pub layers: Vec<Layer>,
+    /// The disks at the bottom: kernel name and canonical in-root sysfs directory.
+    pub disks: Vec<(String, PathBuf)>,
+    pub unresolved: Vec<String>,
+}
+
+impl Stack {
+    /// Every layer passes discard; `None` when there are no layers or a limit is unknown.
+    pub fn trim_effective(&self) -> Option<bool> {
+        if self.layers.is_empty() {
+            return None;
+        }
+        let mut effective = true;
+        for layer in &self.layers {
+            effective &= layer.discard_max_bytes? > 0;
+        }
+        Some(effective)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.layers.iter().map(|layer| layer.name.clone()).collect()
+    }
+}
+
+/// The sysfs directory of block device `major:minor`.
+pub fn device_by_number(root: &Root, major: u32, minor: u32) -> Option<PathBuf> {
+    root.canonicalize(format!("/sys/dev/block/{major}:{minor}"))
+        .ok()
+}
+
+/// The sysfs directory of block device `name` (`sda1`, `dm-0`).
+pub fn device_by_name(root: &Root, name: &str) -> Option<PathBuf> {
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return None;
+    }
+    root.canonicalize(format!("/sys/class/block/{name}")).ok()
+}
+
+/// The `dm-N` device whose `dm/name` is `mapper_name` (`/dev/mapper/vg0-eth`).
+pub fn device_by_dm_name(root: &Root, mapper_name: &str) -> Option<PathBuf> {
+    root.read_dir("/sys/block")
+        .into_iter()
+        .filter(|name| name.starts_with("dm-"))
+        .find(|name| {
+            root.read_attr(format!("/sys/block/{name}/dm/name")).as_deref() == Some(mapper_name)
+        })
+        .and_then(|name| device_by_name(root, &name))
+}
+
+/// Walks down from each of `tops` (canonical sysfs directories of block devices).
+pub fn resolve(root: &Root, tops: &[PathBuf]) -> Stack {
+    let mut stack = Stack::default();
+    let mut visited = BTreeSet::new();
+    for top in tops {
+        visit(root, top, 0, &mut visited, &mut stack);
+    }
+    stack
+}
+
+fn visit(root: &Root, path: &Path, depth: u32, visited: &mut BTreeSet<PathBuf>, stack: &mut Stack) {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    if !visited.insert(path.to_path_buf()) {
+        return;
+    }
+    if depth > MAX_DEPTH {
+        stack.unresolved.push(format!(
+            "{name}: block stack deeper than {MAX_DEPTH} levels, not followed further"
+        ));
+        return;
+    }
+    let attr = |relative: &str| root.read_attr(path.join(relative));
+    let slaves = || -> Vec<PathBuf> {
+        root.read_dir(path.join("slaves"))
+            .into_iter()
+            .filter_map(|slave| root.canonicalize(path.join("slaves").join(slave)).ok())
+            .collect()
+    };
+    let discard = |dir: &Path| {
+        root.read_attr(dir.join("queue/discard_max_bytes"))
+            .as_deref()
+            .and_then(sysfs::parse_u64)
+    };
+
+    let (kind, detail, lower, discard_max_bytes) = if root.exists(path.join("partition")) {
+        // A partition shares its disk's request queue, so the disk's limit is its limit.
+        let parent = path.parent().map(Path::to_path_buf);
+        let detail = attr("partition").map(|number| format!("partition {number}"));
+        let discard_max_bytes = parent.as_deref().and_then(discard);
+        (LayerKind::Partition, detail, parent.into_iter().collect(), discard_max_bytes)
+    } else if root.exists(path.join("dm")) {
+        let uuid = attr("dm/uuid").unwrap_or_default();
+        let kind = if uuid.starts_with("LVM-") {
+            LayerKind::Lvm
+        } else if uuid.starts_with("CRYPT-") {
+            LayerKind::Crypt
+        } else if uuid.starts_with("mpath-") {
+            LayerKind::Multipath
+        } else if uuid.starts_with("part") {
+            // kpartx partitions on a multipath device: `part1-mpath-...`.
+            LayerKind::Partition
+        } else {
+            LayerKind::Dm
+        };
+        (kind, attr("dm/name"), slaves(), discard(path))
+    } else if root.exists(path.join("md")) {
+        (LayerKind::Md, attr("md/level"), slaves(), discard(path))
+    } else if name.starts_with("loop") {
+        let backing = attr("loop/backing_file");
+        stack.unresolved.push(match &backing {
+            Some(file) => format!(
+                "{name} is a loop device backed by the file {file}; the drive holding that file is not resolved"
+            ),
+            None => format!("{name} is a loop device without a backing file"),
+        });
+        (LayerKind::Loop, backing, Vec::new(), discard(path))
+    } else {
+        let lower = slaves();
+        let kind = if lower.is_empty() {
+            LayerKind::Disk
+        } else {
+            LayerKind::Other
+        };
+        (kind, None, lower, discard(path))
+    };
+
+    let mut lower_sorted: Vec<(String, PathBuf)> = lower
+        .into_iter()
+        .filter_map(|lower_path| {
+            let lower_name = lower_path.file_name()?.to_string_lossy().into_owned();
+            Some((lower_name, lower_path))
+        })
+        .collect();
+    lower_sorted.sort();
+    stack.layers.push(Layer {
+        name: name.clone(),
+        kind,
+        detail,
+        depth,
+        lower: lower_sorted.iter().map(|(n, _)| n.clone()).collect(),
+        discard_max_bytes,
+    });
+    if kind == LayerKind::Disk {
+        stack.disks.push((name, path.to_path_buf()));
+        return;
+    }
+    for (_, lower_path) in lower_sorted {
+        visit(root, &lower_path, depth + 1, visited, stack);
+    }
+}

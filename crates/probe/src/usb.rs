@@ -1,0 +1,75 @@
+//! USB-attached drives: the bridge driver (`uas` or the slower `usb-storage`) and the USB ids.
+
+use std::path::Path;
+
+use crate::facts::UsbDetails;
+use crate::root::Root;
+use crate::sysfs;
+
+/// True when the canonical sysfs path runs through a USB host controller (`/usb2/`).
+pub fn is_usb_path(device_path: &Path) -> bool {
+    device_path.components().any(|component| {
+        component
+            .as_os_str()
+            .to_str()
+            .and_then(|name| name.strip_prefix("usb"))
+            .is_some_and(|bus| !bus.is_empty() && bus.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// Reads the interface (`2-1:1.0`, bound to `uas` / `usb-storage`) and the USB device above
+/// it (`2-1`: `idVendor`, `idProduct`, `manufacturer`, `product`, `speed`).
+pub fn read(root: &Root, device_path: &Path) -> Option<UsbDetails> {
+    if !is_usb_path(device_path) {
+        return None;
+    }
+    let interface = device_path.ancestors().find(|ancestor| {
+        ancestor
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(is_interface_name)
+    })?;
+    let device = interface.parent()?;
+    let attr = |name: &str| root.read_attr(device.join(name));
+    Some(UsbDetails {
+        driver: root.link_name(interface.join("driver")),
+        vendor_id: attr("idVendor"),
+        product_id: attr("idProduct"),
+        manufacturer: attr("manufacturer"),
+        product: attr("product"),
+        speed_mbps: attr("speed").as_deref().and_then(sysfs::parse_usb_speed_mbps),
+    })
+}
+
+/// `BUS-PORT[.PORT...]:CONFIG.INTERFACE`, e.g. `2-1:1.0` or `1-1.4.2:1.0`.
+fn is_interface_name(name: &str) -> bool {
+    let Some((device, interface)) = name.split_once(':') else {
+        return false;
+    };
+    let Some((bus, ports)) = device.split_once('-') else {
+        return false;
+    };
+    let Some((config, number)) = interface.split_once('.') else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(bus) && ports.split('.').all(digits) && digits(config) && digits(number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interface_names_and_usb_paths() {
+        assert!(is_interface_name("2-1:1.0"));
+        assert!(is_interface_name("1-1.4.2:1.0"));
+        assert!(!is_interface_name("2-1"));
+        assert!(!is_interface_name("host6"));
+        assert!(is_usb_path(Path::new(
+            "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6"
+        )));
+        assert!(!is_usb_path(Path::new("/sys/devices/pci0000:00/0000:00:17.0/ata3")));
+        assert!(!is_usb_path(Path::new("/sys/devices/usbmisc")));
+    }
+}
