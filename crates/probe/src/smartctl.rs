@@ -41,9 +41,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub enum SmartctlError {
     #[error("smartctl output is empty")]
     Empty,
-    #[error(
-        "smartctl {version} is too old: JSON output (-j) needs smartmontools 7.0 or newer"
-    )]
+    #[error("smartctl {version} is too old: JSON output (-j) needs smartmontools 7.0 or newer")]
     TooOld { version: String },
     #[error("this is smartctl's text output, not JSON: run `smartctl -j -x DEVICE`")]
     TextOutput,
@@ -262,12 +260,12 @@ pub fn parse(json: &[u8]) -> Result<SmartctlReport, SmartctlError> {
             minor: format.1,
         });
     }
-    let smartctl = root
-        .get("smartctl")
-        .and_then(Value::as_object)
-        .ok_or(SmartctlError::Foreign {
-            missing: "smartctl",
-        })?;
+    let smartctl =
+        root.get("smartctl")
+            .and_then(Value::as_object)
+            .ok_or(SmartctlError::Foreign {
+                missing: "smartctl",
+            })?;
     let smartctl_version = smartctl.get("version").and_then(version_pair);
     if let Some((major, minor)) = smartctl_version {
         if major < MIN_SMARTCTL_MAJOR {
@@ -302,11 +300,14 @@ pub fn parse(json: &[u8]) -> Result<SmartctlReport, SmartctlError> {
         physical_block_size: u32_at(Some(&value), "physical_block_size"),
         rotation_rate: u32_at(Some(&value), "rotation_rate"),
         form_factor: string_at(root.get("form_factor"), "name"),
-        trim: root.get("trim").and_then(Value::as_object).map(|trim| TrimSupport {
-            supported: trim.get("supported").and_then(Value::as_bool),
-            deterministic: trim.get("deterministic").and_then(Value::as_bool),
-            zeroed: trim.get("zeroed").and_then(Value::as_bool),
-        }),
+        trim: root
+            .get("trim")
+            .and_then(Value::as_object)
+            .map(|trim| TrimSupport {
+                supported: trim.get("supported").and_then(Value::as_bool),
+                deterministic: trim.get("deterministic").and_then(Value::as_bool),
+                zeroed: trim.get("zeroed").and_then(Value::as_bool),
+            }),
         interface_speed_current_gbps: interface_speed
             .and_then(|speed| speed.get("current"))
             .and_then(link_speed_gbps),
@@ -480,7 +481,9 @@ fn fill<T>(slot: &mut Option<T>, value: Option<T>) {
 impl SmartctlReport {
     /// The attribute with this id, if the drive reports it.
     pub fn attribute(&self, id: u8) -> Option<&AtaAttribute> {
-        self.ata_attributes.iter().find(|attribute| attribute.id == id)
+        self.ata_attributes
+            .iter()
+            .find(|attribute| attribute.id == id)
     }
 
     fn attribute_raw(&self, id: u8) -> Option<u64> {
@@ -509,7 +512,11 @@ impl SmartctlReport {
     /// unit its name gives (`Total_LBAs_Written` in 512-byte LBAs, `*_GiB`, `*_32MiB`).
     /// `None` when the unit cannot be told.
     pub fn bytes_written(&self) -> Option<u64> {
-        if let Some(units) = self.nvme_health.as_ref().and_then(|log| log.data_units_written) {
+        if let Some(units) = self
+            .nvme_health
+            .as_ref()
+            .and_then(|log| log.data_units_written)
+        {
             return Some(units.saturating_mul(NVME_DATA_UNIT_BYTES));
         }
         let attribute = self.attribute(241)?;
@@ -577,10 +584,16 @@ impl SmartctlReport {
         fill(&mut drive.capacity_bytes, self.capacity_bytes);
         fill(&mut drive.interface, self.interface());
         fill(&mut drive.rotation_rate_rpm, self.rotation_rate);
-        fill(&mut drive.rotational, self.rotation_rate.map(|rpm| rpm != 0));
+        fill(
+            &mut drive.rotational,
+            self.rotation_rate.map(|rpm| rpm != 0),
+        );
         fill(&mut drive.logical_block_size, self.logical_block_size);
         fill(&mut drive.physical_block_size, self.physical_block_size);
-        fill(&mut drive.trim_supported, self.trim.and_then(|trim| trim.supported));
+        fill(
+            &mut drive.trim_supported,
+            self.trim.and_then(|trim| trim.supported),
+        );
         fill(&mut drive.sata_link_gbps, self.interface_speed_current_gbps);
         fill(&mut drive.sata_link_max_gbps, self.interface_speed_max_gbps);
         if drive.temperature_c.is_none() {
@@ -654,7 +667,10 @@ fn merge_health(theirs: &mut Health, ours: Health) {
     fill(&mut theirs.power_on_hours, ours.power_on_hours);
     fill(&mut theirs.unsafe_shutdowns, ours.unsafe_shutdowns);
     fill(&mut theirs.warning_temp_minutes, ours.warning_temp_minutes);
-    fill(&mut theirs.critical_temp_minutes, ours.critical_temp_minutes);
+    fill(
+        &mut theirs.critical_temp_minutes,
+        ours.critical_temp_minutes,
+    );
     fill(
         &mut theirs.thermal_throttle_t1_transitions,
         ours.thermal_throttle_t1_transitions,
@@ -665,7 +681,10 @@ fn merge_health(theirs: &mut Health, ours: Health) {
     );
     fill(&mut theirs.reallocated_sectors, ours.reallocated_sectors);
     fill(&mut theirs.pending_sectors, ours.pending_sectors);
-    fill(&mut theirs.uncorrectable_sectors, ours.uncorrectable_sectors);
+    fill(
+        &mut theirs.uncorrectable_sectors,
+        ours.uncorrectable_sectors,
+    );
     for status in ours.smartctl_status {
         if !theirs.smartctl_status.contains(&status) {
             theirs.smartctl_status.push(status);
@@ -709,8 +728,14 @@ pub fn run_smartctl_with(
 
     // Both pipes are drained on their own threads so a chatty child never blocks on a full
     // pipe while we wait for it.
-    let stdout = child.stdout.take().map(|pipe| drain(pipe, MAX_OUTPUT_BYTES));
-    let stderr = child.stderr.take().map(|pipe| drain(pipe, MAX_STDERR_BYTES));
+    let stdout = child
+        .stdout
+        .take()
+        .map(|pipe| drain(pipe, MAX_OUTPUT_BYTES));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|pipe| drain(pipe, MAX_STDERR_BYTES));
 
     let deadline = Instant::now() + timeout;
     let status = loop {

@@ -140,7 +140,10 @@ fn lba48_capacity_needs_word_83_valid() {
     words[61] = 0x0FFF;
     words[100] = 0x1234;
     words[83] = 1 << 10; // bit set, but bits 15:14 are not 01: word invalid
-    assert_eq!(parse_identify_words(&words).capacity_sectors, Some(0x0FFF_FFFF));
+    assert_eq!(
+        parse_identify_words(&words).capacity_sectors,
+        Some(0x0FFF_FFFF)
+    );
     words[83] |= 0x4000;
     assert_eq!(parse_identify_words(&words).capacity_sectors, Some(0x1234));
 }
@@ -257,8 +260,11 @@ fn a_megabyte_of_garbage_is_an_error_not_a_panic() {
 
 fn ascii_field(max: usize) -> impl Strategy<Value = String> {
     // Printable ASCII without leading/trailing spaces: what survives the trim.
-    proptest::string::string_regex(&format!("([!-~]([ -~]{{0,{}}}[!-~])?)?", max.saturating_sub(2)))
-        .expect("valid regex")
+    proptest::string::string_regex(&format!(
+        "([!-~]([ -~]{{0,{}}}[!-~])?)?",
+        max.saturating_sub(2)
+    ))
+    .expect("valid regex")
 }
 
 proptest! {

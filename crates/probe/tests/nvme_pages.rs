@@ -5,8 +5,8 @@ use std::path::Path;
 
 use probe::nvme::{
     admin_identify_controller, admin_smart_log, parse_identify_controller, parse_smart_log,
-    IdentifyControllerBuilder, IoctlError, NvmePassthruCmd, PageError, SmartLog,
-    SmartLogBuilder, IDENTIFY_PAGE_LEN, SMART_LOG_LEN,
+    IdentifyControllerBuilder, IoctlError, NvmePassthruCmd, PageError, SmartLog, SmartLogBuilder,
+    IDENTIFY_PAGE_LEN, SMART_LOG_LEN,
 };
 use probe::NvmeIdentify;
 use proptest::prelude::*;
@@ -74,11 +74,19 @@ fn dramless_drive_asks_for_a_host_memory_buffer() {
 
 #[test]
 fn oncs_bits_are_read_individually() {
-    for (oncs, dsm, wz) in [(0u16, false, false), (1 << 2, true, false), (1 << 3, false, true)] {
+    for (oncs, dsm, wz) in [
+        (0u16, false, false),
+        (1 << 2, true, false),
+        (1 << 3, false, true),
+    ] {
         let mut page = vec![0u8; IDENTIFY_PAGE_LEN];
         put(&mut page, 520, &oncs.to_le_bytes());
         let id = parse_identify_controller(&page).expect("parses");
-        assert_eq!((id.dataset_management, id.write_zeroes), (dsm, wz), "ONCS {oncs:#x}");
+        assert_eq!(
+            (id.dataset_management, id.write_zeroes),
+            (dsm, wz),
+            "ONCS {oncs:#x}"
+        );
     }
 }
 
@@ -114,7 +122,10 @@ fn truncated_identify_is_rejected() {
         );
     }
     let err = parse_identify_controller(&page[..100]).unwrap_err();
-    assert_eq!(err.to_string(), "NVMe Identify Controller needs 4096 bytes, got 100");
+    assert_eq!(
+        err.to_string(),
+        "NVMe Identify Controller needs 4096 bytes, got 100"
+    );
 }
 
 #[test]

@@ -61,8 +61,7 @@ const _: () = assert!(std::mem::offset_of!(NvmePassthruCmd, addr) == 24);
 const _: () = assert!(std::mem::offset_of!(NvmePassthruCmd, cdw10) == 40);
 const _: () = assert!(std::mem::offset_of!(NvmePassthruCmd, result) == 68);
 const _: () = assert!(
-    nix::request_code_readwrite!(b'N', 0x41, std::mem::size_of::<NvmePassthruCmd>())
-        as u32
+    nix::request_code_readwrite!(b'N', 0x41, std::mem::size_of::<NvmePassthruCmd>()) as u32
         == NVME_IOCTL_ADMIN_CMD
 );
 
@@ -111,7 +110,9 @@ impl IoctlError {
     pub fn needs_root(&self) -> bool {
         let is_privilege_errno = |errno: i32| errno == libc::EACCES || errno == libc::EPERM;
         match self {
-            IoctlError::Open { source, .. } => source.raw_os_error().is_some_and(is_privilege_errno),
+            IoctlError::Open { source, .. } => {
+                source.raw_os_error().is_some_and(is_privilege_errno)
+            }
             IoctlError::Ioctl { errno, .. } => is_privilege_errno(*errno as i32),
             IoctlError::NvmeStatus { .. } | IoctlError::Page { .. } => false,
         }
