@@ -29,7 +29,9 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
             .as_deref()
             .and_then(sysfs::sectors_to_bytes)
             .filter(|bytes| *bytes > 0),
-        rotational: attr("queue/rotational").as_deref().and_then(sysfs::parse_flag),
+        rotational: attr("queue/rotational")
+            .as_deref()
+            .and_then(sysfs::parse_flag),
         logical_block_size: attr("queue/logical_block_size")
             .as_deref()
             .and_then(sysfs::parse_u32),
@@ -262,7 +264,10 @@ fn find_ata_device(
         .into_iter()
         .filter(|name| name.starts_with("link"))
         .collect();
-    let preferred = [format!("link{port_number}.{target}"), format!("link{port_number}")];
+    let preferred = [
+        format!("link{port_number}.{target}"),
+        format!("link{port_number}"),
+    ];
     let link = preferred
         .iter()
         .find(|name| links.contains(name))
@@ -337,9 +342,11 @@ fn read_nvme(root: &Root, path: &Path, drive: &mut Drive, handles: &mut DriveHan
             drive.controller_mode = Some(ControllerMode::Vmd);
         }
     }
-    if let Some(celsius) =
-        hwmon::nvme_temperature(root, &controller, function.as_ref().map(|f| f.path.as_path()))
-    {
+    if let Some(celsius) = hwmon::nvme_temperature(
+        root,
+        &controller,
+        function.as_ref().map(|f| f.path.as_path()),
+    ) {
         drive.temperature_c = Some(celsius);
         drive.temperature_source = Some("hwmon".to_string());
     }

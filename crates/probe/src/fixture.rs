@@ -140,7 +140,14 @@ impl FixtureTree {
 
     /// Registers block device `name` at sysfs directory `dir`: `dev`, `/sys/class/block`,
     /// `/sys/dev/block/MAJ:MIN` and, for whole disks, `/sys/block`.
-    pub fn block_device(&self, dir: &str, name: &str, major: u32, minor: u32, whole_disk: bool) -> io::Result<()> {
+    pub fn block_device(
+        &self,
+        dir: &str,
+        name: &str,
+        major: u32,
+        minor: u32,
+        whole_disk: bool,
+    ) -> io::Result<()> {
         self.attr(&format!("{dir}/dev"), format!("{major}:{minor}"))?;
         self.attr(
             &format!("{dir}/uevent"),
@@ -177,12 +184,18 @@ impl FixtureTree {
         self.attr(&q("discard_max_hw_bytes"), queue.discard_max_hw_bytes)?;
         self.attr(
             &q("discard_granularity"),
-            if queue.discard_max_hw_bytes > 0 { queue.physical_block_size } else { 0 },
+            if queue.discard_max_hw_bytes > 0 {
+                queue.physical_block_size
+            } else {
+                0
+            },
         )?;
         Ok(())
     }
 
     /// Partition `number` of the disk at `disk_dir`; returns its directory.
+    // One argument per attribute the kernel writes; a spec struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
     pub fn partition(
         &self,
         disk_dir: &str,
@@ -193,7 +206,11 @@ impl FixtureTree {
         start: u64,
         sectors: u64,
     ) -> io::Result<String> {
-        let separator = if disk_name.ends_with(|c: char| c.is_ascii_digit()) { "p" } else { "" };
+        let separator = if disk_name.ends_with(|c: char| c.is_ascii_digit()) {
+            "p"
+        } else {
+            ""
+        };
         let name = format!("{disk_name}{separator}{number}");
         let dir = format!("{disk_dir}/{name}");
         self.block_device(&dir, &name, major, minor, false)?;
@@ -204,23 +221,57 @@ impl FixtureTree {
     }
 
     /// A device-mapper device `dm-N` over `lower` (directories of the lower devices).
-    pub fn dm(&self, number: u32, name: &str, uuid: &str, lower: &[&str], sectors: u64, discard_max_bytes: u64) -> io::Result<String> {
+    pub fn dm(
+        &self,
+        number: u32,
+        name: &str,
+        uuid: &str,
+        lower: &[&str],
+        sectors: u64,
+        discard_max_bytes: u64,
+    ) -> io::Result<String> {
         let kernel_name = format!("dm-{number}");
         let dir = format!("/sys/devices/virtual/block/{kernel_name}");
-        self.stacked(&dir, &kernel_name, 253, number, lower, sectors, discard_max_bytes)?;
+        self.stacked(
+            &dir,
+            &kernel_name,
+            253,
+            number,
+            lower,
+            sectors,
+            discard_max_bytes,
+        )?;
         self.attr(&format!("{dir}/dm/name"), name)?;
         self.attr(&format!("{dir}/dm/uuid"), uuid)?;
         self.attr(&format!("{dir}/dm/suspended"), 0)?;
-        self.link(&format!("/dev/mapper/{name}"), &format!("/dev/{kernel_name}"))?;
+        self.link(
+            &format!("/dev/mapper/{name}"),
+            &format!("/dev/{kernel_name}"),
+        )?;
         self.write(&format!("/dev/{kernel_name}"), "")?;
         Ok(dir)
     }
 
     /// An md array `mdN` over `lower`.
-    pub fn md(&self, number: u32, level: &str, lower: &[&str], sectors: u64, discard_max_bytes: u64) -> io::Result<String> {
+    pub fn md(
+        &self,
+        number: u32,
+        level: &str,
+        lower: &[&str],
+        sectors: u64,
+        discard_max_bytes: u64,
+    ) -> io::Result<String> {
         let kernel_name = format!("md{number}");
         let dir = format!("/sys/devices/virtual/block/{kernel_name}");
-        self.stacked(&dir, &kernel_name, 9, number, lower, sectors, discard_max_bytes)?;
+        self.stacked(
+            &dir,
+            &kernel_name,
+            9,
+            number,
+            lower,
+            sectors,
+            discard_max_bytes,
+        )?;
         self.attr(&format!("{dir}/md/level"), level)?;
         self.attr(&format!("{dir}/md/raid_disks"), lower.len())?;
         self.attr(&format!("{dir}/md/array_state"), "clean")?;
@@ -233,7 +284,16 @@ impl FixtureTree {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn stacked(&self, dir: &str, name: &str, major: u32, minor: u32, lower: &[&str], sectors: u64, discard_max_bytes: u64) -> io::Result<()> {
+    fn stacked(
+        &self,
+        dir: &str,
+        name: &str,
+        major: u32,
+        minor: u32,
+        lower: &[&str],
+        sectors: u64,
+        discard_max_bytes: u64,
+    ) -> io::Result<()> {
         self.disk(
             dir,
             &DiskSpec {
@@ -261,8 +321,14 @@ impl FixtureTree {
     /// A PCI function with class, ids, bound driver and (for PCIe) link attributes.
     pub fn pci_function(&self, dir: &str, function: &PciSpec) -> io::Result<()> {
         self.attr(&format!("{dir}/class"), format!("0x{:06x}", function.class))?;
-        self.attr(&format!("{dir}/vendor"), format!("0x{:04x}", function.vendor))?;
-        self.attr(&format!("{dir}/device"), format!("0x{:04x}", function.device))?;
+        self.attr(
+            &format!("{dir}/vendor"),
+            format!("0x{:04x}", function.vendor),
+        )?;
+        self.attr(
+            &format!("{dir}/device"),
+            format!("0x{:04x}", function.device),
+        )?;
         let driver_dir = format!("/sys/bus/pci/drivers/{}", function.driver);
         self.mkdir(&driver_dir)?;
         self.link(&format!("{dir}/driver"), &driver_dir)?;
@@ -283,14 +349,26 @@ impl FixtureTree {
         let controller = format!("nvme{}", nvme.controller);
         let controller_dir = format!("{pci_dir}/nvme/{controller}");
         // Identify strings are fixed-width and space padded; older kernels print the padding.
-        self.attr(&format!("{controller_dir}/model"), format!("{:<40}", nvme.model))?;
-        self.attr(&format!("{controller_dir}/serial"), format!("{:<20}", nvme.serial))?;
-        self.attr(&format!("{controller_dir}/firmware_rev"), format!("{:<8}", nvme.firmware))?;
+        self.attr(
+            &format!("{controller_dir}/model"),
+            format!("{:<40}", nvme.model),
+        )?;
+        self.attr(
+            &format!("{controller_dir}/serial"),
+            format!("{:<20}", nvme.serial),
+        )?;
+        self.attr(
+            &format!("{controller_dir}/firmware_rev"),
+            format!("{:<8}", nvme.firmware),
+        )?;
         self.attr(&format!("{controller_dir}/transport"), "pcie")?;
         self.attr(&format!("{controller_dir}/state"), "live")?;
         self.attr(&format!("{controller_dir}/address"), leaf(pci_dir))?;
         self.attr(&format!("{controller_dir}/cntlid"), 1)?;
-        self.attr(&format!("{controller_dir}/dev"), format!("240:{}", nvme.controller))?;
+        self.attr(
+            &format!("{controller_dir}/dev"),
+            format!("240:{}", nvme.controller),
+        )?;
         if let Some(enabled) = nvme.hmb {
             self.attr(&format!("{controller_dir}/hmb"), u8::from(enabled))?;
         }
@@ -335,7 +413,10 @@ impl FixtureTree {
         let link_dir = format!("{port_dir}/link{port}");
         let device_dir = format!("{link_dir}/dev{port}.0");
         self.attr(&format!("{port_dir}/ata_port/ata{port}/port_no"), port)?;
-        self.link(&format!("/sys/class/ata_port/ata{port}"), &format!("{port_dir}/ata_port/ata{port}"))?;
+        self.link(
+            &format!("/sys/class/ata_port/ata{port}"),
+            &format!("{port_dir}/ata_port/ata{port}"),
+        )?;
 
         let link_class = format!("{link_dir}/ata_link/link{port}");
         self.attr(&format!("{link_class}/sata_spd"), sata.link_speed)?;
@@ -394,7 +475,14 @@ impl FixtureTree {
     }
 
     /// `/sys/class/dmi/id/*` (a link to `/sys/devices/virtual/dmi/id` on real machines).
-    pub fn dmi(&self, sys_vendor: &str, product_name: &str, board_vendor: &str, board_name: &str, bios_vendor: &str) -> io::Result<()> {
+    pub fn dmi(
+        &self,
+        sys_vendor: &str,
+        product_name: &str,
+        board_vendor: &str,
+        board_name: &str,
+        bios_vendor: &str,
+    ) -> io::Result<()> {
         let dir = "/sys/devices/virtual/dmi/id";
         self.attr(&format!("{dir}/sys_vendor"), sys_vendor)?;
         self.attr(&format!("{dir}/product_name"), product_name)?;
@@ -406,7 +494,10 @@ impl FixtureTree {
 
     /// systemd config with `fstrim.timer` enabled or not.
     pub fn systemd(&self, fstrim_timer_enabled: bool) -> io::Result<()> {
-        self.attr("/usr/lib/systemd/system/fstrim.timer", "[Timer]\nOnCalendar=weekly")?;
+        self.attr(
+            "/usr/lib/systemd/system/fstrim.timer",
+            "[Timer]\nOnCalendar=weekly",
+        )?;
         self.mkdir("/etc/systemd/system/multi-user.target.wants")?;
         if fstrim_timer_enabled {
             // systemctl enable writes an absolute link.
@@ -568,7 +659,11 @@ fn relative_path(from: &Path, to: &Path) -> PathBuf {
 const PCH_ROOT_PORT: &str = "/sys/devices/pci0000:00/0000:00:1d.0";
 const AHCI_DIR: &str = "/sys/devices/pci0000:00/0000:00:17.0";
 
-fn standard_mounts(root_dev: &str, root_source: &str, data: Option<(&str, &str, &str, &str, &str)>) -> Vec<String> {
+fn standard_mounts(
+    root_dev: &str,
+    root_source: &str,
+    data: Option<(&str, &str, &str, &str, &str)>,
+) -> Vec<String> {
     let mut lines = vec![
         format!("26 1 {root_dev} / / rw,relatime shared:1 - ext4 {root_source} rw,errors=remount-ro"),
         "22 26 0:21 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw".to_string(),
@@ -642,10 +737,7 @@ pub fn nvme_degraded_pcie_link(dir: &Path) -> io::Result<()> {
     )?;
     tree.partition(&namespace, "nvme0n1", 1, 259, 1, 2048, 1_048_576)?;
     tree.partition(&namespace, "nvme0n1", 2, 259, 2, 1_050_624, 3_905_976_320)?;
-    write_mounts(
-        &tree,
-        &standard_mounts("259:2", "/dev/nvme0n1p2", None),
-    )?;
+    write_mounts(&tree, &standard_mounts("259:2", "/dev/nvme0n1p2", None))?;
     tree.statvfs("/", 1_100_000_000_000, 1_967_317_549_056)
 }
 
@@ -682,10 +774,7 @@ pub fn nvme_with_hmb(dir: &Path) -> io::Result<()> {
         },
     )?;
     tree.partition(&namespace, "nvme0n1", 1, 259, 1, 2048, 3_907_026_944)?;
-    write_mounts(
-        &tree,
-        &standard_mounts("259:1", "/dev/nvme0n1p1", None),
-    )
+    write_mounts(&tree, &standard_mounts("259:1", "/dev/nvme0n1p1", None))
 }
 
 fn ahci_pci(class: u32, driver: &'static str) -> PciSpec {
@@ -729,12 +818,13 @@ pub fn sata_ahci(dir: &Path) -> io::Result<()> {
     let tree = FixtureTree::new(dir)?;
     desktop(&tree)?;
     tree.systemd(false)?;
-    let disk = tree.sata(AHCI_DIR, &ahci_pci(0x010601, "ahci"), &crucial_mx500(3, "sda", 0, "2235E6A1B2C3"))?;
+    let disk = tree.sata(
+        AHCI_DIR,
+        &ahci_pci(0x010601, "ahci"),
+        &crucial_mx500(3, "sda", 0, "2235E6A1B2C3"),
+    )?;
     tree.partition(&disk, "sda", 1, 8, 1, 2048, 3_907_026_944)?;
-    write_mounts(
-        &tree,
-        &standard_mounts("8:1", "/dev/sda1", None),
-    )
+    write_mounts(&tree, &standard_mounts("8:1", "/dev/sda1", None))
 }
 
 /// Samsung 870 QVO behind an Intel controller in RAID mode (class 0x0104): the drive
@@ -774,7 +864,11 @@ pub fn sata_raid_mode_trim_blocked(dir: &Path) -> io::Result<()> {
     tree.partition(&disk, "sda", 1, 8, 1, 2048, 1_953_523_120)?;
     write_mounts(
         &tree,
-        &standard_mounts("8:1", "/dev/sda1", Some(("8:1", "ext4", "/dev/sda1", "rw,relatime", "rw"))),
+        &standard_mounts(
+            "8:1",
+            "/dev/sda1",
+            Some(("8:1", "ext4", "/dev/sda1", "rw,relatime", "rw")),
+        ),
     )
 }
 
@@ -820,7 +914,11 @@ pub fn sata_ide_mode(dir: &Path) -> io::Result<()> {
     tree.partition(&disk, "sda", 1, 8, 1, 2048, 976_771_120)?;
     write_mounts(
         &tree,
-        &standard_mounts("8:1", "/dev/sda1", Some(("8:1", "ext4", "/dev/sda1", "rw,relatime", "rw,discard"))),
+        &standard_mounts(
+            "8:1",
+            "/dev/sda1",
+            Some(("8:1", "ext4", "/dev/sda1", "rw,relatime", "rw,discard")),
+        ),
     )
 }
 
@@ -830,7 +928,11 @@ pub fn usb_uas(dir: &Path) -> io::Result<()> {
     desktop(&tree)?;
     tree.systemd(true)?;
     // The system disk, so the USB drive is the second SCSI disk.
-    let root_disk = tree.sata(AHCI_DIR, &ahci_pci(0x010601, "ahci"), &crucial_mx500(1, "sda", 0, "2235E6A1B2C3"))?;
+    let root_disk = tree.sata(
+        AHCI_DIR,
+        &ahci_pci(0x010601, "ahci"),
+        &crucial_mx500(1, "sda", 0, "2235E6A1B2C3"),
+    )?;
     tree.partition(&root_disk, "sda", 1, 8, 1, 2048, 3_907_026_944)?;
 
     let xhci = "/sys/devices/pci0000:00/0000:00:14.0";
@@ -877,7 +979,11 @@ pub fn usb_uas(dir: &Path) -> io::Result<()> {
     tree.partition(&disk_dir, "sdb", 1, 8, 17, 2048, 1_953_523_120)?;
     write_mounts(
         &tree,
-        &standard_mounts("8:1", "/dev/sda1", Some(("8:17", "ext4", "/dev/sdb1", "rw,relatime", "rw"))),
+        &standard_mounts(
+            "8:1",
+            "/dev/sda1",
+            Some(("8:17", "ext4", "/dev/sdb1", "rw,relatime", "rw")),
+        ),
     )
 }
 
@@ -913,7 +1019,11 @@ pub fn hdd(dir: &Path) -> io::Result<()> {
     tree.partition(&disk, "sda", 1, 8, 1, 2048, 3_907_026_944)?;
     write_mounts(
         &tree,
-        &standard_mounts("8:1", "/dev/sda1", Some(("8:1", "ext4", "/dev/sda1", "rw,relatime", "rw"))),
+        &standard_mounts(
+            "8:1",
+            "/dev/sda1",
+            Some(("8:1", "ext4", "/dev/sda1", "rw,relatime", "rw")),
+        ),
     )
 }
 
@@ -962,7 +1072,17 @@ pub fn lvm_on_partition(dir: &Path) -> io::Result<()> {
     )?;
     write_mounts(
         &tree,
-        &standard_mounts("259:2", "/dev/nvme0n1p2", Some(("253:0", "ext4", "/dev/mapper/vg0-ethereum", "rw,noatime", "rw"))),
+        &standard_mounts(
+            "259:2",
+            "/dev/nvme0n1p2",
+            Some((
+                "253:0",
+                "ext4",
+                "/dev/mapper/vg0-ethereum",
+                "rw,noatime",
+                "rw",
+            )),
+        ),
     )
 }
 
@@ -979,7 +1099,11 @@ pub fn md_raid1(dir: &Path) -> io::Result<()> {
     tree.md(0, "raid1", &[&sdb1, &sda1], 3_906_762_752, 2_147_450_880)?;
     write_mounts(
         &tree,
-        &standard_mounts("9:0", "/dev/md0", Some(("9:0", "ext4", "/dev/md0", "rw,noatime", "rw,stripe=256"))),
+        &standard_mounts(
+            "9:0",
+            "/dev/md0",
+            Some(("9:0", "ext4", "/dev/md0", "rw,noatime", "rw,stripe=256")),
+        ),
     )
 }
 
@@ -1036,7 +1160,10 @@ pub fn virtio_vps(dir: &Path) -> io::Result<()> {
     tree.attr(&format!("{virtio}/vendor"), "0x1af4")?;
     tree.attr(&format!("{virtio}/device"), "0x0002")?;
     tree.mkdir("/sys/bus/virtio/drivers/virtio_blk")?;
-    tree.link(&format!("{virtio}/driver"), "/sys/bus/virtio/drivers/virtio_blk")?;
+    tree.link(
+        &format!("{virtio}/driver"),
+        "/sys/bus/virtio/drivers/virtio_blk",
+    )?;
     let disk_dir = format!("{virtio}/block/vda");
     tree.disk(
         &disk_dir,
@@ -1057,10 +1184,7 @@ pub fn virtio_vps(dir: &Path) -> io::Result<()> {
     tree.link(&format!("{disk_dir}/device"), &virtio)?;
     tree.attr(&format!("{disk_dir}/serial"), "")?;
     tree.partition(&disk_dir, "vda", 1, 252, 1, 2048, 671_086_592)?;
-    write_mounts(
-        &tree,
-        &standard_mounts("252:1", "/dev/vda1", None),
-    )?;
+    write_mounts(&tree, &standard_mounts("252:1", "/dev/vda1", None))?;
     tree.statvfs("/", 250_000_000_000, 337_000_000_000)
 }
 
@@ -1110,7 +1234,17 @@ pub fn aws_ebs(dir: &Path) -> io::Result<()> {
     )?;
     write_mounts(
         &tree,
-        &standard_mounts("259:1", "/dev/nvme0n1p1", Some(("259:2", "xfs", "/dev/nvme1n1", "rw,noatime", "rw,attr2,inode64,logbufs=8,logbsize=32k,noquota"))),
+        &standard_mounts(
+            "259:1",
+            "/dev/nvme0n1p1",
+            Some((
+                "259:2",
+                "xfs",
+                "/dev/nvme1n1",
+                "rw,noatime",
+                "rw,attr2,inode64,logbufs=8,logbsize=32k,noquota",
+            )),
+        ),
     )
 }
 
@@ -1139,7 +1273,12 @@ pub fn hostile_missing_attributes(dir: &Path) -> io::Result<()> {
     for attr in BREAKABLE {
         tree.remove(&format!("{DEGRADED_CONTROLLER}{attr}"))?;
     }
-    for attr in ["current_link_speed", "current_link_width", "max_link_speed", "class"] {
+    for attr in [
+        "current_link_speed",
+        "current_link_width",
+        "max_link_speed",
+        "class",
+    ] {
         tree.remove(&format!("{DEGRADED_PCI}/{attr}"))?;
     }
     tree.remove("/sys/devices/virtual/dmi")?;
@@ -1154,7 +1293,12 @@ pub fn hostile_empty_attributes(dir: &Path) -> io::Result<()> {
     for attr in BREAKABLE {
         tree.write(&format!("{DEGRADED_CONTROLLER}{attr}"), "")?;
     }
-    for attr in ["current_link_speed", "current_link_width", "max_link_speed", "class"] {
+    for attr in [
+        "current_link_speed",
+        "current_link_width",
+        "max_link_speed",
+        "class",
+    ] {
         tree.write(&format!("{DEGRADED_PCI}/{attr}"), "")?;
     }
     tree.write("/sys/devices/virtual/dmi/id/sys_vendor", "\n")?;
@@ -1166,7 +1310,10 @@ pub fn hostile_empty_attributes(dir: &Path) -> io::Result<()> {
 pub fn hostile_non_utf8(dir: &Path) -> io::Result<()> {
     nvme_degraded_pcie_link(dir)?;
     let tree = FixtureTree::new(dir)?;
-    tree.write(&format!("{DEGRADED_CONTROLLER}/model"), b"Samsung SSD \xff\xfe 980 PRO\n")?;
+    tree.write(
+        &format!("{DEGRADED_CONTROLLER}/model"),
+        b"Samsung SSD \xff\xfe 980 PRO\n",
+    )?;
     tree.write("/sys/devices/virtual/dmi/id/sys_vendor", b"\xc3\x28ASUS\n")?;
     let mut mountinfo = fs::read(dir.join("proc/4242/mountinfo"))?;
     mountinfo.extend_from_slice(b"50 26 0:40 / /mnt/\xff\xfe rw,relatime - tmpfs tmpfs rw\n");
@@ -1180,7 +1327,10 @@ pub fn hostile_huge_model(dir: &Path) -> io::Result<()> {
     let huge = "X".repeat(1 << 20);
     let scsi = format!("{AHCI_DIR}/ata3/host2/target2:0:0/2:0:0:0");
     tree.attr(&format!("{scsi}/model"), &huge)?;
-    tree.write(&format!("{AHCI_DIR}/ata3/link3/dev3.0/ata_device/dev3.0/id"), "0040 ".repeat(1 << 18))?;
+    tree.write(
+        &format!("{AHCI_DIR}/ata3/link3/dev3.0/ata_device/dev3.0/id"),
+        "0040 ".repeat(1 << 18),
+    )?;
     tree.attr("/sys/devices/virtual/dmi/id/product_name", &huge)
 }
 
@@ -1193,7 +1343,14 @@ pub fn hostile_symlink_loops(dir: &Path) -> io::Result<()> {
     tree.raw_link(&format!("{namespace}/device"), "device_b")?;
     tree.raw_link(&format!("{namespace}/device_b"), "device")?;
     // dm-0 → dm-1 → dm-0.
-    let dm1 = tree.dm(1, "loopy", "LVM-loopyloopyloopyloopyloopyloopyloopy", &["/sys/devices/virtual/block/dm-0"], 1000, 4096)?;
+    let dm1 = tree.dm(
+        1,
+        "loopy",
+        "LVM-loopyloopyloopyloopyloopyloopyloopy",
+        &["/sys/devices/virtual/block/dm-0"],
+        1000,
+        4096,
+    )?;
     tree.link("/sys/devices/virtual/block/dm-0/slaves/dm-1", &dm1)?;
     tree.raw_link("/sys/class/hwmon/hwmon9", "hwmon9")?;
     tree.raw_link("/sys/class/dmi/id", "/sys/class/dmi/id")
@@ -1205,9 +1362,15 @@ pub fn hostile_symlink_outside_root(dir: &Path) -> io::Result<()> {
     let tree = FixtureTree::new(dir)?;
     let depth = DEGRADED_CONTROLLER.matches('/').count() + 8;
     let escape = "../".repeat(depth);
-    tree.raw_link(&format!("{DEGRADED_CONTROLLER}/model"), &format!("{escape}etc/hostname"))?;
+    tree.raw_link(
+        &format!("{DEGRADED_CONTROLLER}/model"),
+        &format!("{escape}etc/hostname"),
+    )?;
     tree.raw_link(&format!("{DEGRADED_CONTROLLER}/serial"), "/etc/machine-id")?;
-    tree.raw_link(&format!("{DEGRADED_PCI}/current_link_speed"), "/proc/self/mountinfo")?;
+    tree.raw_link(
+        &format!("{DEGRADED_PCI}/current_link_speed"),
+        "/proc/self/mountinfo",
+    )?;
     tree.raw_link("/sys/class/dmi/id", &format!("{escape}sys/class/dmi/id"))?;
     tree.raw_link("/sys/class/hwmon/hwmon7", "/")
 }
@@ -1217,7 +1380,10 @@ pub fn hostile_mountinfo_escapes(dir: &Path) -> io::Result<()> {
     nvme_degraded_pcie_link(dir)?;
     let tree = FixtureTree::new(dir)?;
     let mut lines = standard_mounts("259:1", "/dev/nvme0n1p1", None);
-    lines.push("41 26 259:2 / /var/lib/eth\\040node rw,noatime shared:21 - ext4 /dev/nvme0n1p2 rw".to_string());
+    lines.push(
+        "41 26 259:2 / /var/lib/eth\\040node rw,noatime shared:21 - ext4 /dev/nvme0n1p2 rw"
+            .to_string(),
+    );
     lines.push("42 26 0:50 / /mnt/tab\\011dir\\134x rw,relatime - tmpfs tmpfs rw".to_string());
     lines.push("this line is not mountinfo".to_string());
     write_mounts(&tree, &lines)
@@ -1240,11 +1406,17 @@ mod tests {
     #[test]
     fn relative_links_like_sysfs() {
         assert_eq!(
-            relative_path(Path::new("/sys/block"), Path::new("/sys/devices/pci0000:00/x/nvme0n1")),
+            relative_path(
+                Path::new("/sys/block"),
+                Path::new("/sys/devices/pci0000:00/x/nvme0n1")
+            ),
             PathBuf::from("../devices/pci0000:00/x/nvme0n1")
         );
         assert_eq!(
-            relative_path(Path::new("/sys/dev/block"), Path::new("/sys/devices/virtual/block/dm-0")),
+            relative_path(
+                Path::new("/sys/dev/block"),
+                Path::new("/sys/devices/virtual/block/dm-0")
+            ),
             PathBuf::from("../../devices/virtual/block/dm-0")
         );
     }

@@ -9,7 +9,11 @@ use crate::sysfs;
 /// Composite temperature of the NVMe controller at `controller_path` (canonical in-root
 /// path of `nvmeX`). The hwmon's parent moved from the PCI function to the controller in
 /// 5.12, so either may be its `device`.
-pub fn nvme_temperature(root: &Root, controller_path: &Path, pci_path: Option<&Path>) -> Option<f64> {
+pub fn nvme_temperature(
+    root: &Root,
+    controller_path: &Path,
+    pci_path: Option<&Path>,
+) -> Option<f64> {
     // Newer kernels put hwmonN directly under the controller; try that first, it is cheap.
     for name in root.read_dir(controller_path) {
         if name.starts_with("hwmon") {

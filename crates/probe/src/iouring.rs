@@ -35,10 +35,12 @@ pub fn status(root: &Root, privileged: bool) -> IoUringStatus {
             available: Some(false),
             sysctl_disabled,
             // The sysctl explains an EPERM better than the generic Docker hint.
-            reason: Some(match (&sysctl_reason, reason.starts_with("io_uring_setup: EPERM")) {
-                (Some(sysctl), true) => format!("io_uring_setup: EPERM ({sysctl})"),
-                _ => reason,
-            }),
+            reason: Some(
+                match (&sysctl_reason, reason.starts_with("io_uring_setup: EPERM")) {
+                    (Some(sysctl), true) => format!("io_uring_setup: EPERM ({sysctl})"),
+                    _ => reason,
+                },
+            ),
         },
     }
 }

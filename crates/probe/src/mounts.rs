@@ -213,9 +213,12 @@ mod tests {
     #[test]
     fn longest_mount_on_a_slash_boundary_topmost_wins() {
         let entries = parse_mountinfo(HOST);
-        let found = find_mount(&entries, Path::new("/var/lib/ethereum/geth/chaindata"))
-            .expect("mounted");
-        assert_eq!(found.source, "/dev/nvme1n1", "the later mount covers the earlier");
+        let found =
+            find_mount(&entries, Path::new("/var/lib/ethereum/geth/chaindata")).expect("mounted");
+        assert_eq!(
+            found.source, "/dev/nvme1n1",
+            "the later mount covers the earlier"
+        );
         let root = find_mount(&entries, Path::new("/var/lib/ethereum2")).expect("mounted");
         assert_eq!(root.mount_point, "/");
         let spaced = find_mount(&entries, Path::new("/mnt/my disk/x")).expect("mounted");
@@ -226,7 +229,8 @@ mod tests {
 
     #[test]
     fn malformed_lines_are_skipped() {
-        let text = "garbage\n1 2 x:y / / rw - ext4 /dev/a rw\n27 1 254:0 / / rw - ext4 /dev/vda rw\n";
+        let text =
+            "garbage\n1 2 x:y / / rw - ext4 /dev/a rw\n27 1 254:0 / / rw - ext4 /dev/vda rw\n";
         let lines = parse_mountinfo_lines(text);
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], Err(MountinfoError::TooFewFields));

@@ -175,11 +175,29 @@ mod tests {
             device: None,
             driver: Some(driver.into()),
         };
-        assert_eq!(function(0x010601, "ahci").controller_mode(), ControllerMode::Ahci);
-        assert_eq!(function(0x01018f, "ata_piix").controller_mode(), ControllerMode::Ide);
-        assert_eq!(function(0x010400, "ahci").controller_mode(), ControllerMode::Raid);
-        assert_eq!(function(0x010700, "mpt3sas").controller_mode(), ControllerMode::Sas);
-        assert_eq!(function(0x010400, "vmd").controller_mode(), ControllerMode::Vmd);
-        assert_eq!(function(0x010802, "nvme").controller_mode(), ControllerMode::Unknown);
+        assert_eq!(
+            function(0x010601, "ahci").controller_mode(),
+            ControllerMode::Ahci
+        );
+        assert_eq!(
+            function(0x01018f, "ata_piix").controller_mode(),
+            ControllerMode::Ide
+        );
+        assert_eq!(
+            function(0x010400, "ahci").controller_mode(),
+            ControllerMode::Raid
+        );
+        assert_eq!(
+            function(0x010700, "mpt3sas").controller_mode(),
+            ControllerMode::Sas
+        );
+        assert_eq!(
+            function(0x010400, "vmd").controller_mode(),
+            ControllerMode::Vmd
+        );
+        assert_eq!(
+            function(0x010802, "nvme").controller_mode(),
+            ControllerMode::Unknown
+        );
     }
 }

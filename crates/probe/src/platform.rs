@@ -82,7 +82,12 @@ pub fn read(root: &Root, drives: &[Drive]) -> Platform {
         .or_else(|| aws_from_drives(drives))
         .or_else(|| microsoft_vm.then(|| azure_or_hyperv(asset_tag.as_deref(), drives)))
         .or_else(|| find(HYPERVISOR_MARKERS))
-        .or_else(|| hypervisor_type.as_deref().filter(|t| *t == "xen").map(|_| "xen"));
+        .or_else(|| {
+            hypervisor_type
+                .as_deref()
+                .filter(|t| *t == "xen")
+                .map(|_| "xen")
+        });
     platform.cloud = cloud.map(str::to_string);
 
     let virtual_drives = drives.iter().any(is_virtual_drive);
@@ -98,9 +103,11 @@ pub fn read(root: &Root, drives: &[Drive]) -> Platform {
 }
 
 fn azure_or_hyperv(asset_tag: Option<&str>, drives: &[Drive]) -> &'static str {
-    let azure_disk = drives
-        .iter()
-        .any(|d| d.model.as_deref().is_some_and(|m| m.starts_with("Microsoft NVMe")));
+    let azure_disk = drives.iter().any(|d| {
+        d.model
+            .as_deref()
+            .is_some_and(|m| m.starts_with("Microsoft NVMe"))
+    });
     if asset_tag == Some(AZURE_ASSET_TAG) || azure_disk {
         "azure"
     } else {
@@ -123,6 +130,8 @@ fn aws_from_drives(drives: &[Drive]) -> Option<&'static str> {
 }
 
 fn is_virtual_drive(drive: &Drive) -> bool {
-    matches!(drive.interface, Some(Interface::Virtio) | Some(Interface::Xen))
-        || drive.model.as_deref() == Some("Amazon Elastic Block Store")
+    matches!(
+        drive.interface,
+        Some(Interface::Virtio) | Some(Interface::Xen)
+    ) || drive.model.as_deref() == Some("Amazon Elastic Block Store")
 }

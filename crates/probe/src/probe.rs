@@ -9,9 +9,7 @@ use serde::Deserialize;
 
 use crate::block::{self, DriveHandles};
 use crate::error::ProbeError;
-use crate::facts::{
-    AtimeMode, Drive, Facts, Interface, MountFacts, Unavailable, SCHEMA_VERSION,
-};
+use crate::facts::{AtimeMode, Drive, Facts, Interface, MountFacts, Unavailable, SCHEMA_VERSION};
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::stack::{self, Stack};
@@ -88,11 +86,14 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         }
     }
     if bad_lines > 0 {
-        warnings.push(format!("{mountinfo_path}: {bad_lines} malformed line(s) skipped"));
+        warnings.push(format!(
+            "{mountinfo_path}: {bad_lines} malformed line(s) skipped"
+        ));
     }
-    let entry = choose_mount(&entries, &lookup_path, st_dev).ok_or_else(|| ProbeError::NoMount {
-        path: lookup_path.clone(),
-    })?;
+    let entry =
+        choose_mount(&entries, &lookup_path, st_dev).ok_or_else(|| ProbeError::NoMount {
+            path: lookup_path.clone(),
+        })?;
 
     let mut mount = mount_facts(entry);
     if live {
@@ -299,7 +300,10 @@ fn choose_mount<'a>(
 }
 
 fn split_dev(dev: u64) -> (u32, u32) {
-    (nix::sys::stat::major(dev) as u32, nix::sys::stat::minor(dev) as u32)
+    (
+        nix::sys::stat::major(dev) as u32,
+        nix::sys::stat::minor(dev) as u32,
+    )
 }
 
 fn mount_facts(entry: &MountEntry) -> MountFacts {
@@ -420,7 +424,10 @@ fn top_devices(
     unresolved.push(if fs.starts_with("fuse") {
         format!("FUSE file system ({fs} from {source}): its backing storage is not resolved")
     } else {
-        format!("{fs} from {source} (device {}): no block device found in sysfs", entry.dev())
+        format!(
+            "{fs} from {source} (device {}): no block device found in sysfs",
+            entry.dev()
+        )
     });
     Vec::new()
 }
@@ -591,8 +598,8 @@ mod tests {
         let facts = mount_facts(&entry);
         assert_eq!(facts.atime, AtimeMode::Noatime);
         assert!(facts.lazytime && facts.discard && !facts.read_only);
-        let strict = mounts::parse_mountinfo_line("1 0 8:1 / / rw - xfs /dev/sda1 rw,attr2")
-            .expect("valid");
+        let strict =
+            mounts::parse_mountinfo_line("1 0 8:1 / / rw - xfs /dev/sda1 rw,attr2").expect("valid");
         assert_eq!(mount_facts(&strict).atime, AtimeMode::Strictatime);
         let btrfs = mounts::parse_mountinfo_line(
             "1 0 0:33 / / rw,relatime - btrfs /dev/sda1 rw,ssd,discard=async,space_cache=v2",

@@ -170,7 +170,9 @@ impl Root {
             if metadata.file_type().is_symlink() && (follow_last || !is_last) {
                 links_followed += 1;
                 if links_followed > MAX_SYMLINKS {
-                    return Err(ProbeError::SymlinkLoop { path: path.to_path_buf() });
+                    return Err(ProbeError::SymlinkLoop {
+                        path: path.to_path_buf(),
+                    });
                 }
                 let target = fs::read_link(&host).map_err(|err| io_error(&candidate, err))?;
                 self.record(
@@ -419,8 +421,11 @@ mod tests {
         fs::write(dir.path().join("etc/passwd"), "fixture\n").expect("write");
         symlink("../devices/a/b", dir.path().join("sys/block/b")).expect("symlink");
         symlink("/etc/passwd", dir.path().join("sys/block/abs")).expect("symlink");
-        symlink("../../../../../../../../etc/passwd", dir.path().join("sys/block/up"))
-            .expect("symlink");
+        symlink(
+            "../../../../../../../../etc/passwd",
+            dir.path().join("sys/block/up"),
+        )
+        .expect("symlink");
         symlink("loop2", dir.path().join("sys/block/loop1")).expect("symlink");
         symlink("loop1", dir.path().join("sys/block/loop2")).expect("symlink");
         let root = Root::at(dir.path()).expect("root").recording();
@@ -485,7 +490,10 @@ mod tests {
         fs::write(dir.path().join("big"), vec![b'x'; ATTR_CAP * 3]).expect("write");
         fs::write(dir.path().join("bad"), b"ab\xff\xfecd\n").expect("write");
         assert_eq!(root.read_attr("/big").map(|s| s.len()), Some(ATTR_CAP));
-        assert_eq!(root.read_attr("/bad").as_deref(), Some("ab\u{fffd}\u{fffd}cd"));
+        assert_eq!(
+            root.read_attr("/bad").as_deref(),
+            Some("ab\u{fffd}\u{fffd}cd")
+        );
         let warnings = root.take_warnings();
         assert!(warnings.iter().any(|w| w.contains("truncated")));
         assert!(warnings.iter().any(|w| w.contains("UTF-8")));

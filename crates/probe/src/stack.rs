@@ -59,7 +59,9 @@ pub fn device_by_dm_name(root: &Root, mapper_name: &str) -> Option<PathBuf> {
         .into_iter()
         .filter(|name| name.starts_with("dm-"))
         .find(|name| {
-            root.read_attr(format!("/sys/block/{name}/dm/name")).as_deref() == Some(mapper_name)
+            root.read_attr(format!("/sys/block/{name}/dm/name"))
+                .as_deref()
+                == Some(mapper_name)
         })
         .and_then(|name| device_by_name(root, &name))
 }
@@ -105,7 +107,12 @@ fn visit(root: &Root, path: &Path, depth: u32, visited: &mut BTreeSet<PathBuf>, 
         let parent = path.parent().map(Path::to_path_buf);
         let detail = attr("partition").map(|number| format!("partition {number}"));
         let discard_max_bytes = parent.as_deref().and_then(discard);
-        (LayerKind::Partition, detail, parent.into_iter().collect(), discard_max_bytes)
+        (
+            LayerKind::Partition,
+            detail,
+            parent.into_iter().collect(),
+            discard_max_bytes,
+        )
     } else if root.exists(path.join("dm")) {
         let uuid = attr("dm/uuid").unwrap_or_default();
         let kind = if uuid.starts_with("LVM-") {

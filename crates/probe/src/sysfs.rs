@@ -95,7 +95,7 @@ pub fn parse_dev(text: &str) -> Option<(u32, u32)> {
 /// USB `speed` in Mb/s: `"480"`, `"5000"`, `"10000"`; the 1.5 Mb/s low speed rounds down.
 pub fn parse_usb_speed_mbps(text: &str) -> Option<u32> {
     let value: f64 = text.trim().parse().ok()?;
-    (value.is_finite() && value > 0.0 && value <= 1_000_000.0).then(|| value as u32)
+    (value.is_finite() && value > 0.0 && value <= 1_000_000.0).then_some(value as u32)
 }
 
 #[cfg(test)]
@@ -127,7 +127,10 @@ mod tests {
             parse_scheduler("[mq-deadline] kyber bfq none").as_deref(),
             Some("mq-deadline")
         );
-        assert_eq!(parse_scheduler("mq-deadline kyber [none]").as_deref(), Some("none"));
+        assert_eq!(
+            parse_scheduler("mq-deadline kyber [none]").as_deref(),
+            Some("none")
+        );
         assert_eq!(parse_scheduler("none").as_deref(), Some("none"));
         assert_eq!(parse_scheduler("mq-deadline none"), None);
         assert_eq!(parse_scheduler("[]"), None);

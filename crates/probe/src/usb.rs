@@ -37,7 +37,9 @@ pub fn read(root: &Root, device_path: &Path) -> Option<UsbDetails> {
         product_id: attr("idProduct"),
         manufacturer: attr("manufacturer"),
         product: attr("product"),
-        speed_mbps: attr("speed").as_deref().and_then(sysfs::parse_usb_speed_mbps),
+        speed_mbps: attr("speed")
+            .as_deref()
+            .and_then(sysfs::parse_usb_speed_mbps),
     })
 }
 
@@ -69,7 +71,9 @@ mod tests {
         assert!(is_usb_path(Path::new(
             "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6"
         )));
-        assert!(!is_usb_path(Path::new("/sys/devices/pci0000:00/0000:00:17.0/ata3")));
+        assert!(!is_usb_path(Path::new(
+            "/sys/devices/pci0000:00/0000:00:17.0/ata3"
+        )));
         assert!(!is_usb_path(Path::new("/sys/devices/usbmisc")));
     }
 }

@@ -1,0 +1,553 @@
+//! The probe against every fixture scenario: explicit checks of the facts that matter plus a
+//! JSON snapshot of the whole document.
+
+use std::path::{Path, PathBuf};
+
+use ::probe::fixture::{self, SCENARIOS};
+use ::probe::probe as run_probe;
+use ::probe::root::{AccessKind, ATTR_CAP};
+use ::probe::{
+    AtimeMode, ControllerMode, Drive, Facts, Interface, LayerKind, ProbeOptions, Root,
+    SCHEMA_VERSION,
+};
+
+struct Probed {
+    _dir: tempfile::TempDir,
+    root_dir: PathBuf,
+    facts: Facts,
+}
+
+fn run(name: &str) -> Probed {
+    let scenario = fixture::scenario_named(name).unwrap_or_else(|| panic!("no scenario {name}"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root_dir = dir.path().join("root");
+    (scenario.build)(&root_dir).expect("fixture builds");
+    let root = Root::at(&root_dir).expect("root").recording();
+    let facts = run_probe(
+        &root,
+        Path::new(scenario.probe_path),
+        &ProbeOptions::default(),
+    )
+    .unwrap_or_else(|err| panic!("{name}: probe failed: {err}"));
+    let accessed = root.accessed();
+    assert!(!accessed.is_empty(), "{name}: recording saw nothing");
+    for entry in &accessed {
+        // Everything read must exist inside the fixture, as the kind recorded.
+        let host = root.host_path(&entry.path);
+        let metadata = std::fs::symlink_metadata(&host).unwrap_or_else(|err| {
+            panic!("{name}: recorded {} missing: {err}", entry.path.display())
+        });
+        match entry.kind {
+            AccessKind::Symlink { .. } => assert!(metadata.file_type().is_symlink()),
+            AccessKind::Dir => assert!(metadata.is_dir()),
+            AccessKind::File => assert!(!metadata.file_type().is_symlink()),
+        }
+    }
+    Probed {
+        _dir: dir,
+        root_dir,
+        facts,
+    }
+}
+
+fn snapshot(name: &str, facts: &Facts) {
+    let mut facts = facts.clone();
+    facts.root = "[fixture]".to_string();
+    insta::assert_json_snapshot!(name, facts);
+}
+
+fn only_drive(facts: &Facts) -> &Drive {
+    assert_eq!(facts.drives.len(), 1, "drives: {:?}", facts.drives);
+    &facts.drives[0]
+}
+
+#[test]
+fn nvme_degraded_pcie_link() {
+    let probed = run("nvme_degraded_pcie_link");
+    let facts = &probed.facts;
+    assert!(!facts.live && !facts.privileged);
+    assert_eq!(facts.stack, vec!["nvme0n1p2", "nvme0n1"]);
+    assert_eq!(facts.trim_effective, Some(true));
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.mount_point, "/");
+    assert_eq!(mount.fs_type, "ext4");
+    assert_eq!(mount.atime, AtimeMode::Relatime);
+    assert_eq!(mount.free_bytes, Some(1_100_000_000_000));
+    let drive = only_drive(facts);
+    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 980 PRO 2TB"));
+    assert_eq!(drive.serial.as_deref(), Some("S6B0NL0T412345K"));
+    assert_eq!(drive.firmware.as_deref(), Some("5B2QGXA7"));
+    assert_eq!(drive.interface, Some(Interface::Nvme));
+    assert_eq!(drive.capacity_bytes, Some(2_000_398_934_016));
+    assert_eq!(drive.rotational, Some(false));
+    assert_eq!(drive.scheduler.as_deref(), Some("none"));
+    assert_eq!(drive.temperature_c, Some(41.85));
+    assert_eq!(
+        drive.hmb,
+        Some(false),
+        "kernel 6.8 has the attribute, so absence means no HMB"
+    );
+    let link = drive.pcie_link.expect("link");
+    assert_eq!((link.current_gts, link.current_width), (Some(8.0), Some(2)));
+    assert_eq!((link.max_gts, link.max_width), (Some(16.0), Some(4)));
+    assert_eq!(drive.controller_driver.as_deref(), Some("nvme"));
+    let nvme = drive.nvme.as_ref().expect("nvme details");
+    assert_eq!(nvme.pci_vendor_id.as_deref(), Some("0x144d"));
+    assert_eq!(nvme.pci_address.as_deref(), Some("0000:03:00.0"));
+    assert_eq!(facts.fstrim_timer, Some(true));
+    assert_eq!(facts.platform.sys_vendor.as_deref(), Some("ASUS"));
+    assert_eq!(facts.platform.cloud, None);
+    assert_eq!(facts.platform.virtualized, Some(false));
+    assert!(facts
+        .unavailable
+        .iter()
+        .any(|u| u.fact == "NVMe SMART log (nvme0)" && u.reason.contains("replayed")));
+    assert_eq!(facts.io_uring.sysctl_disabled, Some(0));
+    assert_eq!(
+        facts.io_uring.available, None,
+        "a snapshot cannot show seccomp"
+    );
+    assert!(facts.warnings.is_empty(), "{:?}", facts.warnings);
+    snapshot("nvme_degraded_pcie_link", facts);
+}
+
+#[test]
+fn nvme_with_hmb() {
+    let probed = run("nvme_with_hmb");
+    let drive = only_drive(&probed.facts);
+    assert_eq!(drive.model.as_deref(), Some("KINGSTON SNV2S2000G"));
+    assert_eq!(drive.hmb, Some(true));
+    assert_eq!(drive.temperature_c, Some(52.85));
+    let mount = probed.facts.mount.as_ref().expect("mount");
+    assert_eq!(
+        mount.mount_point, "/",
+        "the datadir is on the root file system"
+    );
+    assert_eq!(mount.free_bytes, None, "no statvfs.json in this snapshot");
+    assert!(probed
+        .facts
+        .unavailable
+        .iter()
+        .any(|u| u.fact == "free space of /"));
+    snapshot("nvme_with_hmb", &probed.facts);
+}
+
+#[test]
+fn sata_ahci() {
+    let probed = run("sata_ahci");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["sda1", "sda"]);
+    assert_eq!(facts.trim_effective, Some(true));
+    let drive = only_drive(facts);
+    assert_eq!(drive.model.as_deref(), Some("CT2000MX500SSD1"));
+    assert_eq!(
+        drive.firmware.as_deref(),
+        Some("M3CR046"),
+        "IDENTIFY beats the SCSI rev"
+    );
+    assert_eq!(drive.serial.as_deref(), Some("2235E6A1B2C3"));
+    assert_eq!(
+        drive.vendor, None,
+        "libata's placeholder vendor ATA is dropped"
+    );
+    assert_eq!(drive.interface, Some(Interface::Sata));
+    assert_eq!(drive.controller_mode, Some(ControllerMode::Ahci));
+    assert_eq!(drive.controller_driver.as_deref(), Some("ahci"));
+    assert_eq!(drive.controller_pci_class.as_deref(), Some("0x010601"));
+    assert_eq!(drive.sata_link_gbps, Some(6.0));
+    assert_eq!(drive.sata_link_max_gbps, Some(6.0));
+    assert_eq!(drive.trim_supported, Some(true));
+    assert_eq!(drive.rotation_rate_rpm, Some(0));
+    assert_eq!(drive.temperature_c, Some(34.0));
+    assert_eq!(drive.temperature_source.as_deref(), Some("hwmon"));
+    let ata = drive.ata.as_ref().expect("ata");
+    assert_eq!(ata.port.as_deref(), Some("ata3"));
+    assert_eq!(ata.device.as_deref(), Some("dev3.0"));
+    assert_eq!(ata.trim_mode.as_deref(), Some("queued"));
+    assert_eq!(ata.deterministic_read_after_trim, Some(true));
+    assert_eq!(facts.fstrim_timer, Some(false));
+    assert!(facts
+        .unavailable
+        .iter()
+        .any(|u| u.fact == "SMART health (sda)"));
+    snapshot("sata_ahci", facts);
+}
+
+#[test]
+fn sata_raid_mode_trim_blocked() {
+    let probed = run("sata_raid_mode_trim_blocked");
+    let facts = &probed.facts;
+    assert_eq!(
+        facts.mount.as_ref().map(|m| m.mount_point.as_str()),
+        Some(fixture::DATADIR)
+    );
+    let drive = only_drive(facts);
+    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
+    assert_eq!(drive.controller_mode, Some(ControllerMode::Raid));
+    assert_eq!(
+        drive.trim_supported,
+        Some(true),
+        "the drive itself can TRIM"
+    );
+    assert_eq!(
+        facts.trim_effective,
+        Some(false),
+        "but the controller drops it"
+    );
+    assert_eq!(facts.layers[1].discard_max_bytes, Some(0));
+    snapshot("sata_raid_mode_trim_blocked", facts);
+}
+
+#[test]
+fn sata_ide_mode() {
+    let probed = run("sata_ide_mode");
+    let drive = only_drive(&probed.facts);
+    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 860 EVO 500GB"));
+    assert_eq!(drive.controller_mode, Some(ControllerMode::Ide));
+    assert_eq!(drive.controller_driver.as_deref(), Some("ata_piix"));
+    assert_eq!(drive.sata_link_gbps, Some(3.0));
+    assert_eq!(drive.sata_link_max_gbps, Some(6.0));
+    assert!(probed.facts.mount.as_ref().expect("mount").discard);
+    snapshot("sata_ide_mode", &probed.facts);
+}
+
+#[test]
+fn usb_uas() {
+    let probed = run("usb_uas");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["sdb1", "sdb"]);
+    let drive = only_drive(facts);
+    assert_eq!(drive.interface, Some(Interface::Usb));
+    assert_eq!(drive.model.as_deref(), Some("Portable SSD T5"));
+    assert_eq!(drive.vendor.as_deref(), Some("Samsung"));
+    assert_eq!(drive.controller_driver.as_deref(), Some("uas"));
+    let usb = drive.usb.as_ref().expect("usb");
+    assert_eq!(usb.driver.as_deref(), Some("uas"));
+    assert_eq!(usb.vendor_id.as_deref(), Some("04e8"));
+    assert_eq!(usb.product_id.as_deref(), Some("61f5"));
+    assert_eq!(usb.speed_mbps, Some(5000));
+    assert_eq!(drive.write_cache.as_deref(), Some("write through"));
+    assert_eq!(facts.trim_effective, Some(false));
+    snapshot("usb_uas", facts);
+}
+
+#[test]
+fn hdd() {
+    let probed = run("hdd");
+    let drive = only_drive(&probed.facts);
+    assert_eq!(drive.model.as_deref(), Some("WDC WD20EFRX-68EUZN0"));
+    assert_eq!(drive.firmware.as_deref(), Some("82.00A82"));
+    assert_eq!(drive.rotational, Some(true));
+    assert_eq!(drive.rotation_rate_rpm, Some(5400));
+    assert_eq!(drive.trim_supported, Some(false));
+    assert_eq!(drive.physical_block_size, Some(4096));
+    assert_eq!(drive.scheduler.as_deref(), Some("mq-deadline"));
+    assert_eq!(drive.temperature_c, Some(38.0));
+    assert_eq!(probed.facts.trim_effective, Some(false));
+    snapshot("hdd", &probed.facts);
+}
+
+#[test]
+fn lvm_on_partition() {
+    let probed = run("lvm_on_partition");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["dm-0", "nvme0n1p3", "nvme0n1"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Lvm);
+    assert_eq!(facts.layers[0].detail.as_deref(), Some("vg0-ethereum"));
+    assert_eq!(facts.layers[1].kind, LayerKind::Partition);
+    assert_eq!(facts.layers[1].detail.as_deref(), Some("partition 3"));
+    assert_eq!(facts.layers[2].kind, LayerKind::Disk);
+    assert_eq!(
+        facts.layers.iter().map(|l| l.depth).collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
+    assert_eq!(facts.trim_effective, Some(true));
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.source, "/dev/mapper/vg0-ethereum");
+    assert_eq!(mount.atime, AtimeMode::Noatime);
+    assert_eq!(
+        only_drive(facts).model.as_deref(),
+        Some("WDS200T3X0C-00SJG0")
+    );
+    snapshot("lvm_on_partition", facts);
+}
+
+#[test]
+fn md_raid1() {
+    let probed = run("md_raid1");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["md0", "sda1", "sda", "sdb1", "sdb"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Md);
+    assert_eq!(facts.layers[0].detail.as_deref(), Some("raid1"));
+    assert_eq!(facts.layers[0].lower, vec!["sda1", "sdb1"]);
+    assert_eq!(facts.drives.len(), 2);
+    assert_eq!(facts.drives[0].name, "sda");
+    assert_eq!(facts.drives[1].serial.as_deref(), Some("2235E6A1B2C4"));
+    assert_eq!(facts.trim_effective, Some(true));
+    snapshot("md_raid1", facts);
+}
+
+#[test]
+fn dm_crypt_without_allow_discards_blocks_trim() {
+    let probed = run("dm_crypt");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["dm-0", "nvme0n1p2", "nvme0n1"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Crypt);
+    assert_eq!(facts.layers[0].discard_max_bytes, Some(0));
+    assert_eq!(facts.trim_effective, Some(false));
+    assert_eq!(only_drive(facts).trim_supported, Some(true));
+    snapshot("dm_crypt", facts);
+}
+
+#[test]
+fn virtio_vps() {
+    let probed = run("virtio_vps");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["vda1", "vda"]);
+    let drive = only_drive(facts);
+    assert_eq!(drive.interface, Some(Interface::Virtio));
+    assert_eq!(drive.model, None, "virtio has no model; never a guess");
+    assert_eq!(drive.serial, None, "empty serial is unknown");
+    assert_eq!(drive.controller_driver.as_deref(), Some("virtio_blk"));
+    assert_eq!(drive.capacity_bytes, Some(343_597_383_680));
+    assert_eq!(facts.platform.cloud.as_deref(), Some("hetzner"));
+    assert_eq!(facts.platform.virtualized, Some(true));
+    assert_eq!(
+        facts.mount.as_ref().and_then(|m| m.total_bytes),
+        Some(337_000_000_000)
+    );
+    snapshot("virtio_vps", facts);
+}
+
+#[test]
+fn aws_ebs() {
+    let probed = run("aws_ebs");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["nvme1n1"]);
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.fs_type, "xfs");
+    let drive = only_drive(facts);
+    assert_eq!(drive.name, "nvme1n1");
+    assert_eq!(drive.model.as_deref(), Some("Amazon Elastic Block Store"));
+    assert_eq!(drive.serial.as_deref(), Some("vol0fedcba9876543210"));
+    assert_eq!(
+        drive.pcie_link, None,
+        "unknown speed and width 0 are not a link"
+    );
+    assert_eq!(drive.trim_supported, Some(false));
+    assert_eq!(facts.platform.cloud.as_deref(), Some("aws"));
+    assert_eq!(facts.platform.virtualized, Some(true));
+    snapshot("aws_ebs", facts);
+}
+
+#[test]
+fn hostile_missing_attributes_are_unknown() {
+    let probed = run("hostile_missing_attributes");
+    let facts = &probed.facts;
+    let drive = only_drive(facts);
+    assert_eq!(drive.model, None);
+    assert_eq!(drive.serial, None);
+    assert_eq!(drive.capacity_bytes, None);
+    assert_eq!(drive.rotational, None);
+    assert_eq!(drive.temperature_c, None);
+    assert_eq!(
+        drive.hmb, None,
+        "no osrelease and no transport: cannot tell"
+    );
+    let link = drive.pcie_link.expect("max width is still there");
+    assert_eq!(
+        (link.current_gts, link.max_gts, link.max_width),
+        (None, None, Some(4))
+    );
+    assert_eq!(
+        facts.trim_effective, None,
+        "the disk's discard limit is unknown"
+    );
+    assert_eq!(facts.platform.sys_vendor, None);
+    assert_eq!(facts.io_uring.sysctl_disabled, None);
+    assert_eq!(facts.fstrim_timer, Some(true));
+}
+
+#[test]
+fn hostile_empty_attributes_are_unknown() {
+    let probed = run("hostile_empty_attributes");
+    let facts = &probed.facts;
+    let drive = only_drive(facts);
+    assert_eq!(drive.model, None);
+    assert_eq!(drive.capacity_bytes, None);
+    assert_eq!(drive.scheduler, None);
+    assert_eq!(facts.platform.sys_vendor, None);
+    assert_eq!(facts.mount.as_ref().and_then(|m| m.free_bytes), None);
+    assert!(
+        facts.warnings.iter().any(|w| w.contains("statvfs.json")),
+        "{:?}",
+        facts.warnings
+    );
+}
+
+#[test]
+fn hostile_non_utf8_is_replaced_with_a_warning() {
+    let probed = run("hostile_non_utf8");
+    let facts = &probed.facts;
+    let model = only_drive(facts).model.clone().expect("model");
+    assert!(model.starts_with("Samsung SSD \u{fffd}"), "{model}");
+    assert!(facts
+        .platform
+        .sys_vendor
+        .as_deref()
+        .is_some_and(|v| v.contains('\u{fffd}')));
+    assert!(facts.warnings.iter().any(|w| w.contains("not valid UTF-8")));
+}
+
+#[test]
+fn hostile_huge_model_is_capped() {
+    let probed = run("hostile_huge_model");
+    let facts = &probed.facts;
+    let drive = only_drive(facts);
+    // The 1 MB SCSI model is capped; IDENTIFY (also 1 MB, unparsable) is refused.
+    assert!(drive.model.as_deref().is_some_and(|m| m.len() <= ATTR_CAP));
+    assert!(
+        facts.warnings.iter().any(|w| w.contains("truncated")),
+        "{:?}",
+        facts.warnings
+    );
+    assert!(facts
+        .platform
+        .product_name
+        .as_deref()
+        .is_some_and(|p| p.len() <= ATTR_CAP));
+}
+
+#[test]
+fn hostile_symlink_loops_end() {
+    let probed = run("hostile_symlink_loops");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["dm-0", "dm-1", "nvme0n1p3", "nvme0n1"]);
+    let drive = only_drive(facts);
+    assert_eq!(drive.nvme, None, "the controller link loops");
+    assert_eq!(facts.platform.sys_vendor, None);
+    assert!(
+        facts.warnings.iter().any(|w| w.contains("symbolic links")),
+        "{:?}",
+        facts.warnings
+    );
+}
+
+#[test]
+fn hostile_links_never_leave_the_root() {
+    let scenario = fixture::scenario_named("hostile_symlink_outside_root").expect("scenario");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root_dir = dir.path().join("root");
+    (scenario.build)(&root_dir).expect("builds");
+    // Bait right outside the root, where an escaping `..` would land.
+    std::fs::create_dir_all(dir.path().join("etc")).expect("mkdir");
+    std::fs::write(dir.path().join("etc/hostname"), "OUTSIDE-THE-ROOT\n").expect("write");
+    std::fs::write(dir.path().join("etc/machine-id"), "OUTSIDE-THE-ROOT\n").expect("write");
+    let root = Root::at(&root_dir).expect("root").recording();
+    let facts = run_probe(
+        &root,
+        Path::new(scenario.probe_path),
+        &ProbeOptions::default(),
+    )
+    .expect("probe");
+    let json = serde_json::to_string(&facts).expect("json");
+    assert!(!json.contains("OUTSIDE-THE-ROOT"));
+    let drive = only_drive(&facts);
+    assert_eq!(drive.model, None, "ROOT/etc/hostname does not exist");
+    assert_eq!(drive.serial, None, "ROOT/etc/machine-id does not exist");
+    // An absolute link to /proc/self/mountinfo lands on the fixture's mountinfo.
+    assert_eq!(drive.pcie_link.and_then(|l| l.current_gts), None);
+    for entry in root.accessed() {
+        let host = root.host_path(&entry.path);
+        assert!(
+            host.starts_with(probed_base(&root_dir)),
+            "{}",
+            host.display()
+        );
+    }
+}
+
+fn probed_base(root_dir: &Path) -> PathBuf {
+    std::fs::canonicalize(root_dir).expect("canonical")
+}
+
+#[test]
+fn hostile_mountinfo_escapes_are_decoded() {
+    let probed = run("hostile_mountinfo_escapes");
+    let facts = &probed.facts;
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.mount_point, "/var/lib/eth node");
+    assert_eq!(mount.dev, "259:2");
+    assert_eq!(facts.stack, vec!["nvme0n1p2", "nvme0n1"]);
+    assert!(facts.warnings.iter().any(|w| w.contains("malformed")));
+}
+
+#[test]
+fn hostile_garbage_identify_falls_back_to_scsi() {
+    let probed = run("hostile_garbage_identify");
+    let facts = &probed.facts;
+    let drive = only_drive(facts);
+    assert_eq!(drive.model.as_deref(), Some("CT2000MX500SSD1"));
+    assert_eq!(
+        drive.firmware.as_deref(),
+        Some("046"),
+        "only the SCSI rev is left"
+    );
+    assert!(
+        facts.warnings.iter().any(|w| w.contains("IDENTIFY")),
+        "{:?}",
+        facts.warnings
+    );
+}
+
+#[test]
+fn every_scenario_probes_without_panicking() {
+    for scenario in SCENARIOS {
+        let probed = run(scenario.name);
+        assert!(probed.root_dir.exists());
+        assert_eq!(probed.facts.schema_version, SCHEMA_VERSION);
+    }
+}
+
+#[test]
+fn smartctl_json_is_merged_into_the_matching_drive() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture::hdd(dir.path()).expect("builds");
+    let root = Root::at(dir.path()).expect("root");
+    let saved = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/smartctl/WDC_WD20EFRX-68EUZN0_17.json");
+    let opts = ProbeOptions {
+        smartctl_json: Some(saved),
+        ..ProbeOptions::default()
+    };
+    let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
+    let drive = only_drive(&facts);
+    let health = drive.health.as_ref().expect("health from smartctl");
+    assert_eq!(health.source, "smartctl");
+    assert!(drive.model_family.is_some(), "{drive:?}");
+    assert!(facts.warnings.is_empty(), "{:?}", facts.warnings);
+}
+
+#[test]
+fn smartctl_garbage_is_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture::hdd(&dir.path().join("root")).expect("builds");
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(
+        &garbage,
+        "{\"json_format_version\": [1, 0], \"smartctl\": {",
+    )
+    .expect("write");
+    let root = Root::at(dir.path().join("root")).expect("root");
+    let opts = ProbeOptions {
+        smartctl_json: Some(garbage),
+        ..ProbeOptions::default()
+    };
+    let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
+    assert!(
+        facts.warnings.iter().any(|w| w.contains("smartctl JSON")),
+        "{:?}",
+        facts.warnings
+    );
+    assert_eq!(only_drive(&facts).health, None);
+}
