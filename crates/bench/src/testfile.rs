@@ -119,12 +119,40 @@ impl TestFile {
     /// touching an existing file), opened read-write with O_DIRECT when `direct`, and reserves
     /// `size` bytes with `fallocate` so that a full file system fails now, not mid-run.
     pub fn create(dir: &Path, size: u64, direct: bool) -> Result<TestFile, BenchError> {
+        // A name collision is astronomically unlikely, but O_EXCL turns it into an error, never
+        // into overwriting someone's file; a fresh random name then gets another chance.
+        let mut last_error = None;
+        for _ in 0..8 {
+            let name = format!(
+                "{NAME_PREFIX}{}-{:016x}{NAME_SUFFIX}",
+                std::process::id(),
+                rand::random::<u64>()
+            );
+            match Self::create_named(dir, &name, size, direct) {
+                Err(BenchError::Io { source, .. })
+                    if source.kind() == io::ErrorKind::AlreadyExists =>
+                {
+                    last_error = Some(source);
+                }
+                other => return other,
+            }
+        }
+        Err(BenchError::io(
+            format!("creating a test file in {}", dir.display()),
+            last_error.unwrap_or_else(|| io::Error::from(io::ErrorKind::AlreadyExists)),
+        ))
+    }
+
+    /// [`TestFile::create`] with a given file name; fails with `AlreadyExists` rather than
+    /// touching an existing file.
+    pub fn create_named(
+        dir: &Path,
+        name: &str,
+        size: u64,
+        direct: bool,
+    ) -> Result<TestFile, BenchError> {
         let size = round_down(size).max(ALIGN);
-        let path = dir.join(format!(
-            "{NAME_PREFIX}{}-{:016x}{NAME_SUFFIX}",
-            std::process::id(),
-            rand::random::<u64>()
-        ));
+        let path = dir.join(name);
         let mut options = OpenOptions::new();
         options.read(true).write(true).create_new(true).mode(0o600);
         if direct {
@@ -345,6 +373,23 @@ mod tests {
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 4 << 20);
         drop(file);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn an_existing_file_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = ".nodecheck-bench-1-00000000000000aa.tmp";
+        let existing = dir.path().join(name);
+        std::fs::write(&existing, b"precious").unwrap();
+        let err = TestFile::create_named(dir.path(), name, 1 << 20, false).unwrap_err();
+        match err {
+            BenchError::Io { source, .. } => {
+                assert_eq!(source.kind(), io::ErrorKind::AlreadyExists)
+            }
+            other => panic!("unexpected {other}"),
+        }
+        // Neither truncated nor removed by a guard.
+        assert_eq!(std::fs::read(&existing).unwrap(), b"precious");
     }
 
     #[test]
