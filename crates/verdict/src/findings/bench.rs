@@ -1,0 +1,238 @@
+//! NC7xx: what the benchmark measured, against the client's needs.
+
+use ::bench::{BenchReport, EngineKind};
+
+use crate::model::{Finding, Severity};
+
+use super::{format_iops, format_latency_us, ClientFailure, Clients};
+
+/// eth-docker's guidance for `ioping -D` while the node runs: good drives stay under 300 us.
+pub const QD1_GOOD_MAX_US: f64 = 300.0;
+/// Used when no client publishes a latency need: Netcup RS G11 (400 us average, 1.1 ms max)
+/// attests but misses the best rewards, so a p99 above a millisecond is a slow drive.
+pub const QD1_FALLBACK_P99_US: f64 = 1000.0;
+/// A p99 this many times over the need is not "slow", it cannot keep up.
+const CRITICAL_FACTOR: f64 = 4.0;
+/// IOPS below this fraction of the need cannot keep up either.
+const CRITICAL_IOPS_FRACTION: f64 = 0.5;
+
+/// What the bench says, and whether it shows the drive fast enough for every applied need.
+pub struct BenchOutcome {
+    pub findings: Vec<Finding>,
+    pub fast: bool,
+}
+
+pub fn check(
+    report: &BenchReport,
+    clients: &Clients<'_>,
+    failures: &mut Vec<ClientFailure>,
+) -> BenchOutcome {
+    let mut findings = Vec::new();
+    let mut measured = false;
+    let mut fast = true;
+
+    if let Some(qd1) = &report.qd1 {
+        measured = true;
+        let p99 = qd1.lat_us.p99;
+        let max = qd1.lat_us.max;
+        let failing = clients.failing_by(|c| c.max_qd1_read_p99_us, |t| p99 > t, false);
+        let (severity, need_text, failing_client) = if let Some((client, need)) = failing.first() {
+            let sev = if p99 > need * CRITICAL_FACTOR {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            };
+            (
+                sev,
+                format!(
+                    "{} needs p99 <= {}",
+                    clients.name(client),
+                    format_latency_us(*need)
+                ),
+                Some(client.name.clone()),
+            )
+        } else if clients
+            .needs
+            .iter()
+            .all(|c| c.max_qd1_read_p99_us.is_none())
+            && p99 > QD1_FALLBACK_P99_US
+        {
+            let sev = if p99 > QD1_FALLBACK_P99_US * CRITICAL_FACTOR {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            };
+            (
+                sev,
+                format!(
+                    "p99 above {} means a slow drive",
+                    format_latency_us(QD1_FALLBACK_P99_US)
+                ),
+                None,
+            )
+        } else {
+            (Severity::Ok, String::new(), None)
+        };
+        if let Some(client) = failing_client {
+            failures.push(ClientFailure { client, severity });
+        }
+        let measured_text = format!(
+            "QD1 4 KiB random reads ({} on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
+            qd1.ios,
+            qd1.target,
+            engine_name(qd1.engine),
+            format_latency_us(qd1.lat_us.p50),
+            format_latency_us(p99),
+            format_latency_us(max),
+            format_iops(qd1.iops)
+        );
+        let max_note = if max > QD1_GOOD_MAX_US {
+            format!(
+                "; the max is above the {} that good drives stay under (eth-docker's ioping guidance)",
+                format_latency_us(QD1_GOOD_MAX_US)
+            )
+        } else {
+            String::new()
+        };
+        if severity >= Severity::Warning {
+            fast = false;
+            findings.push(
+                Finding::new(
+                    "NC701",
+                    severity,
+                    "Slow QD1 read latency",
+                    format!("{measured_text}; {need_text}{max_note}."),
+                )
+                .with_fix("Check the drive's temperature, TRIM and link findings above; if they are fine the drive itself is too slow for a sync: replace it with a TLC NVMe drive with DRAM"),
+            );
+        } else {
+            findings.push(Finding::new(
+                "NC701",
+                if max > QD1_GOOD_MAX_US {
+                    Severity::Info
+                } else {
+                    Severity::Ok
+                },
+                "QD1 read latency",
+                format!("{measured_text}{max_note}."),
+            ));
+        }
+    }
+
+    if let Some(rw) = &report.randrw {
+        measured = true;
+        let read_fail = clients.failing_by(
+            |c| c.min_read_iops.map(f64::from),
+            |t| rw.read_iops < t,
+            true,
+        );
+        let write_fail = clients.failing_by(
+            |c| c.min_write_iops.map(f64::from),
+            |t| rw.write_iops < t,
+            true,
+        );
+        let comparable = if rw.fio_comparable {
+            String::new()
+        } else {
+            format!(
+                " The span was {} GiB, less than the community's 150 GiB, so an SLC cache may make the figure look better than a sync will see.",
+                rw.span_bytes / (1 << 30)
+            )
+        };
+        let measured_text = format!(
+            "randrw 75/25 4 KiB at QD{}: {}/{} r/w IOPS ({} engine)",
+            rw.queue_depth,
+            format_iops(rw.read_iops),
+            format_iops(rw.write_iops),
+            engine_name(rw.engine)
+        );
+        let mut shortfalls = Vec::new();
+        let mut severity = Severity::Ok;
+        let mut first_client = None;
+        for (kind, have, failing) in [
+            ("read", rw.read_iops, &read_fail),
+            ("write", rw.write_iops, &write_fail),
+        ] {
+            if let Some((client, need)) = failing.first() {
+                let sev = if have < need * CRITICAL_IOPS_FRACTION {
+                    Severity::Critical
+                } else {
+                    Severity::Warning
+                };
+                severity = severity.max(sev);
+                first_client.get_or_insert_with(|| client.name.clone());
+                shortfalls.push(format!(
+                    "{} needs {} {kind} IOPS",
+                    clients.name(client),
+                    format_iops(*need)
+                ));
+            }
+        }
+        if let Some(client) = first_client {
+            fast = false;
+            failures.push(ClientFailure { client, severity });
+            findings.push(
+                Finding::new(
+                    "NC702",
+                    severity,
+                    "Random I/O below the client's needs",
+                    format!("{measured_text}; {}.{comparable}", shortfalls.join("; ")),
+                )
+                .with_fix("Replace the drive with a TLC NVMe drive with DRAM (see docs/drives.md); on cloud volumes provision more IOPS"),
+            );
+        } else {
+            if !rw.fio_comparable {
+                fast = false;
+            }
+            findings.push(Finding::new(
+                "NC702",
+                if rw.fio_comparable {
+                    Severity::Ok
+                } else {
+                    Severity::Info
+                },
+                "Random I/O meets the client's needs",
+                format!("{measured_text}.{comparable}"),
+            ));
+        }
+    }
+
+    if report.engine != EngineKind::IoUring && measured {
+        let why = report
+            .engine_reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        findings.push(Finding::new(
+            "NC703",
+            Severity::Info,
+            "Benchmark ran without io_uring",
+            format!(
+                "The {} engine was used{why}. Its figures are somewhat lower than fio's io_uring/libaio figures at high queue depth; QD1 latency is comparable.",
+                engine_name(report.engine)
+            ),
+        ));
+    }
+
+    if !report.warnings.is_empty() {
+        findings.push(Finding::new(
+            "NC704",
+            Severity::Info,
+            "Benchmark caveats",
+            format!("{}.", report.warnings.join("; ")),
+        ));
+    }
+
+    BenchOutcome {
+        findings,
+        fast: measured && fast,
+    }
+}
+
+fn engine_name(engine: EngineKind) -> &'static str {
+    match engine {
+        EngineKind::IoUring => "io_uring",
+        EngineKind::Psync => "psync",
+        EngineKind::Mock => "mock",
+    }
+}

@@ -1,0 +1,188 @@
+//! NC5xx (capacity part): the drive size and free space against the chosen client's needs.
+
+use probe::Facts;
+
+use crate::model::{Finding, Severity};
+
+use super::{format_bytes, ClientFailure, Clients};
+
+pub fn check(
+    facts: &Facts,
+    clients: &Clients<'_>,
+    failures: &mut Vec<ClientFailure>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if clients.needs.is_empty() {
+        return out;
+    }
+    size(facts, clients, failures, &mut out);
+    free(facts, clients, failures, &mut out);
+    out
+}
+
+/// Data-center drives sell 1.92, 3.84 and 7.68 TB where consumer drives sell 2, 4 and 8 TB:
+/// the same size class with more over-provisioning, so a need is met within this fraction.
+pub const SIZE_CLASS_TOLERANCE: f64 = 0.96;
+
+/// The size the client docs speak of: the drive ("a 2 TB SSD"). A file system is always a
+/// little smaller than its drive, so it is used only when the drives' sizes are unknown.
+fn usable_size(facts: &Facts) -> Option<(u64, String)> {
+    let sizes: Vec<u64> = facts
+        .drives
+        .iter()
+        .filter_map(|d| d.capacity_bytes)
+        .collect();
+    if !sizes.is_empty() && sizes.len() == facts.drives.len() {
+        let names: Vec<&str> = facts.drives.iter().map(|d| d.name.as_str()).collect();
+        // Several drives under one path are RAID or LVM members; the file system says what
+        // they add up to, when it is known.
+        if sizes.len() > 1 {
+            if let Some(total) = facts.mount.as_ref().and_then(|m| m.total_bytes) {
+                return Some((total, format!("the file system over {}", names.join(" + "))));
+            }
+        }
+        return Some((sizes.iter().sum(), format!("drive {}", names.join(" + "))));
+    }
+    let mount = facts.mount.as_ref()?;
+    Some((
+        mount.total_bytes?,
+        format!("the file system at {}", mount.mount_point),
+    ))
+}
+
+fn size(
+    facts: &Facts,
+    clients: &Clients<'_>,
+    failures: &mut Vec<ClientFailure>,
+    out: &mut Vec<Finding>,
+) {
+    let Some((bytes, what)) = usable_size(facts) else {
+        return;
+    };
+    let have = bytes as f64 / SIZE_CLASS_TOLERANCE;
+    let below_min = clients.failing_by(|c| Some(c.min_disk_bytes as f64), |t| have < t, true);
+    if let Some((client, need)) = below_min.first() {
+        failures.push(ClientFailure {
+            client: client.name.clone(),
+            severity: Severity::Critical,
+        });
+        out.push(
+            Finding::new(
+                "NC510",
+                Severity::Critical,
+                "Too small for the client",
+                format!(
+                    "{what} holds {}; {} needs at least {} (recommended {}).",
+                    format_bytes(bytes),
+                    clients.name(client),
+                    format_bytes(*need as u64),
+                    format_bytes(client.recommended_disk_bytes),
+                ),
+            )
+            .with_fix(format!(
+                "Use a drive of at least {} for the node's data",
+                format_bytes(client.recommended_disk_bytes.max(client.min_disk_bytes))
+            )),
+        );
+        return;
+    }
+    let below_rec = clients.failing_by(
+        |c| Some(c.recommended_disk_bytes as f64),
+        |t| have < t,
+        true,
+    );
+    if let Some((client, rec)) = below_rec.first() {
+        failures.push(ClientFailure {
+            client: client.name.clone(),
+            severity: Severity::Warning,
+        });
+        out.push(
+            Finding::new(
+                "NC510",
+                Severity::Warning,
+                "Smaller than the client's recommended size",
+                format!(
+                    "{what} holds {}: enough for {} today (minimum {}), but below the recommended {}; the chain grows every week.",
+                    format_bytes(bytes),
+                    clients.name(client),
+                    format_bytes(client.min_disk_bytes),
+                    format_bytes(*rec as u64),
+                ),
+            )
+            .with_fix(format!("Plan a move to a drive of {} or more", format_bytes(*rec as u64))),
+        );
+        return;
+    }
+    let names: Vec<&str> = clients.needs.iter().map(|c| c.display.as_str()).collect();
+    out.push(Finding::new(
+        "NC510",
+        Severity::Ok,
+        "Big enough for the client",
+        format!(
+            "{what} holds {}, at least the recommended size for {}.",
+            format_bytes(bytes),
+            names.join(", ")
+        ),
+    ));
+}
+
+fn free(
+    facts: &Facts,
+    clients: &Clients<'_>,
+    failures: &mut Vec<ClientFailure>,
+    out: &mut Vec<Finding>,
+) {
+    let Some(mount) = facts.mount.as_ref() else {
+        return;
+    };
+    let Some(free) = mount.free_bytes else {
+        return;
+    };
+    let have = free as f64;
+    let failing = clients.failing_by(|c| Some(c.min_free_bytes as f64), |t| have < t, true);
+    let used = mount
+        .total_bytes
+        .filter(|t| *t > 0)
+        .map(|t| {
+            format!(
+                " ({:.0}% used)",
+                100.0 * (t.saturating_sub(free)) as f64 / t as f64
+            )
+        })
+        .unwrap_or_default();
+    if let Some((client, need)) = failing.first() {
+        failures.push(ClientFailure {
+            client: client.name.clone(),
+            severity: Severity::Warning,
+        });
+        out.push(
+            Finding::new(
+                "NC511",
+                Severity::Warning,
+                "Little free space",
+                format!(
+                    "{} has {} free{used}; {} wants at least {} free to sync and to prune.",
+                    mount.mount_point,
+                    format_bytes(free),
+                    clients.name(client),
+                    format_bytes(*need as u64),
+                ),
+            )
+            .with_fix(format!(
+                "Free space (prune the client's database; find what is big with `sudo du -xh --max-depth=2 {} | sort -h | tail`), or move the data to a larger drive",
+                mount.mount_point
+            )),
+        );
+    } else {
+        out.push(Finding::new(
+            "NC511",
+            Severity::Ok,
+            "Enough free space",
+            format!(
+                "{} has {} free{used}.",
+                mount.mount_point,
+                format_bytes(free)
+            ),
+        ));
+    }
+}

@@ -1,0 +1,338 @@
+//! NC2xx: drive health (SMART / NVMe health log) and temperature.
+
+use probe::{Drive, Facts, Health};
+
+use crate::model::{Finding, Severity};
+
+/// The list's advice: keep the drive below 50 C so it does not throttle.
+pub const TEMPERATURE_WARN_C: f64 = 50.0;
+/// Wear at which replacement should be planned; the NVMe spec defines 100 as the vendor's
+/// rated endurance, so warn with some margin before it.
+pub const PERCENTAGE_USED_WARN: u8 = 80;
+pub const PERCENTAGE_USED_CRITICAL: u8 = 100;
+
+const SMART_FIX: &str =
+    "Back up the node's data, check `sudo smartctl -x /dev/DRIVE`, and plan to replace the drive";
+
+/// NVMe critical warning bits (NVMe base spec, SMART / Health log byte 0).
+const CRITICAL_WARNING_BITS: [(u8, &str); 5] = [
+    (0, "available spare below threshold"),
+    (1, "temperature above or below a threshold"),
+    (
+        2,
+        "NVM subsystem reliability degraded by media or internal errors",
+    ),
+    (3, "media placed in read-only mode"),
+    (4, "volatile memory backup device failed"),
+];
+
+pub fn check(facts: &Facts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for drive in &facts.drives {
+        let before = out.len();
+        if let Some(health) = &drive.health {
+            check_health(drive, health, &mut out);
+            let problems = out[before..]
+                .iter()
+                .any(|f| f.severity >= Severity::Warning);
+            if !problems {
+                out.push(healthy(drive));
+            }
+        }
+        check_temperature(drive, &mut out);
+    }
+    out
+}
+
+fn healthy(drive: &Drive) -> Finding {
+    let mut seen = Vec::new();
+    if let Some(h) = &drive.health {
+        if let Some(used) = h.percentage_used {
+            seen.push(format!("{used}% of rated endurance used"));
+        }
+        if let Some(spare) = h.available_spare_pct {
+            seen.push(format!("{spare}% spare left"));
+        }
+        if let Some(hours) = h.power_on_hours {
+            seen.push(format!("{hours} power-on hours"));
+        }
+        if h.passed == Some(true) {
+            seen.push("SMART overall assessment passed".to_owned());
+        }
+    }
+    let detail = if seen.is_empty() {
+        "The drive's health log shows no problem.".to_owned()
+    } else {
+        format!(
+            "The drive's health log shows no problem: {}.",
+            seen.join(", ")
+        )
+    };
+    Finding::new("NC200", Severity::Ok, "Drive health is fine", detail).about(&drive.name)
+}
+
+fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
+    let name = &drive.name;
+    let failing_status = h
+        .smartctl_status
+        .iter()
+        .any(|s| s.to_ascii_lowercase().contains("failing"));
+    if h.passed == Some(false) || failing_status {
+        out.push(
+            Finding::new(
+                "NC201",
+                Severity::Critical,
+                "SMART says the drive is failing",
+                format!(
+                    "{name}: the drive's own overall health assessment failed ({}).",
+                    if h.smartctl_status.is_empty() {
+                        "smart_status.passed = false".to_owned()
+                    } else {
+                        h.smartctl_status.join(", ")
+                    }
+                ),
+            )
+            .with_fix(SMART_FIX)
+            .about(name),
+        );
+    }
+
+    if let Some(bits) = h.critical_warning.filter(|b| *b != 0) {
+        let decoded: Vec<String> = CRITICAL_WARNING_BITS
+            .iter()
+            .filter(|(bit, _)| bits & (1 << bit) != 0)
+            .map(|(bit, text)| format!("bit {bit}: {text}"))
+            .collect();
+        let unknown = bits & !0x1f;
+        let mut detail = format!("{name}: NVMe critical warning 0x{bits:02x}");
+        if !decoded.is_empty() {
+            detail.push_str(&format!(" ({})", decoded.join("; ")));
+        }
+        if unknown != 0 {
+            detail.push_str(&format!(", reserved bits 0x{unknown:02x} also set"));
+        }
+        detail.push('.');
+        let fix = if bits & 0b10 != 0 && bits & !0b10 == 0 {
+            "Cool the drive (heatsink, airflow) and recheck; if the warning stays, back up and replace it"
+        } else {
+            SMART_FIX
+        };
+        out.push(
+            Finding::new(
+                "NC202",
+                Severity::Critical,
+                "The drive raises an NVMe critical warning",
+                detail,
+            )
+            .with_fix(fix)
+            .about(name),
+        );
+    }
+
+    if let (Some(spare), Some(threshold)) = (h.available_spare_pct, h.available_spare_threshold_pct)
+    {
+        if spare < threshold {
+            out.push(
+                Finding::new(
+                    "NC203",
+                    Severity::Critical,
+                    "Spare blocks below the drive's threshold",
+                    format!(
+                        "{name}: {spare}% spare capacity left, below the drive's own threshold of {threshold}%; it is close to running out of replacement blocks."
+                    ),
+                )
+                .with_fix(SMART_FIX)
+                .about(name),
+            );
+        }
+    }
+
+    if let Some(used) = h.percentage_used {
+        if used >= PERCENTAGE_USED_WARN {
+            let severity = if used >= PERCENTAGE_USED_CRITICAL {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            };
+            let written = h
+                .bytes_written
+                .map(|b| format!(" after {} written", super::format_bytes(b)))
+                .unwrap_or_default();
+            out.push(
+                Finding::new(
+                    "NC204",
+                    severity,
+                    "The drive is worn",
+                    format!(
+                        "{name}: {used}% of the rated write endurance is used{written}; an Ethereum node writes heavily, so wear grows fast."
+                    ),
+                )
+                .with_fix("Plan to replace the drive with a higher-endurance (TBW) model before it reaches its limit")
+                .about(name),
+            );
+        }
+    }
+
+    if let Some(errors) = h.media_errors.filter(|e| *e > 0) {
+        out.push(
+            Finding::new(
+                "NC205",
+                Severity::Warning,
+                "The drive logged media errors",
+                format!("{name}: {errors} unrecovered media or data-integrity errors in the health log."),
+            )
+            .with_fix(SMART_FIX)
+            .about(name),
+        );
+    }
+
+    let pending = h.pending_sectors.unwrap_or(0);
+    let uncorrectable = h.uncorrectable_sectors.unwrap_or(0);
+    let reallocated = h.reallocated_sectors.unwrap_or(0);
+    if pending > 0 || uncorrectable > 0 || reallocated > 0 {
+        let severity = if pending > 0 || uncorrectable > 0 {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        out.push(
+            Finding::new(
+                "NC206",
+                severity,
+                "Bad sectors",
+                format!(
+                    "{name}: {reallocated} reallocated, {pending} pending and {uncorrectable} offline-uncorrectable sectors."
+                ),
+            )
+            .with_fix(SMART_FIX)
+            .about(name),
+        );
+    }
+
+    let threshold_bits: Vec<&String> = h
+        .smartctl_status
+        .iter()
+        .filter(|s| {
+            let s = s.to_ascii_lowercase();
+            !s.contains("failing")
+                && (s.contains("threshold") || s.contains("error log") || s.contains("self-test"))
+        })
+        .collect();
+    if !threshold_bits.is_empty() {
+        let now = threshold_bits.iter().any(|s| {
+            let s = s.to_ascii_lowercase();
+            s.contains("threshold") && !s.contains("past")
+        });
+        out.push(
+            Finding::new(
+                "NC207",
+                if now {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                },
+                "smartctl flags attributes or logged errors",
+                format!(
+                    "{name}: smartctl's exit status reports: {}.",
+                    threshold_bits
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .with_fix("Read the flagged attributes and logs with `sudo smartctl -x /dev/DRIVE`")
+            .about(name),
+        );
+    }
+}
+
+fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
+    let name = &drive.name;
+    let critical_c = drive
+        .nvme
+        .as_ref()
+        .and_then(|n| n.identify.as_ref())
+        .filter(|id| id.wctemp_k > 273)
+        .map(|id| f64::from(id.wctemp_k) - 273.15);
+    if let Some(temp) = drive.temperature_c.filter(|t| t.is_finite()) {
+        let source = drive
+            .temperature_source
+            .as_deref()
+            .map(|s| format!(" (from {s})"))
+            .unwrap_or_default();
+        if let Some(limit) = critical_c.filter(|limit| temp >= *limit) {
+            out.push(
+                Finding::new(
+                    "NC210",
+                    Severity::Critical,
+                    "The drive is above its warning temperature",
+                    format!(
+                        "{name}: {temp:.0} C{source}, at or above the drive's own warning threshold of {limit:.0} C; it throttles and may lose data."
+                    ),
+                )
+                .with_fix(COOLING_FIX)
+                .about(name),
+            );
+        } else if temp >= TEMPERATURE_WARN_C {
+            out.push(
+                Finding::new(
+                    "NC210",
+                    Severity::Warning,
+                    "The drive runs hot",
+                    format!(
+                        "{name}: {temp:.0} C{source}; keep it below {TEMPERATURE_WARN_C:.0} C so it does not throttle during a sync."
+                    ),
+                )
+                .with_fix(COOLING_FIX)
+                .about(name),
+            );
+        } else {
+            out.push(
+                Finding::new(
+                    "NC210",
+                    Severity::Ok,
+                    "Drive temperature is fine",
+                    format!("{name}: {temp:.0} C{source}, below {TEMPERATURE_WARN_C:.0} C."),
+                )
+                .about(name),
+            );
+        }
+    }
+
+    if let Some(h) = &drive.health {
+        let t1 = h.thermal_throttle_t1_transitions.unwrap_or(0);
+        let t2 = h.thermal_throttle_t2_transitions.unwrap_or(0);
+        let warn_min = h.warning_temp_minutes.unwrap_or(0);
+        let crit_min = h.critical_temp_minutes.unwrap_or(0);
+        if t1 > 0 || t2 > 0 || warn_min > 0 || crit_min > 0 {
+            let mut seen = Vec::new();
+            if t1 > 0 || t2 > 0 {
+                seen.push(format!(
+                    "{t1} light and {t2} heavy thermal-throttling transitions"
+                ));
+            }
+            if warn_min > 0 {
+                seen.push(format!("{warn_min} minutes above the warning temperature"));
+            }
+            if crit_min > 0 {
+                seen.push(format!("{crit_min} minutes above the critical temperature"));
+            }
+            out.push(
+                Finding::new(
+                    "NC211",
+                    Severity::Warning,
+                    "The drive has throttled for heat",
+                    format!(
+                        "{name}: the health log counts {} over the drive's life; a throttling drive slows the sync to a crawl.",
+                        seen.join(", ")
+                    ),
+                )
+                .with_fix(COOLING_FIX)
+                .about(name),
+            );
+        }
+    }
+}
+
+const COOLING_FIX: &str = "Add a heatsink to the M.2 drive and airflow over it; check again with `sudo smartctl -x /dev/DRIVE` under load";

@@ -1,0 +1,388 @@
+//! NC1xx: who the drive is: its database entry and grade, firmware and capacity advisories,
+//! what is known about a drive the database does not list, hard disks, DRAM-less drives,
+//! and the facts that could not be read without root.
+
+use probe::{Drive, Facts, Interface};
+
+use crate::database::{
+    Class, Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, Traits,
+};
+use crate::model::{Finding, Grade, Severity};
+
+use super::{format_bytes, format_iops};
+
+/// What the identity checks learned about one drive, for the per-drive verdict.
+#[derive(Debug, Clone)]
+pub struct DriveIdentity<'a> {
+    pub name: String,
+    pub entry: Option<&'a DriveEntry>,
+    /// NAND and DRAM as the database says for this capacity (AData S40G 4 TB is QLC).
+    pub nand: Option<Nand>,
+    pub dram: Option<Dram>,
+    /// The database's grade for this drive (entry, firmware and capacity rules, or a generic
+    /// rule); `Unknown` when nothing says anything.
+    pub grade: Grade,
+}
+
+pub fn grade_severity(grade: Grade) -> Severity {
+    match grade {
+        Grade::Good => Severity::Ok,
+        Grade::Unknown => Severity::Info,
+        Grade::Ugly => Severity::Warning,
+        Grade::Bad => Severity::Critical,
+    }
+}
+
+const REPLACE_FIX: &str = "Replace it with a drive from the Good list: TLC NAND with DRAM, 2 TB or more (see docs/drives.md or `nodecheck db list --grade good`)";
+
+pub fn check<'a>(facts: &Facts, db: &'a Database) -> (Vec<Finding>, Vec<DriveIdentity<'a>>) {
+    let mut out = Vec::new();
+    let mut identities = Vec::new();
+    for drive in &facts.drives {
+        identities.push(identify(drive, db, &mut out));
+        hard_disk(drive, &mut out);
+    }
+    (out, identities)
+}
+
+fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> DriveIdentity<'a> {
+    let name = &drive.name;
+    let Some(model) = drive
+        .model
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    else {
+        let (grade, rule_matched) = generic(drive, None, db, out);
+        out.push(
+            Finding::new(
+                "NC103",
+                Severity::Info,
+                "Drive model unknown",
+                format!(
+                    "{name}: the drive reports no model string{}, so the database cannot be consulted.",
+                    describe_known(drive)
+                ),
+            )
+            .about(name),
+        );
+        dram_less(drive, None, rule_matched, out);
+        return DriveIdentity {
+            name: name.clone(),
+            entry: None,
+            nand: None,
+            dram: None,
+            grade,
+        };
+    };
+
+    let lookup = db.lookup(&DriveQuery {
+        model,
+        firmware: drive.firmware.as_deref().map(str::trim),
+        capacity_bytes: drive.capacity_bytes,
+        interface: drive.interface,
+    });
+
+    let Some(entry) = lookup.entry else {
+        let (grade, rule_matched) = generic(drive, Some(model), db, out);
+        out.push(
+            Finding::new(
+                "NC103",
+                Severity::Info,
+                "Drive not in the database",
+                format!(
+                    "{name}: \"{model}\"{} is not in nodecheck's database{}.",
+                    drive
+                        .firmware
+                        .as_deref()
+                        .map(|f| format!(" (firmware {})", f.trim()))
+                        .unwrap_or_default(),
+                    describe_known(drive)
+                ),
+            )
+            .with_fix("Measure it with `nodecheck --bench full`, and add the result to the database with `nodecheck submit`")
+            .about(name),
+        );
+        dram_less(drive, None, rule_matched, out);
+        return DriveIdentity {
+            name: name.clone(),
+            entry: None,
+            nand: None,
+            dram: None,
+            grade,
+        };
+    };
+
+    let mut traits = vec![entry.interface.label().to_owned()];
+    if let Some(nand) = lookup.nand {
+        traits.push(nand.label().to_owned());
+    }
+    if let Some(dram) = lookup.dram {
+        traits.push(dram.label().to_owned());
+    }
+    traits.push(format!("{} class", entry.class.label().to_lowercase()));
+    let mut detail = format!(
+        "{name}: \"{model}\" is a {} {} ({}), graded {} in the database.",
+        entry.vendor,
+        entry.family,
+        traits.join(", "),
+        lookup.grade
+    );
+    let notes = entry.notes.trim();
+    if !notes.is_empty() {
+        detail.push(' ');
+        detail.push_str(notes);
+    }
+    let rules = db.generic_matches(&Traits {
+        nand: lookup.nand,
+        dram: lookup.dram,
+        class: Some(entry.class),
+        interface: Some(entry.interface),
+        rotational: Some(entry.class == Class::Hdd),
+        virtualized: None,
+    });
+    if !rules.is_empty() {
+        let said: Vec<String> = rules
+            .iter()
+            .map(|r| format!("`{}` ({}): {}", r.id, r.grade, r.notes.trim()))
+            .collect();
+        detail.push_str(&format!(
+            " The list's general rules say: {}",
+            said.join(" ")
+        ));
+    }
+    if let Some(result) = entry.results.first() {
+        detail.push_str(&format!(
+            " Community fio result: {}/{} r/w IOPS",
+            format_iops(f64::from(result.read_iops)),
+            format_iops(f64::from(result.write_iops)),
+        ));
+        if let Some(cap) = result.capacity_bytes {
+            detail.push_str(&format!(" ({})", format_bytes(cap)));
+        }
+        detail.push('.');
+    }
+    // The entry's own grade; firmware and capacity rules that change it come as NC102 with
+    // their own severity, so the reader sees why.
+    let severity = grade_severity(entry.grade);
+    let mut f = Finding::new(
+        "NC101",
+        severity,
+        format!(
+            "{} {}: {} in the database",
+            entry.vendor, entry.family, entry.grade
+        ),
+        detail,
+    )
+    .about(name);
+    if entry.grade >= Grade::Ugly {
+        f = f.with_fix(REPLACE_FIX);
+    }
+    out.push(f);
+
+    for advisory in &lookup.advisories {
+        let mut f = Finding::new(
+            "NC102",
+            advisory.severity,
+            format!("{} {}: database advisory", entry.vendor, entry.family),
+            format!("{name}: {} [{}]", advisory.text.trim(), advisory.code),
+        )
+        .about(name);
+        if let Some(fix) = &advisory.fix {
+            f = f.with_fix(fix.trim());
+        }
+        out.push(f);
+    }
+
+    dram_less(drive, Some((entry, lookup.dram)), true, out);
+    DriveIdentity {
+        name: name.clone(),
+        entry: Some(entry),
+        nand: lookup.nand,
+        dram: lookup.dram,
+        grade: lookup.grade,
+    }
+}
+
+/// What the probe knows about a drive without a database entry, for the reader.
+fn describe_known(drive: &Drive) -> String {
+    let mut known = Vec::new();
+    if let Some(interface) = drive.interface.and_then(EntryInterface::from_probe) {
+        known.push(interface.label().to_owned());
+    }
+    if let Some(cap) = drive.capacity_bytes {
+        known.push(format_bytes(cap));
+    }
+    if let Some(family) = drive.model_family.as_deref() {
+        known.push(format!("smartctl family \"{family}\""));
+    }
+    match drive.rotation_rate_rpm {
+        Some(0) => known.push("solid state".to_owned()),
+        Some(rpm) => known.push(format!("{rpm} rpm hard disk")),
+        None => {
+            if let Some(rot) = drive.rotational {
+                known.push(if rot {
+                    "reports rotational".to_owned()
+                } else {
+                    "solid state".to_owned()
+                });
+            }
+        }
+    }
+    match drive.hmb {
+        Some(true) => known.push("asks for a host memory buffer (likely DRAM-less)".to_owned()),
+        Some(false) if drive.interface == Some(Interface::Nvme) => {
+            known.push("no host memory buffer (likely has DRAM)".to_owned())
+        }
+        _ => {}
+    }
+    if known.is_empty() {
+        String::new()
+    } else {
+        format!("; known: {}", known.join(", "))
+    }
+}
+
+/// Generic rules of the list ("hard disks are bad", "QLC and DRAM-less") judged from what the
+/// probe saw when the model itself is not listed.
+fn generic(
+    drive: &Drive,
+    model: Option<&str>,
+    db: &Database,
+    out: &mut Vec<Finding>,
+) -> (Grade, bool) {
+    let traits = Traits {
+        nand: None,
+        dram: (drive.hmb == Some(true)).then_some(Dram::Hmb),
+        class: super::trim::is_hard_disk(drive).then_some(Class::Hdd),
+        interface: drive.interface.and_then(EntryInterface::from_probe),
+        rotational: Some(super::trim::is_hard_disk(drive)),
+        virtualized: None,
+    };
+    let mut grade = Grade::Unknown;
+    let hard_disk = super::trim::is_hard_disk(drive);
+    let mut matched = false;
+    for rule in db.generic_matches(&traits) {
+        matched = true;
+        grade = if grade == Grade::Unknown {
+            rule.grade
+        } else {
+            grade.max(rule.grade)
+        };
+        // NC105 already says all there is about a hard disk.
+        if hard_disk {
+            continue;
+        }
+        let mut f = Finding::new(
+            "NC104",
+            grade_severity(rule.grade),
+            format!("Generic rule `{}`: {}", rule.id, rule.grade),
+            format!(
+                "{}{}: {}",
+                drive.name,
+                model.map(|m| format!(" (\"{m}\")")).unwrap_or_default(),
+                rule.notes.trim()
+            ),
+        )
+        .about(&drive.name);
+        if rule.grade >= Grade::Ugly {
+            f = f.with_fix(REPLACE_FIX);
+        }
+        out.push(f);
+    }
+    (grade, matched)
+}
+
+fn hard_disk(drive: &Drive, out: &mut Vec<Finding>) {
+    if !super::trim::is_hard_disk(drive) {
+        return;
+    }
+    let rpm = drive
+        .rotation_rate_rpm
+        .filter(|r| *r > 0)
+        .map(|r| format!(" ({r} rpm)"))
+        .unwrap_or_default();
+    out.push(
+        Finding::new(
+            "NC105",
+            Severity::Critical,
+            "Hard disk: rotational media",
+            format!(
+                "{} is a spinning hard disk{rpm}: a few hundred random IOPS at best, while a sync needs thousands; no client can sync mainnet on it in a reasonable time.",
+                drive.name
+            ),
+        )
+        .with_fix("Put the node's data on an NVMe SSD with TLC NAND and DRAM; keep the hard disk for backups or ancient history")
+        .about(&drive.name),
+    );
+}
+
+fn dram_less(
+    drive: &Drive,
+    entry: Option<(&DriveEntry, Option<Dram>)>,
+    graded_elsewhere: bool,
+    out: &mut Vec<Finding>,
+) {
+    let entry_says = entry
+        .and_then(|(_, dram)| dram)
+        .is_some_and(Dram::is_dramless);
+    let probe_says = drive.hmb == Some(true);
+    if !entry_says && !probe_says {
+        return;
+    }
+    let evidence = match (entry_says, probe_says) {
+        (true, true) => {
+            "the database lists it without DRAM and it asks the host for a memory buffer (HMB)"
+        }
+        (true, false) => "the database lists it without DRAM",
+        _ => "it asks the host for a memory buffer (HMB), which drives without their own DRAM do",
+    };
+    // A listed drive's grade (or a generic rule's) already accounts for its DRAM; for an
+    // unknown one this is the best warning there is.
+    let severity = if graded_elsewhere {
+        Severity::Info
+    } else {
+        Severity::Warning
+    };
+    out.push(
+        Finding::new(
+            "NC106",
+            severity,
+            "DRAM-less drive",
+            format!(
+                "{}: {evidence}. DRAM-less drives keep only part of their mapping table cached and slow down under the random reads and heavy rewrites of a sync, worst when combined with QLC NAND.",
+                drive.name
+            ),
+        )
+        .with_fix("Prefer a TLC drive with DRAM for the node's database; `nodecheck bench --test span` shows how much this drive slows down")
+        .about(&drive.name),
+    );
+}
+
+/// Checks that need root and could not run, in one place so the reader knows how to get the
+/// full picture.
+pub fn needs_root(facts: &Facts) -> (Vec<String>, Option<Finding>) {
+    let missing: Vec<String> = facts
+        .unavailable
+        .iter()
+        .filter(|u| u.reason.to_ascii_lowercase().contains("root"))
+        .map(|u| u.fact.clone())
+        .collect();
+    if missing.is_empty() {
+        return (missing, None);
+    }
+    let finding = Finding::new(
+        "NC190",
+        Severity::Info,
+        "Some checks need root",
+        format!(
+            "Ran without root, so these could not be read: {}.",
+            missing.join(", ")
+        ),
+    )
+    .with_fix(format!(
+        "Rerun as root for the full picture: `sudo nodecheck {}`",
+        facts.path
+    ));
+    (missing, Some(finding))
+}

@@ -1,0 +1,206 @@
+//! NC5xx (mount and file system part): atime, copy-on-write file systems, parity RAID,
+//! parts of the stack that could not be resolved.
+
+use probe::{AtimeMode, Facts, LayerKind, MountFacts};
+
+use crate::model::{Finding, Severity};
+
+pub fn check(facts: &Facts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(mount) = &facts.mount {
+        atime(mount, &mut out);
+        copy_on_write(mount, &facts.path, &mut out);
+    }
+    parity_raid(facts, &mut out);
+    if !facts.unresolved.is_empty() {
+        out.push(
+            Finding::new(
+                "NC506",
+                Severity::Info,
+                "Part of the storage stack could not be resolved",
+                format!(
+                    "The probe could not follow the stack to the drives: {}. Drive-level checks are missing for that part.",
+                    facts.unresolved.join("; ")
+                ),
+            )
+            .with_fix("Run nodecheck on the host that owns the physical drives, or pass their model with `nodecheck db lookup MODEL`"),
+        );
+    }
+    out
+}
+
+/// fstab separates fields with whitespace, so spaces in paths are written as octal escapes.
+fn fstab_escape(field: &str) -> String {
+    let mut escaped = String::with_capacity(field.len());
+    for c in field.chars() {
+        match c {
+            ' ' => escaped.push_str("\\040"),
+            '\t' => escaped.push_str("\\011"),
+            '\n' => escaped.push_str("\\012"),
+            '\\' => escaped.push_str("\\134"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+/// The shell sees the remount command: quote anything that is not plainly safe.
+fn shell_quote(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@=,".contains(c));
+    if plain {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// The fstab line for the mount with `noatime`, keeping the options the mount already has
+/// that belong in fstab.
+pub fn noatime_fstab_line(mount: &MountFacts) -> String {
+    const DROP: [&str; 5] = ["rw", "relatime", "strictatime", "noatime", "lazytime"];
+    let mut options: Vec<&str> = mount
+        .mount_options
+        .iter()
+        .map(String::as_str)
+        .filter(|o| !DROP.contains(o))
+        .collect();
+    if options.is_empty() {
+        options.push("defaults");
+    }
+    options.push("noatime");
+    // xfs and btrfs do not use fsck at boot; ext* want pass 1 for / and 2 elsewhere.
+    let pass = if mount.fs_type.starts_with("ext") {
+        if mount.mount_point == "/" {
+            1
+        } else {
+            2
+        }
+    } else {
+        0
+    };
+    format!(
+        "{} {} {} {} 0 {pass}",
+        fstab_escape(&mount.source),
+        fstab_escape(&mount.mount_point),
+        mount.fs_type,
+        options.join(",")
+    )
+}
+
+fn atime(mount: &MountFacts, out: &mut Vec<Finding>) {
+    let mp = &mount.mount_point;
+    if mount.atime == AtimeMode::Noatime {
+        out.push(Finding::new(
+            "NC501",
+            Severity::Ok,
+            "Mounted noatime",
+            format!("{mp} ({}) is mounted noatime.", mount.fs_type),
+        ));
+        return;
+    }
+    let (severity, how) = match (mount.atime, mount.lazytime) {
+        (AtimeMode::Strictatime, false) => (
+            Severity::Warning,
+            "strictatime: every read of a database file also writes its access time",
+        ),
+        (AtimeMode::Strictatime, true) => (
+            Severity::Info,
+            "strictatime with lazytime: access times are still updated, batched in memory",
+        ),
+        _ => (
+            Severity::Info,
+            "relatime: reads still write a file's access time about once a day",
+        ),
+    };
+    let fix = if mount.fs_type == "zfs" {
+        format!("sudo zfs set atime=off {}", mount.source)
+    } else {
+        format!(
+            "In /etc/fstab change the line for {mp} to `{}`, then apply it now: `sudo mount -o remount,noatime {}`",
+            noatime_fstab_line(mount),
+            shell_quote(mp)
+        )
+    };
+    out.push(
+        Finding::new(
+            "NC501",
+            severity,
+            "Access-time updates are on",
+            format!(
+                "{mp} ({}, {}) is mounted with {how}. Ethereum clients never use access times; turning them off saves writes and wear.",
+                mount.fs_type, mount.source
+            ),
+        )
+        .with_fix(fix),
+    );
+}
+
+fn copy_on_write(mount: &MountFacts, path: &str, out: &mut Vec<Finding>) {
+    let has = |opt: &str| {
+        mount.super_options.iter().any(|o| o == opt) || mount.mount_options.iter().any(|o| o == opt)
+    };
+    match mount.fs_type.as_str() {
+        "btrfs" if !has("nodatacow") => out.push(
+            Finding::new(
+                "NC502",
+                Severity::Warning,
+                "btrfs copy-on-write under the database",
+                format!(
+                    "{} is btrfs with copy-on-write: the client's database rewrites small blocks constantly, which fragments CoW files and multiplies writes.",
+                    mount.mount_point
+                ),
+            )
+            .with_fix(format!(
+                "Turn off CoW for the data directory while it is empty: `sudo chattr +C {}` (only new files are affected: move existing data out and back in)",
+                shell_quote(path)
+            )),
+        ),
+        "zfs" => out.push(
+            Finding::new(
+                "NC503",
+                Severity::Info,
+                "ZFS copy-on-write under the database",
+                format!(
+                    "{} is ZFS dataset {}: copy-on-write and the default 128K recordsize amplify the database's small random writes and reads.",
+                    mount.mount_point, mount.source
+                ),
+            )
+            .with_fix(format!(
+                "sudo zfs set recordsize=16K {ds} && sudo zfs set atime=off {ds} && sudo zfs set compression=lz4 {ds}   (recordsize applies to newly written files)",
+                ds = mount.source
+            )),
+        ),
+        _ => {}
+    }
+}
+
+fn parity_raid(facts: &Facts, out: &mut Vec<Finding>) {
+    for layer in facts.layers.iter().filter(|l| l.kind == LayerKind::Md) {
+        let Some(level) = layer.detail.as_deref() else {
+            continue;
+        };
+        if matches!(level, "raid4" | "raid5" | "raid6") {
+            out.push(
+                Finding::new(
+                    "NC504",
+                    Severity::Warning,
+                    "Parity RAID under the database",
+                    format!(
+                        "{} is md {level} over {}: every small random write becomes a read-modify-write of data and parity, several I/Os per write.",
+                        layer.name,
+                        if layer.lower.is_empty() {
+                            "its members".to_owned()
+                        } else {
+                            layer.lower.join(", ")
+                        }
+                    ),
+                )
+                .with_fix("Keep the node's data on a single fast drive, RAID1 or RAID10; keep parity RAID for backups")
+                .about(&layer.name),
+            );
+        }
+    }
+}

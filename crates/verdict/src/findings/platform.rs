@@ -1,0 +1,141 @@
+//! NC6xx: cloud and virtual volumes, VPS platforms, io_uring availability.
+
+use probe::{Facts, Interface};
+
+use crate::database::{Database, DriveQuery};
+use crate::model::{Finding, Severity};
+
+pub fn check(facts: &Facts, db: &Database, bench_ran: bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    virtual_storage(facts, db, bench_ran, &mut out);
+    io_uring(facts, &mut out);
+    out
+}
+
+fn virtual_storage(facts: &Facts, db: &Database, bench_ran: bool, out: &mut Vec<Finding>) {
+    let models: Vec<&str> = facts
+        .drives
+        .iter()
+        .filter_map(|d| d.model.as_deref())
+        .collect();
+    let platform_entry = db.lookup_platform(&facts.platform, &models);
+    let virtual_platform = facts.platform.virtualized == Some(true);
+    let virtual_drives: Vec<&str> = facts
+        .drives
+        .iter()
+        .filter(|d| {
+            virtual_platform || matches!(d.interface, Some(Interface::Virtio | Interface::Xen))
+        })
+        // A listed volume type (EBS, instance storage) is judged by its entry (NC101/NC102).
+        .filter(|d| match d.model.as_deref() {
+            Some(model) => db.lookup(&DriveQuery::new(model)).entry.is_none(),
+            None => true,
+        })
+        .map(|d| d.name.as_str())
+        .collect();
+    let where_ = match (&facts.platform.cloud, &facts.platform.product_name) {
+        (Some(cloud), Some(product)) => format!("{cloud} ({product})"),
+        (Some(cloud), None) => cloud.clone(),
+        (None, Some(product)) => product.clone(),
+        (None, None) => "a virtual machine".to_owned(),
+    };
+
+    if let Some(entry) = platform_entry {
+        let severity = super::identity::grade_severity(entry.grade);
+        let mut f = Finding::new(
+            "NC601",
+            severity,
+            format!(
+                "{} {}: {} in the database",
+                entry.vendor, entry.family, entry.grade
+            ),
+            format!(
+                "This machine matches the database entry `{}` for {where_}: {}",
+                entry.id,
+                entry.notes.trim()
+            ),
+        );
+        if entry.grade > crate::model::Grade::Unknown {
+            f = f.with_fix("Move the node to a dedicated server or local NVMe instance storage; if you stay, measure with `nodecheck --bench full`");
+        }
+        out.push(f);
+        for advisory in &entry.advisories {
+            let mut f = Finding::new(
+                "NC102",
+                advisory.severity,
+                format!("{} {}: database advisory", entry.vendor, entry.family),
+                format!("{} [{}/{}]", advisory.text.trim(), entry.id, advisory.id),
+            );
+            if let Some(fix) = &advisory.fix {
+                f = f.with_fix(fix.trim());
+            }
+            out.push(f);
+        }
+        return;
+    }
+
+    if virtual_drives.is_empty() {
+        return;
+    }
+    let disks = virtual_drives.join(", ");
+    // Without a measurement nothing is known about a virtual disk: its speed is whatever the
+    // provider provisions. With one, the bench findings carry the verdict.
+    let (severity, tail) = if bench_ran {
+        (
+            Severity::Info,
+            "the benchmark findings below show what it delivers",
+        )
+    } else {
+        (
+            Severity::Warning,
+            "its speed is whatever the provider provisions (network block storage needs at least 10,000 provisioned IOPS, e.g. gp3 EBS) and cannot be read from the guest",
+        )
+    };
+    out.push(
+        Finding::new(
+            "NC602",
+            severity,
+            "Virtual or cloud volume with unknown provisioned IOPS",
+            format!("{disks} on {where_} is virtual storage; {tail}."),
+        )
+        .with_fix("Measure it: `nodecheck --bench full`; on AWS provision gp3 with >= 10000 IOPS or use instance-store NVMe (i3en, i4i)"),
+    );
+}
+
+fn io_uring(facts: &Facts, out: &mut Vec<Finding>) {
+    let status = &facts.io_uring;
+    if status.available != Some(false) {
+        return;
+    }
+    let reason = status.reason.as_deref().unwrap_or("io_uring_setup failed");
+    let lower = reason.to_ascii_lowercase();
+    let (cause, fix) = match status.sysctl_disabled {
+        Some(level @ (1 | 2)) => (
+            format!("the sysctl kernel.io_uring_disabled = {level}"),
+            "sudo sysctl -w kernel.io_uring_disabled=0   (persist it in /etc/sysctl.d/99-io_uring.conf)".to_owned(),
+        ),
+        _ if lower.contains("seccomp") || lower.contains("eperm") => (
+            "a seccomp filter (Docker >= 25 blocks io_uring by default)".to_owned(),
+            "Run the container with `--security-opt seccomp=unconfined`, or with a seccomp profile that allows io_uring_setup, io_uring_enter and io_uring_register".to_owned(),
+        ),
+        _ if lower.contains("enomem") || lower.contains("memlock") => (
+            "a low locked-memory limit (RLIMIT_MEMLOCK)".to_owned(),
+            "Raise the limit: `ulimit -l unlimited` in the service, or `LimitMEMLOCK=infinity` in its systemd unit".to_owned(),
+        ),
+        _ => (
+            "the kernel".to_owned(),
+            "Use a kernel >= 5.10 with io_uring enabled".to_owned(),
+        ),
+    };
+    out.push(
+        Finding::new(
+            "NC603",
+            Severity::Info,
+            "io_uring is blocked",
+            format!(
+                "io_uring cannot be used here, blocked by {cause} ({reason}). The benchmark falls back to a slower portable engine, and clients or tools that use io_uring lose it too."
+            ),
+        )
+        .with_fix(fix),
+    );
+}

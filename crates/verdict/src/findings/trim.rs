@@ -1,0 +1,253 @@
+//! NC3xx: TRIM support by the drive, pass-through by every layer above it, periodic TRIM.
+
+use probe::{ControllerMode, Drive, Facts, Interface, Layer, LayerKind};
+
+use crate::model::{Finding, Severity};
+
+pub const FSTRIM_FIX: &str = "sudo systemctl enable --now fstrim.timer";
+
+pub fn check(facts: &Facts) -> Vec<Finding> {
+    let solid_state: Vec<&Drive> = facts.drives.iter().filter(|d| !is_hard_disk(d)).collect();
+    if solid_state.is_empty() {
+        // TRIM is meaningless for spinning disks; the hard disk finding already says enough.
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+
+    let mut drive_problem = false;
+    for drive in &solid_state {
+        if drive.trim_supported == Some(false) {
+            drive_problem = true;
+            out.push(drive_without_trim(drive));
+        }
+    }
+
+    let blocking = blocking_layers(&facts.layers);
+    for layer in &blocking {
+        // The drive's own lack of TRIM is reported above; a disk layer that drops discard
+        // while the drive claims support is the controller's doing.
+        if layer.kind == LayerKind::Disk {
+            let drive = facts.drives.iter().find(|d| d.name == layer.name);
+            if drive.is_some_and(|d| d.trim_supported == Some(false) || is_hard_disk(d)) {
+                continue;
+            }
+        }
+        out.push(blocked_by(layer, facts));
+    }
+
+    if !drive_problem && blocking.is_empty() && facts.trim_effective == Some(true) {
+        out.push(Finding::new(
+            "NC300",
+            Severity::Ok,
+            "TRIM reaches the drive",
+            format!(
+                "Every layer from {} down to the drive passes discard.",
+                facts
+                    .stack
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or("the file system")
+            ),
+        ));
+    }
+
+    if facts.trim_effective != Some(false) && !drive_problem {
+        if let Some(f) = periodic_trim(facts) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// A spinning disk, by what the drive says rather than the block layer's hint: virtio and
+/// Xen report rotational = 1 even on SSD-backed storage.
+pub fn is_hard_disk(drive: &Drive) -> bool {
+    match drive.rotation_rate_rpm {
+        Some(0) => false,
+        Some(_) => true,
+        None => {
+            drive.rotational == Some(true)
+                && !matches!(
+                    drive.interface,
+                    Some(Interface::Virtio | Interface::Xen | Interface::Usb)
+                )
+                && drive.interface != Some(Interface::Nvme)
+        }
+    }
+}
+
+fn drive_without_trim(drive: &Drive) -> Finding {
+    let behind_raid = drive.controller_mode == Some(ControllerMode::Raid);
+    let model = drive.model.as_deref().unwrap_or("the drive");
+    if behind_raid {
+        let driver = drive
+            .controller_driver
+            .as_deref()
+            .map(|d| format!(" (driver {d})"))
+            .unwrap_or_default();
+        Finding::new(
+            "NC302",
+            Severity::Warning,
+            "TRIM is blocked by the RAID controller",
+            format!(
+                "{}: {model} sits behind a controller in RAID mode{driver} that does not pass TRIM; without TRIM the drive slows down as it fills.",
+                drive.name
+            ),
+        )
+        .with_fix("Put the controller in AHCI, HBA or JBOD (IT) mode in the UEFI/BIOS or controller setup so the OS sees the drive directly")
+        .about(&drive.name)
+    } else {
+        Finding::new(
+            "NC301",
+            Severity::Warning,
+            "The drive does not support TRIM",
+            format!(
+                "{}: {model} does not report TRIM (deallocate) support, so freed blocks are never handed back and writes slow down as the drive fills.",
+                drive.name
+            ),
+        )
+        .with_fix("Use a drive that supports TRIM; a virtual disk needs discard enabled by the hypervisor (e.g. `discard=unmap` in QEMU/Proxmox)")
+        .about(&drive.name)
+    }
+}
+
+/// Layers that drop discard although every layer below them passes it: the first place
+/// TRIM gets lost. Layers above such a place also show 0 and are not the cause.
+fn blocking_layers(layers: &[Layer]) -> Vec<&Layer> {
+    let passes = |name: &str| {
+        layers
+            .iter()
+            .find(|l| l.name == name)
+            .map(|l| l.discard_max_bytes != Some(0))
+            .unwrap_or(true)
+    };
+    layers
+        .iter()
+        .filter(|l| l.discard_max_bytes == Some(0))
+        .filter(|l| l.lower.iter().all(|lower| passes(lower)))
+        .collect()
+}
+
+fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
+    let name = &layer.name;
+    let dm_name = layer.detail.as_deref().unwrap_or(name);
+    let (what, fix): (String, String) = match layer.kind {
+        LayerKind::Crypt => (
+            format!("dm-crypt device {dm_name} ({name}), opened without allow-discards"),
+            format!(
+                "sudo cryptsetup --allow-discards --persistent refresh {dm_name}   (LUKS2; for LUKS1 add `discard` to its line in /etc/crypttab and reboot)"
+            ),
+        ),
+        LayerKind::Lvm => (
+            format!("LVM volume {dm_name} ({name})"),
+            "Check the volume's discard mode with `sudo lvs -o+discards`; a thin pool needs `sudo lvchange --discards passdown VG/POOL`".to_owned(),
+        ),
+        LayerKind::Md => {
+            let level = layer.detail.as_deref().unwrap_or("md");
+            let parity = matches!(level, "raid4" | "raid5" | "raid6");
+            (
+                format!("md RAID {name} ({level})"),
+                if parity {
+                    "If every member returns zeroes after TRIM, allow it: `echo 'options raid456 devices_handle_discard_safely=Y' | sudo tee /etc/modprobe.d/raid456.conf`, rebuild the initramfs and reboot".to_owned()
+                } else {
+                    "Check that every member device supports TRIM (`lsblk --discard`); md passes discard only when all members do".to_owned()
+                },
+            )
+        }
+        LayerKind::Disk => {
+            let drive = facts.drives.iter().find(|d| &d.name == name);
+            let controller = drive
+                .and_then(|d| d.controller_driver.as_deref())
+                .map(|d| format!(" behind controller driver {d}"))
+                .unwrap_or_default();
+            (
+                format!("disk {name}{controller}, which accepts no discard although the drive supports TRIM"),
+                "Put the controller in AHCI/HBA mode, or for a virtual disk enable discard in the hypervisor (QEMU/Proxmox `discard=on`)".to_owned(),
+            )
+        }
+        LayerKind::Multipath | LayerKind::Dm => (
+            format!("device-mapper target {dm_name} ({name})"),
+            format!("Check the target with `sudo dmsetup table {dm_name}` and enable discard passdown for it"),
+        ),
+        LayerKind::Loop => (
+            format!("loop device {name}"),
+            "Put the node's data on the drive itself rather than on a file behind a loop device".to_owned(),
+        ),
+        LayerKind::Partition | LayerKind::Other => (
+            name.to_string(),
+            format!("Check `lsblk --discard` for {name} and the layers below it"),
+        ),
+    };
+    Finding::new(
+        "NC302",
+        Severity::Warning,
+        format!("TRIM is blocked by {}", kind_label(layer.kind)),
+        format!(
+            "The {what} drops discard requests (discard_max_bytes = 0), so TRIM never reaches the SSD and writes slow down as it fills."
+        ),
+    )
+    .with_fix(fix)
+    .about(name)
+}
+
+fn kind_label(kind: LayerKind) -> &'static str {
+    match kind {
+        LayerKind::Crypt => "dm-crypt",
+        LayerKind::Lvm => "LVM",
+        LayerKind::Md => "md RAID",
+        LayerKind::Disk => "the controller or hypervisor",
+        LayerKind::Multipath => "multipath",
+        LayerKind::Dm => "device-mapper",
+        LayerKind::Loop => "a loop device",
+        LayerKind::Partition | LayerKind::Other => "a layer of the block stack",
+    }
+}
+
+fn periodic_trim(facts: &Facts) -> Option<Finding> {
+    let mount = facts.mount.as_ref()?;
+    if mount.fs_type == "zfs" {
+        let pool = mount.source.split('/').next().unwrap_or(&mount.source);
+        return Some(
+            Finding::new(
+                "NC303",
+                Severity::Info,
+                "ZFS: make sure the pool trims",
+                format!(
+                    "{} is ZFS; TRIM is the pool property `autotrim`, which the probe cannot read.",
+                    mount.mount_point
+                ),
+            )
+            .with_fix(format!("sudo zpool set autotrim=on {pool}")),
+        );
+    }
+    if mount.discard {
+        return None;
+    }
+    match facts.fstrim_timer {
+        Some(true) => None,
+        Some(false) => Some(
+            Finding::new(
+                "NC303",
+                Severity::Warning,
+                "No periodic TRIM",
+                format!(
+                    "fstrim.timer is not enabled and {} is mounted without `discard`, so freed space is never trimmed.",
+                    mount.mount_point
+                ),
+            )
+            .with_fix(FSTRIM_FIX),
+        ),
+        None => Some(
+            Finding::new(
+                "NC303",
+                Severity::Info,
+                "Periodic TRIM could not be checked",
+                format!(
+                    "No systemd configuration was found, and {} is mounted without `discard`; make sure something runs `fstrim` weekly.",
+                    mount.mount_point
+                ),
+            )
+            .with_fix(format!("{FSTRIM_FIX}   (or a weekly cron job running `sudo fstrim -v {}`)", mount.mount_point)),
+        ),
+    }
+}

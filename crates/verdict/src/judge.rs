@@ -1,0 +1,237 @@
+//! The judge: runs every check over probe facts, bench results and the database, and folds
+//! the findings into one verdict. Pure: no I/O and no terminal formatting.
+
+use serde::{Deserialize, Serialize};
+
+use crate::behaviour_thresholds::BehaviourThresholds;
+use crate::database::Database;
+use crate::findings::{self, identity::DriveIdentity, ClientFailure, Clients};
+use crate::model::{Finding, Grade, Severity};
+
+/// Version of the serialized [`Verdict`]; bump when a field is renamed or re-typed.
+pub const VERDICT_SCHEMA_VERSION: u32 = 1;
+
+/// Whose needs the verdict applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientChoice {
+    /// Every client's needs; the verdict names the most demanding client that fails.
+    Strictest,
+    /// One client by its database name (`geth`, `nethermind`, `besu`, `erigon`, `reth`).
+    Named(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub schema_version: u32,
+    pub grade: Grade,
+    /// The client whose needs were applied, or `strictest`.
+    pub client: String,
+    /// With [`ClientChoice::Strictest`]: the most demanding client whose needs are not met.
+    pub failing_client: Option<String>,
+    /// Sorted critical, warning, info, ok; in check order within a severity.
+    pub findings: Vec<Finding>,
+    pub drives: Vec<DriveVerdict>,
+    /// Checks that could not run without root.
+    pub needs_root: Vec<String>,
+    /// Version of the drive database that judged (`2026.11.30`).
+    #[serde(default)]
+    pub database_version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DriveVerdict {
+    pub name: String,
+    pub model: Option<String>,
+    pub firmware: Option<String>,
+    pub grade: Grade,
+    pub entry: Option<EntrySummary>,
+}
+
+/// The database entry that matched a drive, as lookups show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntrySummary {
+    pub id: String,
+    pub family: String,
+    pub grade: Grade,
+    pub nand: Option<String>,
+    pub dram: Option<String>,
+    pub class: String,
+}
+
+impl EntrySummary {
+    /// NAND and DRAM come from the lookup, which applies capacity rules to the entry's own.
+    pub fn of(
+        entry: &crate::database::DriveEntry,
+        nand: Option<crate::database::Nand>,
+        dram: Option<crate::database::Dram>,
+    ) -> EntrySummary {
+        EntrySummary {
+            id: entry.id.clone(),
+            family: format!("{} {}", entry.vendor, entry.family),
+            grade: entry.grade,
+            nand: nand.map(|n| n.as_str().to_owned()),
+            dram: dram.map(|d| d.as_str().to_owned()),
+            class: entry.class.as_str().to_owned(),
+        }
+    }
+}
+
+pub fn judge(
+    facts: &probe::Facts,
+    bench: Option<&::bench::BenchReport>,
+    db: &Database,
+    client: &ClientChoice,
+) -> Verdict {
+    let mut findings: Vec<Finding> = Vec::new();
+
+    let (clients, client_label) = match client {
+        ClientChoice::Strictest => (strictest(db), "strictest".to_owned()),
+        ClientChoice::Named(name) => match db.client(name) {
+            Some(needs) => (
+                Clients {
+                    needs: vec![needs],
+                    strictest: false,
+                },
+                needs.name.clone(),
+            ),
+            None => {
+                let known: Vec<&str> = db.clients.iter().map(|c| c.name.as_str()).collect();
+                findings.push(
+                    Finding::new(
+                        "NC509",
+                        Severity::Warning,
+                        "Unknown client",
+                        format!(
+                            "No client called \"{name}\" in the database (known: {}); judged against the strictest needs instead.",
+                            known.join(", ")
+                        ),
+                    )
+                    .with_fix(format!("Use one of: --client {}", known.join("|"))),
+                );
+                (strictest(db), "strictest".to_owned())
+            }
+        },
+    };
+
+    let mut failures: Vec<ClientFailure> = Vec::new();
+    let (identity_findings, identities) = findings::identity::check(facts, db);
+    findings.extend(identity_findings);
+    findings.extend(findings::health::check(facts));
+    findings.extend(findings::trim::check(facts));
+    findings.extend(findings::controller::check(facts));
+    findings.extend(findings::mount::check(facts));
+    findings.extend(findings::capacity::check(facts, &clients, &mut failures));
+    findings.extend(findings::platform::check(facts, db, bench.is_some()));
+    let mut bench_fast = false;
+    if let Some(report) = bench {
+        let outcome = findings::bench::check(report, &clients, &mut failures);
+        bench_fast = outcome.fast;
+        findings.extend(outcome.findings);
+        // The bench measured the path, so an entry is comparable only when one drive is under it.
+        let listed = match (facts.drives.as_slice(), identities.as_slice()) {
+            ([drive], [identity]) => identity.entry.and(drive.model.as_deref()).map(|model| {
+                findings::behaviour::ListedAs {
+                    model,
+                    grade: identity.grade,
+                }
+            }),
+            _ => None,
+        };
+        findings.extend(findings::behaviour::check(
+            report,
+            &BehaviourThresholds::embedded(),
+            listed,
+        ));
+    }
+    let (needs_root, root_finding) = findings::identity::needs_root(facts);
+    findings.extend(root_finding);
+
+    // Stable: within a severity the order is the order the checks ran in.
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+
+    let drives: Vec<DriveVerdict> = facts
+        .drives
+        .iter()
+        .zip(&identities)
+        .map(|(drive, identity)| drive_verdict(drive, identity, &findings))
+        .collect();
+
+    let grade = fold_grade(&findings, &drives, bench_fast);
+    let failing_client = if clients.strictest {
+        most_demanding_failure(&failures)
+    } else {
+        None
+    };
+
+    Verdict {
+        schema_version: VERDICT_SCHEMA_VERSION,
+        grade,
+        client: client_label,
+        failing_client,
+        findings,
+        drives,
+        needs_root,
+        database_version: db.version.clone(),
+    }
+}
+
+fn strictest(db: &Database) -> Clients<'_> {
+    Clients {
+        needs: db.clients.iter().collect(),
+        strictest: true,
+    }
+}
+
+/// The failure that matters most: the most severe, and the first found at that severity
+/// (size before free space before speed), whose threshold was already the most demanding.
+fn most_demanding_failure(failures: &[ClientFailure]) -> Option<String> {
+    let worst = failures.iter().map(|f| f.severity).max()?;
+    failures
+        .iter()
+        .find(|f| f.severity == worst)
+        .map(|f| f.client.clone())
+}
+
+fn drive_verdict(
+    drive: &probe::Drive,
+    identity: &DriveIdentity<'_>,
+    findings: &[Finding],
+) -> DriveVerdict {
+    let worst = findings
+        .iter()
+        .filter(|f| f.subject.as_deref() == Some(drive.name.as_str()))
+        .map(|f| f.severity)
+        .max();
+    let grade = match worst {
+        Some(Severity::Critical) => Grade::Bad,
+        Some(Severity::Warning) => Grade::Ugly,
+        _ => identity.grade,
+    };
+    DriveVerdict {
+        name: drive.name.clone(),
+        model: drive.model.clone(),
+        firmware: drive.firmware.clone(),
+        grade,
+        entry: identity
+            .entry
+            .map(|e| EntrySummary::of(e, identity.nand, identity.dram)),
+    }
+}
+
+/// Any critical finding makes the verdict bad, any warning ugly; otherwise it is good only
+/// when something positively says so: every drive known good, or a measurement.
+fn fold_grade(findings: &[Finding], drives: &[DriveVerdict], bench_fast: bool) -> Grade {
+    match findings.iter().map(|f| f.severity).max() {
+        Some(Severity::Critical) => Grade::Bad,
+        Some(Severity::Warning) => Grade::Ugly,
+        _ => {
+            let all_known_good =
+                !drives.is_empty() && drives.iter().all(|d| d.grade == Grade::Good);
+            if all_known_good || bench_fast {
+                Grade::Good
+            } else {
+                Grade::Unknown
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! A small builder of probe facts for verdict tests: one realistic machine per constructor,
+//! which each test then bends to the case it checks. Values follow what the probe reads on
+//! real machines (sysfs sizes, NVMe Identify thresholds, mountinfo options).
+
+#![allow(dead_code)]
+
+use bench::{BenchReport, EngineKind, LatencySummary, Qd1Result, RandRwResult};
+use probe::{
+    AtimeMode, ControllerMode, Drive, Facts, Health, Interface, IoUringStatus, Layer, LayerKind,
+    MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
+};
+use verdict::database::Database;
+use verdict::judge::{judge, ClientChoice, Verdict};
+use verdict::{Finding, Severity};
+
+pub const TB: u64 = 1_000_000_000_000;
+pub const GB: u64 = 1_000_000_000;
+
+pub fn db() -> Database {
+    Database::embedded().expect("the embedded database loads")
+}
+
+/// A Samsung 970 EVO Plus 2TB in a CPU-attached M.2 slot, ext4 on a partition, noatime,
+/// fstrim.timer on, healthy, cool, probed as root.
+pub fn nvme_machine() -> Facts {
+    let drive = Drive {
+        name: "nvme0n1".into(),
+        model: Some("Samsung SSD 970 EVO Plus 2TB".into()),
+        firmware: Some("2B2QEXM7".into()),
+        serial: Some("S4J4NX0R000000X".into()),
+        capacity_bytes: Some(2_000_398_934_016),
+        interface: Some(Interface::Nvme),
+        rotational: Some(false),
+        logical_block_size: Some(512),
+        physical_block_size: Some(512),
+        scheduler: Some("none".into()),
+        write_cache: Some("write back".into()),
+        temperature_c: Some(38.0),
+        temperature_source: Some("hwmon".into()),
+        trim_supported: Some(true),
+        hmb: Some(false),
+        pcie_link: Some(PcieLink {
+            current_gts: Some(8.0),
+            current_width: Some(4),
+            max_gts: Some(8.0),
+            max_width: Some(4),
+        }),
+        nvme: Some(NvmeDetails {
+            controller: "nvme0".into(),
+            transport: Some("pcie".into()),
+            state: Some("live".into()),
+            pci_address: Some("0000:01:00.0".into()),
+            pci_vendor_id: Some("0x144d".into()),
+            pci_device_id: Some("0xa808".into()),
+            identify: Some(NvmeIdentify {
+                vendor_id: 0x144d,
+                serial: "S4J4NX0R000000X".into(),
+                model: "Samsung SSD 970 EVO Plus 2TB".into(),
+                firmware: "2B2QEXM7".into(),
+                wctemp_k: 358,
+                cctemp_k: 358,
+                hmpre_4k: 0,
+                hmmin_4k: 0,
+                total_capacity_bytes: 2_000_398_934_016,
+                dataset_management: true,
+                write_zeroes: true,
+                volatile_write_cache: true,
+            }),
+        }),
+        health: Some(Health {
+            source: "nvme-smart-log".into(),
+            passed: None,
+            critical_warning: Some(0),
+            available_spare_pct: Some(100),
+            available_spare_threshold_pct: Some(10),
+            percentage_used: Some(3),
+            media_errors: Some(0),
+            data_units_written: Some(58_593_750),
+            bytes_written: Some(30_000_000_000_000),
+            power_on_hours: Some(8_760),
+            unsafe_shutdowns: Some(12),
+            warning_temp_minutes: Some(0),
+            critical_temp_minutes: Some(0),
+            thermal_throttle_t1_transitions: Some(0),
+            thermal_throttle_t2_transitions: Some(0),
+            ..Health::default()
+        }),
+        ..Drive::default()
+    };
+    Facts {
+        schema_version: probe::SCHEMA_VERSION,
+        probe_version: "0.1.0".into(),
+        root: "/".into(),
+        live: true,
+        privileged: true,
+        path: "/var/lib/ethereum".into(),
+        mount: Some(MountFacts {
+            mount_point: "/var/lib/ethereum".into(),
+            fs_type: "ext4".into(),
+            source: "/dev/nvme0n1p2".into(),
+            dev: "259:2".into(),
+            atime: AtimeMode::Noatime,
+            lazytime: false,
+            discard: false,
+            read_only: false,
+            mount_options: vec!["rw".into(), "noatime".into()],
+            super_options: vec!["rw".into(), "errors=remount-ro".into()],
+            free_bytes: Some(1_500 * GB),
+            total_bytes: Some(1_967 * GB),
+        }),
+        stack: vec!["nvme0n1p2".into(), "nvme0n1".into()],
+        layers: vec![
+            layer(
+                "nvme0n1p2",
+                LayerKind::Partition,
+                Some("2"),
+                0,
+                &["nvme0n1"],
+                2_199_023_255_040,
+            ),
+            layer("nvme0n1", LayerKind::Disk, None, 1, &[], 2_199_023_255_040),
+        ],
+        trim_effective: Some(true),
+        drives: vec![drive],
+        platform: Platform {
+            sys_vendor: Some("ASUS".into()),
+            product_name: Some("System Product Name".into()),
+            board_vendor: Some("ASUSTeK COMPUTER INC.".into()),
+            board_name: Some("PRIME B550-PLUS".into()),
+            bios_vendor: Some("American Megatrends Inc.".into()),
+            cloud: None,
+            virtualized: Some(false),
+        },
+        io_uring: IoUringStatus {
+            available: Some(true),
+            sysctl_disabled: Some(0),
+            reason: None,
+        },
+        fstrim_timer: Some(true),
+        ..Facts::default()
+    }
+}
+
+/// A SATA SSD on an AHCI controller, otherwise like [`nvme_machine`].
+pub fn sata_machine(model: &str, capacity: u64) -> Facts {
+    let mut facts = nvme_machine();
+    let drive = Drive {
+        name: "sda".into(),
+        model: Some(model.into()),
+        firmware: Some("SBFK71F3".into()),
+        capacity_bytes: Some(capacity),
+        interface: Some(Interface::Sata),
+        rotational: Some(false),
+        rotation_rate_rpm: Some(0),
+        temperature_c: Some(33.0),
+        temperature_source: Some("drivetemp".into()),
+        trim_supported: Some(true),
+        controller_mode: Some(ControllerMode::Ahci),
+        controller_driver: Some("ahci".into()),
+        controller_pci_class: Some("0x010601".into()),
+        sata_link_gbps: Some(6.0),
+        sata_link_max_gbps: Some(6.0),
+        ..Drive::default()
+    };
+    facts.drives = vec![drive];
+    facts.stack = vec!["sda1".into(), "sda".into()];
+    facts.layers = vec![
+        layer(
+            "sda1",
+            LayerKind::Partition,
+            Some("1"),
+            0,
+            &["sda"],
+            2_147_450_880,
+        ),
+        layer("sda", LayerKind::Disk, None, 1, &[], 2_147_450_880),
+    ];
+    if let Some(m) = facts.mount.as_mut() {
+        m.source = "/dev/sda1".into();
+        m.total_bytes = Some(capacity - capacity / 50);
+        m.free_bytes = Some(capacity / 2);
+    }
+    facts
+}
+
+pub fn layer(
+    name: &str,
+    kind: LayerKind,
+    detail: Option<&str>,
+    depth: u32,
+    lower: &[&str],
+    discard_max_bytes: u64,
+) -> Layer {
+    Layer {
+        name: name.into(),
+        kind,
+        detail: detail.map(Into::into),
+        depth,
+        lower: lower.iter().map(|s| (*s).into()).collect(),
+        discard_max_bytes: Some(discard_max_bytes),
+    }
+}
+
+pub fn latency(p50: f64, p99: f64, max: f64) -> LatencySummary {
+    LatencySummary {
+        mean: p50 * 1.1,
+        p50,
+        p90: (p50 + p99) / 2.0,
+        p99,
+        p999: (p99 + max) / 2.0,
+        max,
+    }
+}
+
+/// A bench report with a QD1 result (and, when `randrw` is given, the community test).
+pub fn bench_report(
+    qd1: LatencySummary,
+    randrw: Option<(f64, f64)>,
+    engine: EngineKind,
+) -> BenchReport {
+    BenchReport {
+        schema_version: bench::SCHEMA_VERSION,
+        path: "/var/lib/ethereum".into(),
+        engine,
+        engine_reason: (engine == EngineKind::Psync)
+            .then(|| "io_uring_setup: EPERM, blocked by seccomp (Docker >= 25?)".into()),
+        qd1: Some(Qd1Result {
+            iops: 1e6 / qd1.mean,
+            lat_us: qd1,
+            ios: 100_000,
+            runtime_s: 10.0,
+            span_bytes: 4 << 30,
+            target: "file".into(),
+            engine,
+        }),
+        randrw: randrw.map(|(read_iops, write_iops)| RandRwResult {
+            read_iops,
+            write_iops,
+            read_bw_bytes_per_s: read_iops * 4096.0,
+            write_bw_bytes_per_s: write_iops * 4096.0,
+            read_lat_us: latency(400.0, 2_000.0, 9_000.0),
+            write_lat_us: latency(300.0, 1_500.0, 8_000.0),
+            read_ios: (read_iops * 60.0) as u64,
+            write_ios: (write_iops * 60.0) as u64,
+            span_bytes: 150 << 30,
+            runtime_s: 60.0,
+            queue_depth: 64,
+            block_size: 4096,
+            seed: 1,
+            engine,
+            fio_comparable: true,
+        }),
+        sync: None,
+        cliff: None,
+        span: None,
+        warnings: Vec::new(),
+    }
+}
+
+pub fn run(facts: &Facts) -> Verdict {
+    judge(facts, None, &db(), &ClientChoice::Strictest)
+}
+
+pub fn run_for(facts: &Facts, client: &str) -> Verdict {
+    judge(facts, None, &db(), &ClientChoice::Named(client.into()))
+}
+
+pub fn codes(v: &Verdict) -> Vec<&str> {
+    v.findings.iter().map(|f| f.code.as_str()).collect()
+}
+
+/// The findings with a code, failing with the verdict's codes when there is none.
+pub fn all<'a>(v: &'a Verdict, code: &str) -> Vec<&'a Finding> {
+    let found: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
+    assert!(!found.is_empty(), "no {code} in {:?}", codes(v));
+    found
+}
+
+/// The one finding with a code.
+pub fn one<'a>(v: &'a Verdict, code: &str) -> &'a Finding {
+    let found = all(v, code);
+    assert_eq!(found.len(), 1, "{code} more than once: {found:#?}");
+    found[0]
+}
+
+pub fn has(v: &Verdict, code: &str) -> bool {
+    v.findings.iter().any(|f| f.code == code)
+}
+
+pub fn assert_finding(v: &Verdict, code: &str, severity: Severity, needles: &[&str]) {
+    let f = one(v, code);
+    assert_eq!(f.severity, severity, "{f:#?}");
+    let text = format!(
+        "{} {} {}",
+        f.title,
+        f.detail,
+        f.fix.as_deref().unwrap_or("")
+    );
+    for needle in needles {
+        assert!(text.contains(needle), "{code}: {needle:?} not in {text:?}");
+    }
+}
