@@ -1,9 +1,14 @@
 //! Judges storage for an Ethereum node: the curated Good/Bad/Ugly drive database and a pure
 //! function from probe facts (and optional bench results) to a verdict with findings and fixes.
 
+pub mod behaviour_thresholds;
+pub mod clients;
+pub mod database;
 pub mod findings;
 pub mod judge;
 pub mod model;
 
+pub use clients::ClientNeeds;
+pub use database::{Database, DbError, DriveEntry, DriveQuery, Lookup};
 pub use judge::{judge, ClientChoice, DriveVerdict, EntrySummary, Verdict};
 pub use model::*;
