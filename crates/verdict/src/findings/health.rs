@@ -60,11 +60,12 @@ fn healthy(drive: &Drive) -> Finding {
             seen.push("SMART overall assessment passed".to_owned());
         }
     }
+    let name = &drive.name;
     let detail = if seen.is_empty() {
-        "The drive's health log shows no problem.".to_owned()
+        format!("{name}: the drive's health log shows no problem.")
     } else {
         format!(
-            "The drive's health log shows no problem: {}.",
+            "{name}: the drive's health log shows no problem: {}.",
             seen.join(", ")
         )
     };

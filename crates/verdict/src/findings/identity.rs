@@ -122,7 +122,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
     }
     traits.push(format!("{} class", entry.class.label().to_lowercase()));
     let mut detail = format!(
-        "{name}: \"{model}\" is a {} {} ({}), graded {} in the database.",
+        "{name}: \"{model}\" is the {} {} ({}), graded {} in the database.",
         entry.vendor,
         entry.family,
         traits.join(", "),

@@ -1,0 +1,109 @@
+//! Triage of real `smartctl -j` outputs (crates/probe/tests/data/smartctl, from
+//! prometheus-community/smartctl_exporter): the judge must reach the community's verdict on
+//! each drive from nothing but the saved report, as `nodecheck triage` does.
+
+mod judge_support;
+
+use std::path::PathBuf;
+
+use judge_support::*;
+use verdict::judge::{judge, ClientChoice, Verdict};
+use verdict::{Grade, Severity};
+
+fn triage(file: &str) -> Verdict {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../probe/tests/data/smartctl")
+        .join(file);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let report = probe::smartctl::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let facts = report.to_facts(file);
+    judge(&facts, None, &db(), &ClientChoice::Strictest)
+}
+
+#[test]
+fn wd_red_hard_disk_is_bad_for_being_rotational() {
+    let v = triage("WDC_WD20EFRX-68EUZN0_17.json");
+    assert_eq!(v.grade, Grade::Bad, "{:#?}", v.findings);
+    assert_finding(&v, "NC105", Severity::Critical, &["5400 rpm"]);
+    assert_eq!(v.drives[0].grade, Grade::Bad);
+    assert_eq!(
+        v.drives[0].entry.as_ref().map(|e| e.class.as_str()),
+        Some("hdd")
+    );
+}
+
+#[test]
+fn kingston_a400_is_a_budget_sata_drive() {
+    let v = triage("sat-Phison_Driven_SSDs-KINGSTON_SA400M8120G-sda.json");
+    let f = one(&v, "NC101");
+    assert_eq!(f.severity, Severity::Critical, "{f:#?}");
+    assert!(f.title.contains("Kingston A400"), "{f:#?}");
+    assert!(f.detail.contains("SATA"), "{f:#?}");
+    assert!(f.detail.contains("budget class"), "{f:#?}");
+    assert!(f.detail.contains("sata-budget"), "{f:#?}");
+    let entry = v.drives[0].entry.as_ref().expect("entry");
+    assert_eq!(entry.class, "budget");
+    assert_eq!(entry.dram.as_deref(), Some("no"));
+    assert_eq!(v.grade, Grade::Bad);
+}
+
+#[test]
+fn intel_p4510_data_center_nvme_is_good() {
+    let v = triage("INTEL_SSDPE2KX080T8_1.json");
+    assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
+    let entry = v.drives[0].entry.as_ref().expect("entry");
+    assert_eq!(entry.class, "data_center");
+    assert_eq!(entry.grade, Grade::Good);
+    assert!(v.findings.iter().all(|f| f.severity <= Severity::Info));
+}
+
+#[test]
+fn samsung_pm883_data_center_sata_is_good() {
+    let v = triage("sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json");
+    assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
+    let entry = v.drives[0].entry.as_ref().expect("entry");
+    assert_eq!(entry.class, "data_center");
+    // 1.92 TB is the 2 TB class every client accepts.
+    assert_finding(&v, "NC510", Severity::Ok, &["1.9 TB"]);
+}
+
+#[test]
+fn samsung_970_evo_plus_250gb_is_a_good_family_too_small() {
+    let v = triage("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json");
+    assert_finding(&v, "NC101", Severity::Ok, &["970 EVO Plus", "good"]);
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Critical,
+        &["250 GB", "needs at least 2 TB"],
+    );
+    assert_eq!(v.grade, Grade::Bad);
+    assert!(v.failing_client.is_some());
+    assert_eq!(
+        v.drives[0].entry.as_ref().map(|e| e.grade),
+        Some(Grade::Good)
+    );
+}
+
+#[test]
+fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../probe/tests/data/smartctl/virtio-vda-unable-to-detect.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        println!("skipped: {} is not present", path.display());
+        return;
+    };
+    match probe::smartctl::parse(&bytes) {
+        Ok(report) => {
+            let v = judge(
+                &report.to_facts("vda"),
+                None,
+                &db(),
+                &ClientChoice::Strictest,
+            );
+            assert_ne!(v.grade, Grade::Good, "{:#?}", v.findings);
+        }
+        // A report without a device is an error for triage to show, not a verdict.
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}
