@@ -10,6 +10,7 @@ pub mod cancel;
 pub mod engine;
 pub mod error;
 pub mod livenode;
+pub mod plot;
 pub mod report;
 pub mod run;
 pub mod stats;

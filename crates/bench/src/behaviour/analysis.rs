@@ -88,7 +88,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
     let mut sorted = values.to_vec();
     sorted.sort_by(|a, b| a.total_cmp(b));
     let mid = sorted.len() / 2;
-    Some(if sorted.len() % 2 == 0 {
+    Some(if sorted.len().is_multiple_of(2) {
         (sorted[mid - 1] + sorted[mid]) / 2.0
     } else {
         sorted[mid]
@@ -328,7 +328,7 @@ mod tests {
         let mut tracker = RecoveryTracker::new(100.0, 0.2, 100, Duration::ZERO);
         for i in 0..10_000u64 {
             // Every 20th read is slow: p99 of any window is slow.
-            let lat = if i % 20 == 0 { 1_000.0 } else { 80.0 };
+            let lat = if i.is_multiple_of(20) { 1_000.0 } else { 80.0 };
             assert_eq!(tracker.push(Duration::from_micros(i * 100), lat), None);
         }
     }

@@ -56,7 +56,10 @@ pub fn run_cliff(
 ) -> Result<CliffResult, BehaviourError> {
     let size = device.size();
     let largest_block = u64::from(plan.sequential_block.max(plan.random_block));
-    if plan.sequential_block % 4096 != 0 || plan.random_block % 4096 != 0 || largest_block == 0 {
+    if !plan.sequential_block.is_multiple_of(4096)
+        || !plan.random_block.is_multiple_of(4096)
+        || largest_block == 0
+    {
         return Err(BehaviourError::InvalidPlan(
             "cliff block sizes must be positive multiples of 4 KiB".into(),
         ));

@@ -333,7 +333,7 @@ impl BehaviourDevice for MockDrive {
     }
 
     fn read_qd1(&mut self, offset: u64) -> Result<Duration, BehaviourError> {
-        if offset % 4096 != 0 || offset.saturating_add(4096) > self.size {
+        if !offset.is_multiple_of(4096) || offset.saturating_add(4096) > self.size {
             return Err(BehaviourError::InvalidPlan(format!(
                 "read at {offset} is unaligned or outside the {} byte file",
                 self.size

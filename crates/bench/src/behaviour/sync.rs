@@ -57,8 +57,8 @@ impl SyncPlan {
     fn validate(&self, size: u64) -> Result<(), BehaviourError> {
         let invalid = |why: &str| Err(BehaviourError::InvalidPlan(why.to_string()));
         if self.burst_block_min < 4096
-            || self.burst_block_min % 4096 != 0
-            || self.burst_block_max % 4096 != 0
+            || !self.burst_block_min.is_multiple_of(4096)
+            || !self.burst_block_max.is_multiple_of(4096)
             || self.burst_block_max < self.burst_block_min
         {
             return invalid("burst block sizes must be multiples of 4 KiB with min <= max");
@@ -100,7 +100,7 @@ impl Decimator {
     }
 
     fn push(&mut self, point: LatencyPoint) {
-        if self.seen % self.stride == 0 {
+        if self.seen.is_multiple_of(self.stride) {
             self.points.push(point);
             if self.points.len() >= self.cap {
                 let mut keep = 0;

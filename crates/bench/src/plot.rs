@@ -1,0 +1,251 @@
+//! Plots of the behaviour tests, for people who would rather look than read: read latency over
+//! time through the sync test's bursts, and write throughput over the gigabytes written in the
+//! cliff test. SVG only: it needs no font files or native libraries, so it renders the same on
+//! every machine and embeds in a markdown report or a GitHub comment.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::behaviour::{CliffResult, SyncPhase, SyncResult, WritePattern};
+use crate::report::BenchReport;
+
+const WIDTH: u32 = 1000;
+const PANEL_HEIGHT: u32 = 500;
+
+const READ_COLOUR: RGBColor = RGBColor(31, 119, 180);
+const BURST_COLOUR: RGBColor = RGBColor(214, 39, 40);
+const RECOVERY_COLOUR: RGBColor = RGBColor(255, 127, 14);
+const BASELINE_COLOUR: RGBColor = RGBColor(44, 160, 44);
+const SEQUENTIAL_COLOUR: RGBColor = RGBColor(31, 119, 180);
+const RANDOM_COLOUR: RGBColor = RGBColor(148, 103, 189);
+const CLIFF_COLOUR: RGBColor = RGBColor(214, 39, 40);
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("nothing to plot: the report has no sync or cliff result")]
+    Nothing,
+    #[error("only SVG plots are supported; name the file *.svg (got {0})")]
+    Format(String),
+    #[error("drawing the plot failed: {0}")]
+    Draw(String),
+    #[error("writing {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn draw_err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError::Draw(format!("{e:?}"))
+}
+
+/// Burst sizes are set in binary units (`--burst 1GiB`), so they are shown that way.
+fn format_size(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
+        format!("{} GiB", bytes >> 30)
+    } else {
+        format!("{:.0} MiB", bytes as f64 / MIB as f64)
+    }
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+fn draw_sync(area: &Area<'_>, sync: &SyncResult) -> Result<(), PlotError> {
+    let t_max = sync
+        .samples
+        .iter()
+        .map(|p| p.t_s)
+        .fold(sync.runtime_s, f64::max)
+        .max(1e-3);
+    let finite = sync
+        .samples
+        .iter()
+        .map(|p| p.lat_us)
+        .filter(|v| v.is_finite() && *v > 0.0);
+    let (lo, hi) = finite.fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (lo, hi) = if hi > 0.0 {
+        ((lo / 1.5).max(0.1), hi * 1.5)
+    } else {
+        (1.0, 1000.0)
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!(
+                "sync: QD1 read latency through {} write bursts (QD{})",
+                format_size(sync.burst_bytes),
+                sync.burst_queue_depth
+            ),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..t_max, (lo..hi).log_scale())
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("QD1 read latency (us, log)")
+        .draw()
+        .map_err(draw_err)?;
+    for (phase, colour, label) in [
+        (SyncPhase::Read, READ_COLOUR, "reads alone"),
+        (SyncPhase::Burst, BURST_COLOUR, "reads during write burst"),
+        (
+            SyncPhase::Recovery,
+            RECOVERY_COLOUR,
+            "reads after fdatasync (recovery)",
+        ),
+    ] {
+        let points = sync
+            .samples
+            .iter()
+            .filter(|p| p.phase == phase && p.lat_us.is_finite() && p.lat_us > 0.0)
+            .map(|p| Circle::new((p.t_s, p.lat_us), 1, colour.filled()));
+        chart
+            .draw_series(points)
+            .map_err(draw_err)?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x + 10, y), 3, colour.filled()));
+    }
+    let tolerance = sync.baseline_lat_us.p99 * (1.0 + sync.recovery_tolerance);
+    if tolerance.is_finite() && tolerance > 0.0 {
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, tolerance), (t_max, tolerance)],
+                BASELINE_COLOUR.stroke_width(2),
+            ))
+            .map_err(draw_err)?
+            .label(format!(
+                "baseline p99 + {:.0} % (recovered below)",
+                sync.recovery_tolerance * 100.0
+            ))
+            .legend(|(x, y)| {
+                PathElement::new([(x, y), (x + 20, y)], BASELINE_COLOUR.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
+    let gb = |bytes: u64| bytes as f64 / 1e9;
+    let x_max = gb(cliff.written_bytes).max(1e-3);
+    let y_max = cliff
+        .samples
+        .iter()
+        .map(|p| p.mb_s)
+        .filter(|v| v.is_finite())
+        .fold(1.0_f64, f64::max)
+        * 1.15;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "cliff: sustained write throughput over data written",
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("written (GB)")
+        .y_desc("write throughput (MB/s)")
+        .draw()
+        .map_err(draw_err)?;
+    for (pattern, colour, label) in [
+        (
+            WritePattern::Sequential,
+            SEQUENTIAL_COLOUR,
+            "sequential writes",
+        ),
+        (WritePattern::Random, RANDOM_COLOUR, "random writes"),
+    ] {
+        let points: Vec<(f64, f64)> = cliff
+            .samples
+            .iter()
+            .filter(|p| p.pattern == pattern && p.mb_s.is_finite())
+            .map(|p| (gb(p.written_bytes), p.mb_s))
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        chart
+            .draw_series(LineSeries::new(points, colour.stroke_width(2)))
+            .map_err(draw_err)?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+    }
+    if let (Some(cache), Some(post)) = (cliff.cache_estimate_bytes, cliff.post_cliff_mb_s) {
+        let at = gb(cache);
+        chart
+            .draw_series(LineSeries::new(
+                [(at, 0.0), (at, y_max)],
+                CLIFF_COLOUR.stroke_width(1),
+            ))
+            .map_err(draw_err)?
+            .label(format!("cliff after {at:.1} GB, then {post:.0} MB/s"))
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], CLIFF_COLOUR));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+/// Renders the report's sync and cliff results (whichever are present, one panel each) as SVG.
+pub fn render_svg(report: &BenchReport) -> Result<String, PlotError> {
+    let panels = usize::from(report.sync.is_some()) + usize::from(report.cliff.is_some());
+    if panels == 0 {
+        return Err(PlotError::Nothing);
+    }
+    let mut svg = String::new();
+    {
+        let height = PANEL_HEIGHT * panels as u32;
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let areas = root.split_evenly((panels, 1));
+        let mut areas = areas.iter();
+        if let Some(sync) = &report.sync {
+            if let Some(area) = areas.next() {
+                draw_sync(area, sync)?;
+            }
+        }
+        if let Some(cliff) = &report.cliff {
+            if let Some(area) = areas.next() {
+                draw_cliff(area, cliff)?;
+            }
+        }
+        root.present().map_err(draw_err)?;
+    }
+    Ok(svg)
+}
+
+/// Renders and writes the plot to `path`, which must end in `.svg`.
+pub fn write_plot(report: &BenchReport, path: &Path) -> Result<(), PlotError> {
+    let is_svg = path
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("svg"));
+    if !is_svg {
+        return Err(PlotError::Format(path.display().to_string()));
+    }
+    let svg = render_svg(report)?;
+    std::fs::write(path, svg).map_err(|source| PlotError::Write {
+        path: path.display().to_string(),
+        source,
+    })
+}
