@@ -44,6 +44,8 @@ pub struct Plan {
     pub target: BenchTarget,
     pub qd1: bool,
     pub randrw: bool,
+    /// `--test sync|cliff|span`: behaviour tests on the same test file (crate::behaviour).
+    pub behaviour: crate::behaviour::BehaviourTests,
     /// Per test.
     pub runtime: Duration,
     /// Test file size (the randrw span); default 150 GiB, shrunk to keep the reserve.
@@ -77,6 +79,7 @@ impl Plan {
             target,
             qd1: true,
             randrw: true,
+            behaviour: crate::behaviour::BehaviourTests::default(),
             runtime: Duration::from_secs(60),
             size: None,
             reserve: None,
@@ -96,7 +99,7 @@ impl Plan {
     }
 
     fn validate(&self) -> Result<(), BenchError> {
-        if !self.qd1 && !self.randrw {
+        if !self.qd1 && !self.randrw && !self.behaviour.any() {
             return Err(BenchError::InvalidPlan("no test selected".into()));
         }
         if self.runtime.is_zero() {
@@ -123,7 +126,7 @@ impl Plan {
             )));
         }
         if let BenchTarget::Device(device) = &self.target {
-            if self.randrw {
+            if self.randrw || self.behaviour.any() {
                 return Err(BenchError::Refused(format!(
                     "--device {} is read-only: only the qd1 test may run on a block device \
                      (randrw writes); run randrw on a directory of its file system instead",
@@ -349,6 +352,17 @@ fn run_on_file(
                 report.randrw = Some(randrw_result(plan, &stats, file.size(), choice.kind));
             }
             Err(err) => keep_going(plan, "randrw", err, warnings)?,
+        }
+    }
+    if plan.behaviour.any() {
+        interrupted(&plan.cancel)?;
+        match crate::behaviour::run_on_test_file(&plan.behaviour, file.path(), &plan.cancel) {
+            Ok(measured) => {
+                report.sync = measured.sync;
+                report.cliff = measured.cliff;
+                report.span = measured.span;
+            }
+            Err(err) => keep_going(plan, "behaviour", err, warnings)?,
         }
     }
     collect_notes(&*engine, warnings);

@@ -16,10 +16,14 @@ pub mod models;
 pub mod span;
 pub mod sync;
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cancel::CancelToken;
+use crate::error::BenchError;
 use crate::report::{EngineKind, LatencySummary};
 
 /// What can go wrong while measuring behaviour.
@@ -231,4 +235,68 @@ pub struct SpanResult {
     pub latency_ratio: f64,
     /// The same for p99.
     pub p99_ratio: f64,
+}
+
+/// Which behaviour tests to run on the bench's test file, with their parameters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BehaviourTests {
+    pub sync: Option<sync::SyncPlan>,
+    pub cliff: Option<cliff::CliffPlan>,
+    pub span: Option<span::SpanPlan>,
+}
+
+impl BehaviourTests {
+    pub fn any(&self) -> bool {
+        self.sync.is_some() || self.cliff.is_some() || self.span.is_some()
+    }
+}
+
+/// What the behaviour tests measured; `None` for tests not asked for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BehaviourResults {
+    pub sync: Option<SyncResult>,
+    pub cliff: Option<CliffResult>,
+    pub span: Option<SpanResult>,
+}
+
+fn bench_error(err: BehaviourError, cancel: &CancelToken) -> BenchError {
+    match err {
+        BehaviourError::Io { op, offset, source } => BenchError::Io {
+            context: format!("{op} at offset {offset} of the test file"),
+            source,
+        },
+        BehaviourError::Interrupted => BenchError::Interrupted(cancel.signal().unwrap_or(0)),
+        BehaviourError::InvalidPlan(why) => BenchError::InvalidPlan(why),
+        other @ BehaviourError::FileTooSmall { .. } => BenchError::InvalidPlan(other.to_string()),
+        other @ BehaviourError::WriterPanicked => BenchError::Engine(other.to_string()),
+    }
+}
+
+/// Runs the requested behaviour tests on the bench's test file at `path`, which the caller
+/// created, filled and will remove (so the free-space reserve and the cleanup on signals are
+/// the test file's). The span test runs first because the others rewrite the file; the cliff
+/// test last because it leaves the drive's write cache full.
+pub fn run_on_test_file(
+    tests: &BehaviourTests,
+    path: &Path,
+    cancel: &CancelToken,
+) -> Result<BehaviourResults, BenchError> {
+    let token = cancel.clone();
+    let stop: file::Cancel = Arc::new(move || token.is_cancelled());
+    let cancelled = || cancel.is_cancelled();
+    let mut device = file::FileDevice::open(path, stop).map_err(|e| bench_error(e, cancel))?;
+    let mut results = BehaviourResults::default();
+    if let Some(plan) = &tests.span {
+        let measured = span::run_span(&mut device, plan, &cancelled);
+        results.span = Some(measured.map_err(|e| bench_error(e, cancel))?);
+    }
+    if let Some(plan) = &tests.sync {
+        let measured = sync::run_sync(&mut device, plan, &cancelled);
+        results.sync = Some(measured.map_err(|e| bench_error(e, cancel))?);
+    }
+    if let Some(plan) = &tests.cliff {
+        let measured = cliff::run_cliff(&mut device, plan, &cancelled);
+        results.cliff = Some(measured.map_err(|e| bench_error(e, cancel))?);
+    }
+    Ok(results)
 }
