@@ -934,7 +934,7 @@ fn nc702_randrw_below_the_client_needs() {
         &v,
         "NC702",
         Severity::Critical,
-        &["7.0k/2.3k", "Nethermind needs 10k read IOPS", "write IOPS"],
+        &["7.0k/2.3k", "Nethermind needs 10k read and 10k write IOPS"],
     );
 
     let v = judge(&facts, Some(&report), &db(), &ClientChoice::Strictest);

@@ -146,7 +146,8 @@ pub fn check(
             format_iops(rw.write_iops),
             engine_name(rw.engine)
         );
-        let mut shortfalls = Vec::new();
+        // One sentence per client: "Nethermind needs 10k read and 10k write IOPS".
+        let mut shortfalls: Vec<(String, Vec<String>)> = Vec::new();
         let mut severity = Severity::Ok;
         let mut first_client = None;
         for (kind, have, failing) in [
@@ -161,13 +162,18 @@ pub fn check(
                 };
                 severity = severity.max(sev);
                 first_client.get_or_insert_with(|| client.name.clone());
-                shortfalls.push(format!(
-                    "{} needs {} {kind} IOPS",
-                    clients.name(client),
-                    format_iops(*need)
-                ));
+                let who = clients.name(client);
+                let what = format!("{} {kind}", format_iops(*need));
+                match shortfalls.iter_mut().find(|(w, _)| *w == who) {
+                    Some((_, needs)) => needs.push(what),
+                    None => shortfalls.push((who, vec![what])),
+                }
             }
         }
+        let shortfalls: Vec<String> = shortfalls
+            .into_iter()
+            .map(|(who, needs)| format!("{who} needs {} IOPS", needs.join(" and ")))
+            .collect();
         if let Some(client) = first_client {
             fast = false;
             failures.push(ClientFailure { client, severity });

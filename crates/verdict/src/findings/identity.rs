@@ -60,7 +60,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
                 Severity::Info,
                 "Drive model unknown",
                 format!(
-                    "{name}: the drive reports no model string{}, so the database cannot be consulted.",
+                    "{name}: the drive reports no model string, so the database cannot be consulted{}.",
                     describe_known(drive)
                 ),
             )
@@ -219,15 +219,10 @@ fn describe_known(drive: &Drive) -> String {
     match drive.rotation_rate_rpm {
         Some(0) => known.push("solid state".to_owned()),
         Some(rpm) => known.push(format!("{rpm} rpm hard disk")),
-        None => {
-            if let Some(rot) = drive.rotational {
-                known.push(if rot {
-                    "reports rotational".to_owned()
-                } else {
-                    "solid state".to_owned()
-                });
-            }
-        }
+        // The block layer's flag is only a hint (virtio reports rotational on SSD storage).
+        None if super::trim::is_hard_disk(drive) => known.push("reports rotational".to_owned()),
+        None if drive.rotational == Some(false) => known.push("solid state".to_owned()),
+        None => {}
     }
     match drive.hmb {
         Some(true) => known.push("asks for a host memory buffer (likely DRAM-less)".to_owned()),

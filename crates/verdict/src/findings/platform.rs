@@ -83,7 +83,7 @@ fn virtual_storage(facts: &Facts, db: &Database, bench_ran: bool, out: &mut Vec<
     let (severity, tail) = if bench_ran {
         (
             Severity::Info,
-            "the benchmark findings below show what it delivers",
+            "the benchmark findings show what it delivers",
         )
     } else {
         (

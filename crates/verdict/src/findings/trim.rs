@@ -51,7 +51,8 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
         ));
     }
 
-    if facts.trim_effective != Some(false) && !drive_problem {
+    // A layer that blocks TRIM gets fixed; the periodic TRIM is needed after that too.
+    if !drive_problem {
         if let Some(f) = periodic_trim(facts) {
             out.push(f);
         }
@@ -133,7 +134,7 @@ fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
     let dm_name = layer.detail.as_deref().unwrap_or(name);
     let (what, fix): (String, String) = match layer.kind {
         LayerKind::Crypt => (
-            format!("dm-crypt device {dm_name} ({name}), opened without allow-discards"),
+            format!("dm-crypt device {dm_name} ({name}), opened without allow-discards,"),
             format!(
                 "sudo cryptsetup --allow-discards --persistent refresh {dm_name}   (LUKS2; for LUKS1 add `discard` to its line in /etc/crypttab and reboot)"
             ),

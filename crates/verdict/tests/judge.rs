@@ -1,0 +1,346 @@
+//! The judge as a whole: grade folding, ordering, the JSON contract, the strictest client,
+//! and snapshots of whole verdicts for representative machines.
+
+mod judge_support;
+
+use bench::EngineKind;
+use judge_support::*;
+use probe::{AtimeMode, Facts, Health, Interface, IoUringStatus, LayerKind, Unavailable};
+use verdict::judge::{judge, ClientChoice, Verdict};
+use verdict::{Grade, Severity};
+
+fn unknown_drive() -> Facts {
+    let mut facts = nvme_machine();
+    facts.drives[0].model = Some("ACME FastDisk 9000 2TB".into());
+    facts
+}
+
+#[test]
+fn known_good_drive_on_a_clean_machine_is_good() {
+    let v = run(&nvme_machine());
+    assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
+    assert_eq!(v.client, "strictest");
+    assert_eq!(v.failing_client, None);
+    assert!(v
+        .findings
+        .iter()
+        .all(|f| f.severity == Severity::Ok || f.severity == Severity::Info));
+}
+
+#[test]
+fn unknown_drive_without_problems_is_unknown_until_measured() {
+    let facts = unknown_drive();
+    let v = run(&facts);
+    assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
+    assert_eq!(v.drives[0].grade, Grade::Unknown);
+
+    let fast = bench_report(
+        latency(60.0, 120.0, 240.0),
+        Some((150_000.0, 50_000.0)),
+        EngineKind::IoUring,
+    );
+    let v = judge(&facts, Some(&fast), &db(), &ClientChoice::Strictest);
+    assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
+
+    // A fast QD1 figure but a flattering span is not proof.
+    let mut small_span = fast.clone();
+    if let Some(rw) = small_span.randrw.as_mut() {
+        rw.fio_comparable = false;
+        rw.span_bytes = 4 << 30;
+    }
+    let v = judge(&facts, Some(&small_span), &db(), &ClientChoice::Strictest);
+    assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
+}
+
+#[test]
+fn any_warning_makes_it_ugly_any_critical_bad() {
+    let mut facts = nvme_machine();
+    facts.drives[0].temperature_c = Some(55.0);
+    assert_eq!(run(&facts).grade, Grade::Ugly);
+    let health = facts.drives[0].health.as_mut().expect("health");
+    health.media_errors = Some(1);
+    health.available_spare_pct = Some(2);
+    let v = run(&facts);
+    assert_eq!(v.grade, Grade::Bad);
+    assert_eq!(v.drives[0].grade, Grade::Bad);
+}
+
+#[test]
+fn findings_are_sorted_by_severity_and_keep_check_order_within_one() {
+    let mut facts = nvme_machine();
+    facts.drives[0].temperature_c = Some(61.0);
+    facts.fstrim_timer = Some(false);
+    facts.drives[0].capacity_bytes = Some(1_000_204_886_016);
+    facts.mount.as_mut().expect("mount").atime = AtimeMode::Relatime;
+    let v = run(&facts);
+    let severities: Vec<Severity> = v.findings.iter().map(|f| f.severity).collect();
+    let mut sorted = severities.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(severities, sorted, "{:?}", codes(&v));
+    // Warnings in the order the checks ran: temperature (NC2xx) before TRIM (NC3xx).
+    let warnings: Vec<&str> = v
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .map(|f| f.code.as_str())
+        .collect();
+    assert_eq!(warnings, ["NC210", "NC303"], "{:?}", codes(&v));
+    assert_eq!(v.findings[0].code, "NC510");
+    let oks: Vec<&str> = v
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Ok)
+        .map(|f| f.code.as_str())
+        .collect();
+    let mut in_check_order = oks.clone();
+    in_check_order.sort();
+    assert_eq!(oks, in_check_order);
+}
+
+#[test]
+fn strictest_names_the_client_in_failing_client_and_text() {
+    let mut facts = nvme_machine();
+    facts.mount.as_mut().expect("mount").free_bytes = Some(1_100 * GB);
+    let v = run(&facts);
+    // Reth wants 1.2 TB free, the most of any client; the others are satisfied.
+    let failing = v.failing_client.clone().expect("failing client");
+    let client = db().client(&failing).cloned().expect("known client");
+    assert!(client.min_free_bytes > 1_100 * GB);
+    let f = one(&v, "NC511");
+    assert!(f.detail.contains(&client.display), "{f:#?}");
+    assert!(f.detail.contains("most demanding"), "{f:#?}");
+    for other in &db().clients {
+        if other.min_free_bytes > client.min_free_bytes {
+            panic!("{} is more demanding than {}", other.name, client.name);
+        }
+    }
+    // Named: the same facts pass for a client with a lower floor.
+    let v = run_for(&facts, "geth");
+    assert_eq!(one(&v, "NC511").severity, Severity::Ok);
+    assert_eq!(v.client, "geth");
+    assert_eq!(v.failing_client, None);
+}
+
+#[test]
+fn json_keys_are_the_documented_contract() {
+    let mut facts = nvme_machine();
+    facts.fstrim_timer = Some(false);
+    let v = run(&facts);
+    let json = serde_json::to_value(&v).expect("serialize");
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["grade"], "ugly");
+    let finding = &json["findings"][0];
+    for key in ["code", "severity", "title", "detail", "fix"] {
+        assert!(
+            finding.get(key).is_some(),
+            "findings[].{key} missing: {finding}"
+        );
+    }
+    assert_eq!(finding["code"], "NC303");
+    assert_eq!(finding["severity"], "warning");
+    let entry = &json["drives"][0]["entry"];
+    assert_eq!(entry["family"], "Samsung 970 EVO Plus");
+    assert_eq!(entry["grade"], "good");
+    assert_eq!(entry["nand"], "tlc");
+    assert_eq!(entry["dram"], "yes");
+    assert_eq!(entry["class"], "mainstream");
+    let back: Verdict = serde_json::from_value(json).expect("round trip");
+    assert_eq!(back, v);
+}
+
+#[test]
+fn no_drives_at_all_is_unknown_not_good() {
+    let mut facts = nvme_machine();
+    facts.drives.clear();
+    facts.layers.clear();
+    facts.unresolved = vec!["zfs pool tank: not resolvable through sysfs".into()];
+    let v = run(&facts);
+    assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
+    assert!(v.drives.is_empty());
+}
+
+// ---------------------------------------------------------------- snapshots
+
+fn snapshot(mut v: Verdict) -> Verdict {
+    // The data version changes with every database release; the verdict's shape does not.
+    v.database_version = "[database version]".into();
+    v
+}
+
+#[test]
+fn snapshot_home_node_970_evo_plus() {
+    insta::assert_json_snapshot!("home_node_970_evo_plus", snapshot(run(&nvme_machine())));
+}
+
+/// A Crucial P3 (QLC, DRAM-less) behind LUKS without allow-discards, relatime, no fstrim
+/// timer, running warm, and a slow benchmark: everything the list warns about at once.
+#[test]
+fn snapshot_budget_qlc_on_luks() {
+    let mut facts = nvme_machine();
+    let d = &mut facts.drives[0];
+    d.model = Some("CT2000P3SSD8".into());
+    d.firmware = Some("P9CR30A".into());
+    d.hmb = Some(true);
+    d.temperature_c = Some(63.0);
+    if let Some(h) = d.health.as_mut() {
+        h.thermal_throttle_t1_transitions = Some(212);
+        h.percentage_used = Some(41);
+    }
+    facts.stack = vec!["dm-0".into(), "nvme0n1p3".into(), "nvme0n1".into()];
+    facts.layers = vec![
+        layer(
+            "dm-0",
+            LayerKind::Crypt,
+            Some("luks-8c1d"),
+            0,
+            &["nvme0n1p3"],
+            0,
+        ),
+        layer(
+            "nvme0n1p3",
+            LayerKind::Partition,
+            Some("3"),
+            1,
+            &["nvme0n1"],
+            2_199_023_255_040,
+        ),
+        layer("nvme0n1", LayerKind::Disk, None, 2, &[], 2_199_023_255_040),
+    ];
+    facts.trim_effective = Some(false);
+    facts.fstrim_timer = Some(false);
+    let m = facts.mount.as_mut().expect("mount");
+    m.source = "/dev/mapper/luks-8c1d".into();
+    m.mount_point = "/".into();
+    m.atime = AtimeMode::Relatime;
+    m.mount_options = vec!["rw".into(), "relatime".into()];
+    facts.path = "/home/eth/.ethereum".into();
+    let report = bench_report(
+        latency(180.0, 1_900.0, 14_000.0),
+        Some((9_500.0, 3_100.0)),
+        EngineKind::IoUring,
+    );
+    let v = judge(&facts, Some(&report), &db(), &ClientChoice::Strictest);
+    assert_eq!(v.grade, Grade::Bad);
+    insta::assert_json_snapshot!("budget_qlc_on_luks", snapshot(v));
+}
+
+/// A KVM VPS: virtio disk without a model, Docker blocking io_uring, psync benchmark, not root.
+#[test]
+fn snapshot_vps_virtio_in_docker() {
+    let mut facts = nvme_machine();
+    let d = &mut facts.drives[0];
+    *d = probe::Drive {
+        name: "vda".into(),
+        capacity_bytes: Some(2_199_023_255_552),
+        interface: Some(Interface::Virtio),
+        rotational: Some(true),
+        scheduler: Some("none".into()),
+        trim_supported: Some(true),
+        ..probe::Drive::default()
+    };
+    facts.stack = vec!["vda1".into(), "vda".into()];
+    facts.layers = vec![
+        layer(
+            "vda1",
+            LayerKind::Partition,
+            Some("1"),
+            0,
+            &["vda"],
+            1 << 30,
+        ),
+        layer("vda", LayerKind::Disk, None, 1, &[], 1 << 30),
+    ];
+    facts.platform = probe::Platform {
+        sys_vendor: Some("QEMU".into()),
+        product_name: Some("Standard PC (Q35 + ICH9, 2009)".into()),
+        cloud: Some("kvm".into()),
+        virtualized: Some(true),
+        ..probe::Platform::default()
+    };
+    facts.io_uring = IoUringStatus {
+        available: Some(false),
+        sysctl_disabled: Some(0),
+        reason: Some("io_uring_setup: EPERM (Docker seccomp?)".into()),
+    };
+    facts.privileged = false;
+    facts.unavailable = vec![Unavailable {
+        fact: "smartctl health (vda)".into(),
+        reason: "needs root".into(),
+    }];
+    let m = facts.mount.as_mut().expect("mount");
+    m.source = "/dev/vda1".into();
+    m.mount_point = "/".into();
+    m.atime = AtimeMode::Relatime;
+    m.mount_options = vec!["rw".into(), "relatime".into()];
+    m.free_bytes = Some(1_800 * GB);
+    m.total_bytes = Some(2_163 * GB);
+    let report = bench_report(latency(380.0, 1_100.0, 4_800.0), None, EngineKind::Psync);
+    let v = judge(
+        &facts,
+        Some(&report),
+        &db(),
+        &ClientChoice::Named("nethermind".into()),
+    );
+    insta::assert_json_snapshot!("vps_virtio_in_docker", snapshot(v));
+}
+
+/// A NAS: four WD Red hard disks in md RAID5 under btrfs.
+#[test]
+fn snapshot_nas_hard_disks_raid5() {
+    let mut facts = sata_machine("WDC WD20EFRX-68EUZN0", 2_000_398_934_016);
+    let template = facts.drives[0].clone();
+    facts.drives = ["sda", "sdb", "sdc", "sdd"]
+        .iter()
+        .map(|name| probe::Drive {
+            name: (*name).into(),
+            rotational: Some(true),
+            rotation_rate_rpm: Some(5400),
+            firmware: Some("82.00A82".into()),
+            trim_supported: Some(false),
+            temperature_c: Some(36.0),
+            health: Some(Health {
+                source: "smartctl".into(),
+                passed: Some(true),
+                reallocated_sectors: Some(0),
+                pending_sectors: Some(0),
+                uncorrectable_sectors: Some(0),
+                power_on_hours: Some(31_000),
+                ..Health::default()
+            }),
+            ..template.clone()
+        })
+        .collect();
+    facts.stack = vec![
+        "md0".into(),
+        "sda".into(),
+        "sdb".into(),
+        "sdc".into(),
+        "sdd".into(),
+    ];
+    facts.layers = vec![
+        layer(
+            "md0",
+            LayerKind::Md,
+            Some("raid5"),
+            0,
+            &["sda", "sdb", "sdc", "sdd"],
+            0,
+        ),
+        layer("sda", LayerKind::Disk, None, 1, &[], 0),
+        layer("sdb", LayerKind::Disk, None, 1, &[], 0),
+        layer("sdc", LayerKind::Disk, None, 1, &[], 0),
+        layer("sdd", LayerKind::Disk, None, 1, &[], 0),
+    ];
+    facts.trim_effective = Some(false);
+    let m = facts.mount.as_mut().expect("mount");
+    m.fs_type = "btrfs".into();
+    m.source = "/dev/md0".into();
+    m.mount_point = "/srv/eth".into();
+    m.total_bytes = Some(5_900 * GB);
+    m.free_bytes = Some(4_100 * GB);
+    facts.path = "/srv/eth/geth".into();
+    let v = run(&facts);
+    assert_eq!(v.grade, Grade::Bad);
+    assert_eq!(all(&v, "NC105").len(), 4);
+    insta::assert_json_snapshot!("nas_hard_disks_raid5", snapshot(v));
+}
