@@ -41,6 +41,9 @@ pub const SCENARIOS: &[Scenario] = &[
     scenario("dm_crypt", dm_crypt),
     scenario("virtio_vps", virtio_vps),
     scenario("aws_ebs", aws_ebs),
+    scenario("btrfs_two_devices", btrfs_two_devices),
+    scenario("zfs_dataset", zfs_dataset),
+    scenario("docker_overlay", docker_overlay),
     scenario("hostile_missing_attributes", hostile_missing_attributes),
     scenario("hostile_empty_attributes", hostile_empty_attributes),
     scenario("hostile_non_utf8", hostile_non_utf8),
@@ -1246,6 +1249,80 @@ pub fn aws_ebs(dir: &Path) -> io::Result<()> {
             )),
         ),
     )
+}
+
+/// btrfs RAID1 over two NVMe drives: mountinfo shows an anonymous device (0:33), the members
+/// are listed under `/sys/fs/btrfs/<fsid>/devices`.
+pub fn btrfs_two_devices(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    desktop(&tree)?;
+    tree.systemd(true)?;
+    let link = || PcieLinkSpec {
+        current_speed: "16.0 GT/s PCIe",
+        current_width: 4,
+        max_speed: "16.0 GT/s PCIe",
+        max_width: 4,
+    };
+    let first = tree.nvme(
+        "/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0",
+        &samsung_pci(link()),
+        &samsung_980_pro(0, 0),
+    )?;
+    let second = tree.nvme(
+        "/sys/devices/pci0000:00/0000:00:01.2/0000:02:00.0",
+        &samsung_pci(link()),
+        &NvmeSpec {
+            serial: "S6B0NL0T412399M",
+            ..samsung_980_pro(1, 2)
+        },
+    )?;
+    let p1 = tree.partition(&first, "nvme0n1", 1, 259, 1, 2048, 3_907_026_944)?;
+    let p2 = tree.partition(&second, "nvme1n1", 1, 259, 3, 2048, 3_907_026_944)?;
+    let fsid = "/sys/fs/btrfs/5e3f1a2b-8c4d-4e6f-9a0b-1c2d3e4f5a6b";
+    tree.attr(&format!("{fsid}/label"), "ethereum")?;
+    tree.link(&format!("{fsid}/devices/nvme0n1p1"), &p1)?;
+    tree.link(&format!("{fsid}/devices/nvme1n1p1"), &p2)?;
+    tree.attr("/sys/fs/btrfs/features/free_space_tree", 0)?;
+    let mut lines = standard_mounts("259:1", "/dev/nvme0n1p1", None);
+    lines[0] = "26 1 0:33 /@ / rw,noatime shared:1 - btrfs /dev/nvme0n1p1 rw,ssd,discard=async,space_cache=v2,subvolid=256,subvol=/@".to_string();
+    write_mounts(&tree, &lines)
+}
+
+/// The datadir on a ZFS dataset: sysfs cannot name the pool's drives.
+pub fn zfs_dataset(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    desktop(&tree)?;
+    tree.systemd(false)?;
+    let namespace = tree.nvme(
+        &format!("{PCH_ROOT_PORT}/0000:03:00.0"),
+        &samsung_pci(PcieLinkSpec {
+            current_speed: "16.0 GT/s PCIe",
+            current_width: 4,
+            max_speed: "16.0 GT/s PCIe",
+            max_width: 4,
+        }),
+        &samsung_980_pro(0, 0),
+    )?;
+    tree.partition(&namespace, "nvme0n1", 1, 259, 1, 2048, 3_907_026_944)?;
+    let mut lines = standard_mounts("0:45", "rpool/ROOT/ubuntu", None);
+    lines[0] = "26 1 0:45 / / rw,relatime shared:1 - zfs rpool/ROOT/ubuntu rw,xattr,posixacl,casesensitive".to_string();
+    lines.push(format!(
+        "41 26 0:46 / {DATADIR} rw,noatime shared:21 - zfs tank/ethereum rw,xattr,noacl,casesensitive"
+    ));
+    write_mounts(&tree, &lines)
+}
+
+/// Inside a Docker container: `/` is overlay; the datadir is not a volume.
+pub fn docker_overlay(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    tree.kernel("6.8.0-45-generic", Some(0))?;
+    let lines = [
+        "612 480 0:50 / / rw,relatime master:1 - overlay overlay rw,lowerdir=/var/lib/docker/overlay2/l/ABC:/var/lib/docker/overlay2/l/DEF,upperdir=/var/lib/docker/overlay2/0f1e/diff,workdir=/var/lib/docker/overlay2/0f1e/work".to_string(),
+        "613 612 0:53 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw".to_string(),
+        "614 612 0:54 / /dev rw,nosuid - tmpfs tmpfs rw,size=65536k,mode=755,inode64".to_string(),
+        "620 612 259:2 /var/lib/docker/containers/0f1e/resolv.conf /etc/resolv.conf rw,relatime - ext4 /dev/nvme0n1p2 rw".to_string(),
+    ];
+    write_mounts(&tree, &lines)
 }
 
 // Hostile trees: each starts from a regular scenario and breaks it in one way.

@@ -10,6 +10,8 @@ const DMI: &str = "/sys/class/dmi/id";
 /// first: clouds that run on KVM/Xen must win over the hypervisor's own name.
 const CLOUD_MARKERS: &[(&str, &str)] = &[
     ("amazon ec2", "aws"),
+    // Xen-based EC2 generations: sys_vendor "Xen", bios_version "4.11.amazon".
+    ("amazon", "aws"),
     ("google compute engine", "gcp"),
     ("google", "gcp"),
     ("hetzner", "hetzner"),

@@ -341,6 +341,63 @@ fn aws_ebs() {
 }
 
 #[test]
+fn btrfs_over_two_drives() {
+    let probed = run("btrfs_two_devices");
+    let facts = &probed.facts;
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.fs_type, "btrfs");
+    assert_eq!(mount.dev, "0:33");
+    assert!(mount.discard);
+    assert_eq!(
+        facts.stack,
+        vec!["nvme0n1p1", "nvme0n1", "nvme1n1p1", "nvme1n1"]
+    );
+    assert_eq!(facts.drives.len(), 2);
+    assert_eq!(facts.drives[1].serial.as_deref(), Some("S6B0NL0T412399M"));
+    assert_eq!(facts.trim_effective, Some(true));
+    assert!(facts.unresolved.is_empty(), "{:?}", facts.unresolved);
+    snapshot("btrfs_two_devices", facts);
+}
+
+#[test]
+fn zfs_is_said_plainly() {
+    let probed = run("zfs_dataset");
+    let facts = &probed.facts;
+    assert_eq!(
+        facts.mount.as_ref().map(|m| m.fs_type.as_str()),
+        Some("zfs")
+    );
+    assert!(facts.stack.is_empty() && facts.drives.is_empty());
+    assert_eq!(facts.trim_effective, None);
+    assert_eq!(facts.unresolved.len(), 1);
+    assert!(
+        facts.unresolved[0].contains("pool tank"),
+        "{:?}",
+        facts.unresolved
+    );
+}
+
+#[test]
+fn overlay_is_said_plainly() {
+    let probed = run("docker_overlay");
+    let facts = &probed.facts;
+    assert_eq!(
+        facts.mount.as_ref().map(|m| m.fs_type.as_str()),
+        Some("overlay")
+    );
+    assert!(facts.drives.is_empty());
+    assert!(
+        facts.unresolved[0].contains("overlay"),
+        "{:?}",
+        facts.unresolved
+    );
+    assert_eq!(
+        facts.platform.virtualized, None,
+        "no DMI, no drives: cannot tell"
+    );
+}
+
+#[test]
 fn hostile_missing_attributes_are_unknown() {
     let probed = run("hostile_missing_attributes");
     let facts = &probed.facts;
