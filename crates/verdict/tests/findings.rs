@@ -973,3 +973,37 @@ fn nc703_fallback_engine_and_nc704_caveats() {
     assert_finding(&v, "NC703", Severity::Info, &["psync", "seccomp"]);
     assert_finding(&v, "NC704", Severity::Info, &["span 4 GiB"]);
 }
+
+#[test]
+fn nc102_ebs_volume_needs_provisioned_iops() {
+    let mut facts = nvme_machine();
+    let d = drive0(&mut facts);
+    d.model = Some("Amazon Elastic Block Store".into());
+    d.firmware = Some("1.0".into());
+    d.serial = Some("vol0123456789abcdef0".into());
+    d.health = None;
+    d.pcie_link = None;
+    facts.platform.sys_vendor = Some("Amazon EC2".into());
+    facts.platform.product_name = Some("m6i.xlarge".into());
+    facts.platform.cloud = Some("aws".into());
+    facts.platform.virtualized = Some(true);
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC102",
+        Severity::Warning,
+        &["10,000 provisioned IOPS", "aws ec2 modify-volume"],
+    );
+    // The volume is judged by its entry, not again as an anonymous virtual disk.
+    assert!(!has(&v, "NC602"), "{:?}", codes(&v));
+    assert_eq!(v.grade, Grade::Ugly);
+}
+
+#[test]
+fn smart_fixes_name_the_device() {
+    let mut facts = nvme_machine();
+    health0(&mut facts).media_errors = Some(1);
+    let v = run_for(&facts, "geth");
+    let fix = one(&v, "NC205").fix.clone().unwrap_or_default();
+    assert!(fix.contains("sudo smartctl -x /dev/nvme0n1"), "{fix}");
+}

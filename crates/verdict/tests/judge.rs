@@ -159,6 +159,39 @@ fn no_drives_at_all_is_unknown_not_good() {
     assert!(v.drives.is_empty());
 }
 
+#[test]
+fn behaviour_findings_join_the_verdict_and_flag_a_listed_drive_that_measures_worse() {
+    let facts = nvme_machine();
+    let mut report = bench_report(latency(70.0, 140.0, 260.0), None, EngineKind::IoUring);
+    // QD1 mean latency over 1 GiB vs the whole 200 GiB file: a DRAM-less drive's mapping misses.
+    let point = |span_gib: u64, mean: f64| bench::behaviour::SpanPoint {
+        span_bytes: span_gib << 30,
+        ios: 20_000,
+        lat_us: latency(mean, mean * 2.5, mean * 6.0),
+    };
+    report.span = Some(bench::behaviour::SpanResult {
+        engine: EngineKind::IoUring,
+        runtime_s: 40.0,
+        points: vec![point(1, 80.0), point(16, 120.0), point(200, 190.0)],
+        latency_ratio: 190.0 / 80.0,
+        p99_ratio: 190.0 / 80.0,
+    });
+    let v = judge(
+        &facts,
+        Some(&report),
+        &db(),
+        &ClientChoice::Named("geth".into()),
+    );
+    let span = one(&v, "NC805");
+    assert!(span.severity >= Severity::Warning, "{span:#?}");
+    let worse = one(&v, "NC807");
+    assert!(
+        worse.detail.contains("Samsung SSD 970 EVO Plus 2TB"),
+        "{worse:#?}"
+    );
+    assert_eq!(v.grade, Grade::Ugly);
+}
+
 // ---------------------------------------------------------------- snapshots
 
 fn snapshot(mut v: Verdict) -> Verdict {

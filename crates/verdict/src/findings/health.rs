@@ -11,8 +11,14 @@ pub const TEMPERATURE_WARN_C: f64 = 50.0;
 pub const PERCENTAGE_USED_WARN: u8 = 80;
 pub const PERCENTAGE_USED_CRITICAL: u8 = 100;
 
-const SMART_FIX: &str =
-    "Back up the node's data, check `sudo smartctl -x /dev/DRIVE`, and plan to replace the drive";
+/// smartctl takes the kernel device node: the namespace for NVMe (`nvme0n1`), else the disk.
+fn smart_fix(name: &str) -> String {
+    format!("Back up the node's data, check `sudo smartctl -x /dev/{name}`, and plan to replace the drive")
+}
+
+fn cooling_fix(name: &str) -> String {
+    format!("Add a heatsink to the M.2 drive and airflow over it; check again with `sudo smartctl -x /dev/{name}` under load")
+}
 
 /// NVMe critical warning bits (NVMe base spec, SMART / Health log byte 0).
 const CRITICAL_WARNING_BITS: [(u8, &str); 5] = [
@@ -93,7 +99,7 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
                     }
                 ),
             )
-            .with_fix(SMART_FIX)
+            .with_fix(smart_fix(name))
             .about(name),
         );
     }
@@ -114,9 +120,9 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
         }
         detail.push('.');
         let fix = if bits & 0b10 != 0 && bits & !0b10 == 0 {
-            "Cool the drive (heatsink, airflow) and recheck; if the warning stays, back up and replace it"
+            "Cool the drive (heatsink, airflow) and recheck; if the warning stays, back up and replace it".to_owned()
         } else {
-            SMART_FIX
+            smart_fix(name)
         };
         out.push(
             Finding::new(
@@ -142,7 +148,7 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
                         "{name}: {spare}% spare capacity left, below the drive's own threshold of {threshold}%; it is close to running out of replacement blocks."
                     ),
                 )
-                .with_fix(SMART_FIX)
+                .with_fix(smart_fix(name))
                 .about(name),
             );
         }
@@ -182,7 +188,7 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
                 "The drive logged media errors",
                 format!("{name}: {errors} unrecovered media or data-integrity errors in the health log."),
             )
-            .with_fix(SMART_FIX)
+            .with_fix(smart_fix(name))
             .about(name),
         );
     }
@@ -205,7 +211,7 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
                     "{name}: {reallocated} reallocated, {pending} pending and {uncorrectable} offline-uncorrectable sectors."
                 ),
             )
-            .with_fix(SMART_FIX)
+            .with_fix(smart_fix(name))
             .about(name),
         );
     }
@@ -242,7 +248,9 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
                         .join(", ")
                 ),
             )
-            .with_fix("Read the flagged attributes and logs with `sudo smartctl -x /dev/DRIVE`")
+            .with_fix(format!(
+                "Read the flagged attributes and logs with `sudo smartctl -x /dev/{name}`"
+            ))
             .about(name),
         );
     }
@@ -272,7 +280,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
                         "{name}: {temp:.0} C{source}, at or above the drive's own warning threshold of {limit:.0} C; it throttles and may lose data."
                     ),
                 )
-                .with_fix(COOLING_FIX)
+                .with_fix(cooling_fix(name))
                 .about(name),
             );
         } else if temp >= TEMPERATURE_WARN_C {
@@ -285,7 +293,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
                         "{name}: {temp:.0} C{source}; keep it below {TEMPERATURE_WARN_C:.0} C so it does not throttle during a sync."
                     ),
                 )
-                .with_fix(COOLING_FIX)
+                .with_fix(cooling_fix(name))
                 .about(name),
             );
         } else {
@@ -329,11 +337,9 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
                         seen.join(", ")
                     ),
                 )
-                .with_fix(COOLING_FIX)
+                .with_fix(cooling_fix(name))
                 .about(name),
             );
         }
     }
 }
-
-const COOLING_FIX: &str = "Add a heatsink to the M.2 drive and airflow over it; check again with `sudo smartctl -x /dev/DRIVE` under load";

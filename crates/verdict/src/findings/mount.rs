@@ -44,8 +44,8 @@ fn fstab_escape(field: &str) -> String {
     escaped
 }
 
-/// The shell sees the remount command: quote anything that is not plainly safe.
-fn shell_quote(arg: &str) -> String {
+/// Commands in fixes are pasted into a shell: quote anything that is not plainly safe.
+pub fn shell_quote(arg: &str) -> String {
     let plain = !arg.is_empty()
         && arg
             .chars()

@@ -40,7 +40,16 @@ fn virtual_storage(facts: &Facts, db: &Database, bench_ran: bool, out: &mut Vec<
         (None, None) => "a virtual machine".to_owned(),
     };
 
-    if let Some(entry) = platform_entry {
+    // A volume type matched by its drive model (EBS, instance storage) is the drive's own
+    // entry; identity has said all of it already.
+    let drive_entry = |id: &str| {
+        models.iter().any(|m| {
+            db.lookup(&DriveQuery::new(m))
+                .entry
+                .is_some_and(|e| e.id == id)
+        })
+    };
+    if let Some(entry) = platform_entry.filter(|e| !drive_entry(&e.id)) {
         let severity = super::identity::grade_severity(entry.grade);
         let mut f = Finding::new(
             "NC601",
