@@ -1,13 +1,66 @@
-//! One module per subcommand.
+//! One module per subcommand, and what they share: writing to stdout, usage errors, the
+//! database and the report that every output format renders.
 
 pub mod bench;
+pub mod check;
+pub mod db;
+pub mod probe;
+pub mod snapshot;
+pub mod submit;
+pub mod triage;
 
-use crate::cli::{Cli, Command};
+use std::io::{self, Write};
+
+use crate::config::{CommandConfig, Config};
+
+/// An error in what the user asked for that clap cannot see (an argument that makes no sense
+/// for the others given). Exits with [`crate::exit_codes::USAGE`]; every other error means
+/// the check could not be made ([`crate::exit_codes::COULD_NOT_CHECK`]).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 
 /// Runs the chosen command and returns the process exit code.
-pub fn run(cli: Cli) -> anyhow::Result<u8> {
-    match cli.command {
-        Some(Command::Bench(args)) => bench::run(&args),
-        None => anyhow::bail!("no command given; see `nodecheck --help`"),
+pub fn run(config: Config) -> anyhow::Result<u8> {
+    let global = config.global;
+    match config.command {
+        CommandConfig::Check(c) => check::run(&c, &global),
+        CommandConfig::Probe(c) => probe::run(&c, &global),
+        CommandConfig::Bench(args) => bench::run(&args),
+        CommandConfig::DbLookup(c) => db::lookup(&c, &global),
+        CommandConfig::DbList(c) => db::list(&c, &global),
+        CommandConfig::Triage(c) => triage::run(&c, &global),
+        CommandConfig::Snapshot(c) => snapshot::run(&c, &global),
+        CommandConfig::Submit(c) => submit::run(&c, &global),
     }
+}
+
+/// Writes to stdout. A closed pipe (`nodecheck ... | head`) is the reader's choice, not an
+/// error worth a message.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(err) => Err(anyhow::Error::new(err).context("cannot write to standard output")),
+    }
+}
+
+/// A line for stderr, unless `-q`.
+pub fn say(global: &crate::config::GlobalOptions, line: &str) {
+    if global.verbosity >= 0 {
+        eprintln!("{line}");
+    }
+}
+
+/// True when running with an effective uid of 0.
+pub fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
 }

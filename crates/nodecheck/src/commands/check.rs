@@ -1,0 +1,309 @@
+//! `nodecheck check [PATH]` (and bare `nodecheck [PATH]`): probe, measure, judge, report.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use bench::{BenchReport, BenchTarget, Plan};
+use probe::root::Root;
+use probe::Facts;
+use verdict::judge::{ClientChoice, Verdict};
+
+use super::{emit, is_root, say};
+use crate::config::{BenchDepth, CheckConfig, ClientName, Format, GlobalOptions, SourceChoice};
+use crate::datadir;
+use crate::redact::Redactor;
+use crate::render::{self, RenderOptions};
+use crate::report::{self, ClientNote, DatadirNote, DriveGrade, Report};
+use crate::snapshot;
+
+/// About ten seconds of QD1 reads, like `ioping -D -c 30` but with enough samples for p99.9.
+const QUICK_RUNTIME: Duration = Duration::from_secs(10);
+/// The quick test file: big enough to leave the drive's own cache, small enough to write in
+/// a second or two.
+const QUICK_FILE_BYTES: u64 = 1 << 30;
+
+pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
+    let db = crate::database::load(global)?;
+
+    // Keeps an unpacked snapshot alive until the report is printed.
+    let mut _unpacked = None;
+    let (root, manifest) = match &config.source {
+        SourceChoice::Live => (Root::live(), None),
+        SourceChoice::Root(dir) => {
+            let root = Root::at(dir)
+                .with_context(|| format!("cannot replay the tree at {}", dir.display()))?;
+            (root, snapshot::read_manifest(dir))
+        }
+        SourceChoice::Snapshot(file) => {
+            let unpacked = snapshot::unpack(file)?;
+            let root = Root::at(unpacked.root())
+                .with_context(|| format!("cannot replay {}", file.display()))?;
+            let manifest = Some(unpacked.manifest.clone());
+            _unpacked = Some(unpacked);
+            (root, manifest)
+        }
+    };
+
+    let (path, datadir) = choose_path(config, root.is_live(), manifest.as_ref());
+    if let Some(note) = &datadir {
+        if note.detected {
+            say(
+                global,
+                &format!(
+                    "Checking {} ({} datadir found; pass a PATH to check another)",
+                    note.path,
+                    note.client.as_deref().unwrap_or("client")
+                ),
+            );
+        }
+    }
+
+    let smartctl_json = config.smartctl_json.clone().or_else(|| {
+        manifest
+            .as_ref()
+            .and_then(|m| m.smartctl.first())
+            .map(|drive| {
+                root.base()
+                    .join(snapshot::SMARTCTL_DIR)
+                    .join(format!("{drive}.json"))
+            })
+    });
+    let facts = probe_facts(&root, &path, smartctl_json)?;
+
+    let mut notes = Vec::new();
+    let bench = if root.is_live() {
+        measure(config.bench, &path, &facts, global, &mut notes)
+    } else {
+        if config.bench != BenchDepth::None {
+            notes.push("Replayed machine: nothing was measured.".to_string());
+        }
+        None
+    };
+
+    let client = match config.client {
+        Some(c) => ClientChoice::Named(c.id().to_string()),
+        None => ClientChoice::Strictest,
+    };
+    let verdict = verdict::judge::judge(&facts, bench.as_ref(), &db, &client);
+    let root_line = needs_root_line(&verdict, &facts, config);
+    let report = build_report(facts, bench, verdict, datadir, notes, config.client);
+
+    let options = RenderOptions::for_stdout(global.verbosity);
+    let redactor = config.redact.then(|| {
+        Redactor::new()
+            .with_facts(&report.facts)
+            .with_local_hostname()
+    });
+    let mut out = String::new();
+    if let Some(line) = root_line {
+        // The first thing a non-root user reads; in machine formats it goes to stderr so the
+        // document stays parseable.
+        if config.format == Format::Table && global.verbosity >= 0 {
+            out.push_str(&line);
+            out.push('\n');
+        } else {
+            say(global, &line);
+        }
+    }
+    out.push_str(&render::render(
+        &report,
+        config.format,
+        &options,
+        redactor.as_ref(),
+    ));
+    emit(&out)?;
+    Ok(report::exit_code(report.grade))
+}
+
+/// PATH as given; else under a replay the path the snapshot was taken for; else a detected
+/// client datadir; else the current directory.
+fn choose_path(
+    config: &CheckConfig,
+    live: bool,
+    manifest: Option<&snapshot::Manifest>,
+) -> (PathBuf, Option<DatadirNote>) {
+    if let Some(path) = &config.path {
+        return (path.clone(), None);
+    }
+    if !live {
+        let path = manifest
+            .map(|m| PathBuf::from(&m.path))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        return (path, None);
+    }
+    match datadir::detect(Path::new("/"), &datadir::home_dirs()) {
+        Some(found) => {
+            let note = DatadirNote {
+                path: found.path.display().to_string(),
+                detected: true,
+                client: found.client.map(|c| c.id().to_string()),
+                others: found
+                    .others
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect(),
+            };
+            (found.path, Some(note))
+        }
+        None => (PathBuf::from("."), None),
+    }
+}
+
+pub(crate) fn probe_facts(
+    root: &Root,
+    path: &Path,
+    smartctl_json: Option<PathBuf>,
+) -> Result<Facts> {
+    let options = probe::ProbeOptions {
+        smartctl_json,
+        ..probe::ProbeOptions::default()
+    };
+    probe::probe(root, path, &options)
+        .with_context(|| format!("cannot probe the storage under {}", path.display()))
+}
+
+/// Runs the measurement `depth` asks for. A measurement that cannot run (an Ethereum client
+/// is running, no space, io_uring blocked and no fallback) does not stop the check: the
+/// verdict is still worth having, and the reason becomes a note.
+fn measure(
+    depth: BenchDepth,
+    path: &Path,
+    facts: &Facts,
+    global: &GlobalOptions,
+    notes: &mut Vec<String>,
+) -> Option<BenchReport> {
+    if depth == BenchDepth::None {
+        return None;
+    }
+    let directory = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    };
+    // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`: no test file,
+    // nothing written. Only a single plain drive qualifies; under RAID the file tells more.
+    let device = match (is_root(), facts.drives.as_slice()) {
+        (true, [drive]) if depth == BenchDepth::Quick => {
+            Some(PathBuf::from("/dev").join(&drive.name))
+        }
+        _ => None,
+    };
+    let mut plan = match &device {
+        Some(dev) => Plan::new(BenchTarget::Device(dev.clone())),
+        None => Plan::new(BenchTarget::Directory(directory)),
+    };
+    plan.qd1 = true;
+    plan.randrw = depth == BenchDepth::Full;
+    if depth == BenchDepth::Quick {
+        plan.runtime = QUICK_RUNTIME;
+        if device.is_none() {
+            plan.size = Some(QUICK_FILE_BYTES);
+        }
+    }
+    match bench::CancelToken::with_signal_handlers() {
+        Ok(token) => plan.cancel = token,
+        Err(err) => notes.push(format!("Ctrl-C handling unavailable: {err}")),
+    }
+    let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
+    match bench::run(&plan, &mut bars) {
+        Ok(report) => Some(report),
+        Err(err) => {
+            let note = format!("Measurement skipped: {err}");
+            say(global, &note);
+            notes.push(note);
+            None
+        }
+    }
+}
+
+/// The line that tells a non-root user what they are missing and how to get it.
+fn needs_root_line(verdict: &Verdict, facts: &Facts, config: &CheckConfig) -> Option<String> {
+    if !facts.live || is_root() {
+        return None;
+    }
+    let mut missing: Vec<String> = verdict.needs_root.clone();
+    if missing.is_empty() {
+        missing = facts
+            .unavailable
+            .iter()
+            .filter(|u| u.reason.contains("root"))
+            .map(|u| u.fact.clone())
+            .collect();
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    missing.dedup();
+    let mut rerun = String::from("sudo nodecheck check");
+    if let Some(path) = &config.path {
+        rerun.push(' ');
+        rerun.push_str(&shell_quote(&path.display().to_string()));
+    }
+    Some(format!(
+        "Not running as root: {} need root; rerun with `{rerun}` for the full check.",
+        missing.join(", ")
+    ))
+}
+
+fn shell_quote(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+pub(crate) fn build_report(
+    facts: Facts,
+    bench: Option<BenchReport>,
+    verdict: Verdict,
+    datadir: Option<DatadirNote>,
+    notes: Vec<String>,
+    client: Option<ClientName>,
+) -> Report {
+    let mut findings = verdict.findings;
+    report::sort_findings(&mut findings);
+    let drives = verdict
+        .drives
+        .iter()
+        .map(|d| DriveGrade {
+            drive: d.name.clone(),
+            model: d.model.clone(),
+            grade: d.grade,
+            family: d.entry.as_ref().map(|e| e.family.clone()),
+        })
+        .collect();
+    Report {
+        schema_version: report::SCHEMA_VERSION,
+        nodecheck_version: env!("CARGO_PKG_VERSION").to_string(),
+        database_version: verdict.database_version,
+        summary: report::summarize(verdict.grade, &findings),
+        grade: verdict.grade,
+        client: ClientNote {
+            requested: client.map(|c| c.id().to_string()),
+            fails_first: verdict.failing_client,
+        },
+        findings,
+        drives,
+        datadir,
+        notes,
+        facts,
+        bench,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("/var/lib/geth"), "/var/lib/geth");
+        assert_eq!(shell_quote("/mnt/my disk"), "'/mnt/my disk'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+}

@@ -1,0 +1,266 @@
+//! `nodecheck submit [PATH]`: runs the full benchmark (or reads a saved full report) and prints
+//! a `[[drives.results]]` TOML block for `data/drives.toml`, in the schema of
+//! `docs/database-schema.md`, plus the pull-request steps.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use bench::{BenchReport, BenchTarget, EngineKind, Plan};
+use probe::root::Root;
+use probe::{Drive, Facts, Interface};
+use serde::Serialize;
+
+use super::{emit, say};
+use crate::config::{GlobalOptions, SubmitConfig};
+use crate::datadir;
+use crate::report::Report;
+
+/// The benchmark id in `data/drives.toml`'s `[[benchmarks]]` that nodecheck's randrw is.
+pub const BENCHMARK_ID: &str = "nodecheck-randrw";
+
+#[derive(Debug, Serialize)]
+struct ResultBlock {
+    drives: ResultDrives,
+}
+
+#[derive(Debug, Serialize)]
+struct ResultDrives {
+    results: Vec<ResultRow>,
+}
+
+/// One crowd result, field for field as the database schema names them.
+#[derive(Debug, Serialize)]
+struct ResultRow {
+    model: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    firmware: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interface: Option<&'static str>,
+    read_iops: u32,
+    write_iops: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qd1_read_p50_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qd1_read_p99_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qd1_read_p999_us: Option<f64>,
+    engine: &'static str,
+    span_bytes: u64,
+    nodecheck_version: String,
+    date: String,
+    benchmark: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+pub fn run(config: &SubmitConfig, global: &GlobalOptions) -> Result<u8> {
+    let (facts, bench) = match &config.from {
+        Some(file) => from_report(file)?,
+        None => measure_now(config, global)?,
+    };
+    let block = result_block(&facts, &bench, &today_utc())?;
+    emit(&block)?;
+    say(global, &pull_request_steps(&facts));
+    Ok(crate::exit_codes::GOOD)
+}
+
+fn from_report(file: &Path) -> Result<(Facts, BenchReport)> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let report: Report = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{} is not a `nodecheck check --json` report",
+            file.display()
+        )
+    })?;
+    let bench = report.bench.ok_or_else(|| {
+        anyhow!(
+            "{} has no measurements; create it with `nodecheck check --bench full --json`",
+            file.display()
+        )
+    })?;
+    Ok((report.facts, bench))
+}
+
+fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, BenchReport)> {
+    let path = match &config.path {
+        Some(p) => p.clone(),
+        None => datadir::detect(Path::new("/"), &datadir::home_dirs())
+            .map(|d| d.path)
+            .unwrap_or_else(|| PathBuf::from(".")),
+    };
+    let facts = super::check::probe_facts(&Root::live(), &path, None)?;
+    single_drive(&facts)?;
+    say(
+        global,
+        &format!(
+            "Running the full benchmark in {}: a 150 GiB test file (less if space is short), \
+             QD1 latency and randrw 75/25. This takes a while; Ctrl-C stops it and removes the file.",
+            path.display()
+        ),
+    );
+    let directory = if path.is_dir() {
+        path.clone()
+    } else {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    };
+    let mut plan = Plan::new(BenchTarget::Directory(directory));
+    plan.cancel = bench::CancelToken::with_signal_handlers()
+        .context("cannot install the Ctrl-C handler that removes the test file")?;
+    let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
+    let report = bench::run(&plan, &mut bars).context("the benchmark failed")?;
+    Ok((facts, report))
+}
+
+fn single_drive(facts: &Facts) -> Result<&Drive> {
+    match facts.drives.as_slice() {
+        [drive] => Ok(drive),
+        [] => bail!("no physical drive found under {}; submit needs one drive", facts.path),
+        drives => bail!(
+            "{} is on {} drives ({}); results in data/ are per drive: run submit on a file system on one drive",
+            facts.path,
+            drives.len(),
+            drives.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// The TOML block. Fails when a fact the database needs is missing, rather than printing a
+/// block that `cargo xtask db-check` would refuse.
+pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<String> {
+    let drive = single_drive(facts)?;
+    let model = drive
+        .model
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .ok_or_else(|| anyhow!("the drive's model is unknown; the database matches on it"))?;
+    let randrw = bench.randrw.as_ref().ok_or_else(|| {
+        anyhow!("the report has no randrw result; run the full benchmark (`--bench full`)")
+    })?;
+    let qd1 = bench.qd1.as_ref();
+    let mut notes = Vec::new();
+    if !randrw.fio_comparable {
+        notes.push(format!(
+            "span {} GiB is below the list's 150G",
+            randrw.span_bytes >> 30
+        ));
+    }
+    let row = ResultRow {
+        model: model.to_string(),
+        firmware: drive
+            .firmware
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(str::to_string),
+        capacity_bytes: drive.capacity_bytes,
+        interface: drive.interface.and_then(interface_id),
+        read_iops: iops(randrw.read_iops),
+        write_iops: iops(randrw.write_iops),
+        qd1_read_p50_us: qd1.map(|q| round1(q.lat_us.p50)),
+        qd1_read_p99_us: qd1.map(|q| round1(q.lat_us.p99)),
+        qd1_read_p999_us: qd1.map(|q| round1(q.lat_us.p999)),
+        engine: engine_id(randrw.engine),
+        span_bytes: randrw.span_bytes,
+        nodecheck_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: date.to_string(),
+        benchmark: BENCHMARK_ID,
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+    };
+    let block = ResultBlock {
+        drives: ResultDrives { results: vec![row] },
+    };
+    let toml = toml::to_string(&block).context("cannot write the result block as TOML")?;
+    Ok(format!(
+        "# nodecheck result for {model}: paste under its [[drives]] entry in data/drives.toml\n{toml}"
+    ))
+}
+
+fn iops(value: f64) -> u32 {
+    if value.is_finite() && value > 0.0 {
+        value.round().min(f64::from(u32::MAX)) as u32
+    } else {
+        0
+    }
+}
+
+fn round1(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
+}
+
+fn interface_id(interface: Interface) -> Option<&'static str> {
+    verdict::database::EntryInterface::from_probe(interface).map(|i| i.as_str())
+}
+
+fn engine_id(engine: EngineKind) -> &'static str {
+    match engine {
+        EngineKind::IoUring => "io_uring",
+        EngineKind::Psync => "psync",
+        EngineKind::Mock => "mock",
+    }
+}
+
+fn pull_request_steps(facts: &Facts) -> String {
+    let model = facts
+        .drives
+        .first()
+        .and_then(|d| d.model.as_deref())
+        .unwrap_or("your drive");
+    format!(
+        "\nTo contribute this result:\n\
+         1. Fork the nodecheck repository and clone your fork.\n\
+         2. Find the [[drives]] entry matching \"{model}\" in data/drives.toml \
+            (`nodecheck db lookup \"{model}\"` names it) and paste the block above under it, \
+            after its other results; a drive with no entry needs one first \
+            (docs/contributing-drives.md).\n\
+         3. Save the block to a file and check it: `cargo xtask db-check result.toml`, \
+            then `cargo xtask db-check` for the whole database.\n\
+         4. Commit (\"data: {model} result\"), push, and open a pull request with the \
+            `nodecheck check --format markdown` report of this machine in its description."
+    )
+}
+
+/// Today's date in UTC as `YYYY-MM-DD` (the database's date format), from the system clock.
+pub fn today_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calendar() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_423), (2025, 12, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn iops_are_whole_and_bounded() {
+        assert_eq!(iops(1234.6), 1235);
+        assert_eq!(iops(f64::NAN), 0);
+        assert_eq!(iops(1e20), u32::MAX);
+    }
+}

@@ -1,0 +1,146 @@
+//! What the user asked for, as plain data: the commands never see clap.
+
+use std::path::PathBuf;
+
+use verdict::Grade;
+
+/// Options every subcommand honours.
+#[derive(Debug, Clone, Default)]
+pub struct GlobalOptions {
+    /// 0 normal; negative quieter (`-q`), positive more detailed (`-v`).
+    pub verbosity: i8,
+    /// A drive database to use instead of the embedded one.
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+pub struct Config {
+    pub global: GlobalOptions,
+    pub command: CommandConfig,
+}
+
+#[derive(Debug)]
+pub enum CommandConfig {
+    Check(CheckConfig),
+    Probe(ProbeConfig),
+    Bench(crate::commands::bench::BenchArgs),
+    DbLookup(DbLookupConfig),
+    DbList(DbListConfig),
+    Triage(TriageConfig),
+    Snapshot(SnapshotConfig),
+    Submit(SubmitConfig),
+}
+
+/// How a report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Markdown,
+    Discord,
+    Prometheus,
+}
+
+/// How much `check` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchDepth {
+    None,
+    Quick,
+    Full,
+}
+
+/// Where the machine's files are read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceChoice {
+    /// This machine.
+    Live,
+    /// An unpacked tree (`--root`).
+    Root(PathBuf),
+    /// A `nodecheck snapshot` archive (`--snapshot`).
+    Snapshot(PathBuf),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClientName {
+    Geth,
+    Nethermind,
+    Besu,
+    Erigon,
+    Reth,
+}
+
+impl ClientName {
+    pub const ALL: [ClientName; 5] = [
+        ClientName::Geth,
+        ClientName::Nethermind,
+        ClientName::Besu,
+        ClientName::Erigon,
+        ClientName::Reth,
+    ];
+
+    /// The lowercase id the database and the command line use.
+    pub fn id(self) -> &'static str {
+        match self {
+            ClientName::Geth => "geth",
+            ClientName::Nethermind => "nethermind",
+            ClientName::Besu => "besu",
+            ClientName::Erigon => "erigon",
+            ClientName::Reth => "reth",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckConfig {
+    /// `None`: auto-detect a client datadir, else the current directory.
+    pub path: Option<PathBuf>,
+    pub source: SourceChoice,
+    pub client: Option<ClientName>,
+    pub bench: BenchDepth,
+    pub format: Format,
+    pub redact: bool,
+    pub smartctl_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProbeConfig {
+    pub path: PathBuf,
+    pub root: Option<PathBuf>,
+    pub smartctl_json: Option<PathBuf>,
+    pub json: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct DbLookupConfig {
+    pub model: String,
+    pub firmware: Option<String>,
+    pub capacity_bytes: Option<u64>,
+    pub json: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct DbListConfig {
+    pub grade: Option<Grade>,
+    pub json: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct TriageConfig {
+    pub file: PathBuf,
+    pub client: Option<ClientName>,
+    pub format: Format,
+    pub redact: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct SnapshotConfig {
+    pub output: PathBuf,
+    pub path: Option<PathBuf>,
+    pub redact: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct SubmitConfig {
+    pub path: Option<PathBuf>,
+    pub from: Option<PathBuf>,
+}

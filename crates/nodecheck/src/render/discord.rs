@@ -1,0 +1,142 @@
+//! A short report for one Discord message. Discord rejects messages over 2,000 characters, so
+//! lines are added in order of importance while they fit, and what is left out is counted.
+
+use verdict::Severity;
+
+use super::{clip, printable, text};
+use crate::redact::Redactor;
+use crate::report::{grade_word, Report};
+
+/// Discord's limit for one message.
+pub const LIMIT: usize = 2000;
+/// Room kept for the footer that says what was left out.
+const FOOTER_ROOM: usize = 120;
+
+pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
+    let redact = |line: String| match redactor {
+        Some(r) => r.redact(&line),
+        None => line,
+    };
+    let facts = &report.facts;
+    let mut out = Message::new(LIMIT - FOOTER_ROOM);
+
+    out.push(redact(format!(
+        "**nodecheck: {}** {}",
+        grade_word(report.grade),
+        one_line(&report.summary, 250)
+    )));
+    out.push(redact(format!(
+        "`{}` on {} · `{}`",
+        one_line(&facts.path, 80).replace('`', "'"),
+        one_line(&text::mount(facts), 120),
+        one_line(&text::stack(facts), 120).replace('`', "'"),
+    )));
+    for drive in &facts.drives {
+        let grade = report
+            .drives
+            .iter()
+            .find(|g| g.drive == drive.name)
+            .map(|g| format!(" · {}", g.grade))
+            .unwrap_or_default();
+        out.push(redact(format!(
+            "💾 {} {} fw {} · {} · {} · {}{}",
+            one_line(&drive.name, 16),
+            text::model(drive, 48),
+            text::firmware(drive),
+            text::capacity(drive),
+            text::interface(drive.interface),
+            text::temperature(drive),
+            grade,
+        )));
+    }
+    if let Some(bench) = &report.bench {
+        for line in [text::qd1(bench), text::randrw(bench)]
+            .into_iter()
+            .flatten()
+        {
+            out.push(redact(format!("⏱ {}", one_line(&line, 200))));
+        }
+    }
+
+    let problems: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Info)
+        .collect();
+    let mut left_out = 0usize;
+    for f in &problems {
+        let mark = match f.severity {
+            Severity::Critical => "🔴",
+            Severity::Warning => "🟡",
+            _ => "🔵",
+        };
+        let fix = f
+            .fix
+            .as_deref()
+            .map(|fix| format!(" → {}", one_line(fix, 160)))
+            .unwrap_or_default();
+        let line = redact(format!(
+            "{mark} {} {}{}",
+            one_line(&f.code, 8),
+            one_line(&f.title, 120),
+            fix
+        ));
+        if !out.push(line) {
+            left_out += 1;
+        }
+    }
+
+    let mut footer = format!(
+        "_nodecheck {} · db {}_",
+        one_line(&report.nodecheck_version, 16),
+        one_line(&report.database_version, 24)
+    );
+    if left_out > 0 {
+        footer = format!(
+            "_…{left_out} more finding{} left out: paste `--format markdown` for all_\n{footer}",
+            if left_out == 1 { "" } else { "s" }
+        );
+    }
+    let mut message = out.finish();
+    message.push_str(&redact(footer));
+    message.push('\n');
+    // The budget above already keeps it short; this makes the limit a guarantee.
+    clip(&message, LIMIT - 1)
+}
+
+fn one_line(value: &str, max: usize) -> String {
+    clip(&printable(&value.replace(['\n', '\r'], " ")), max)
+}
+
+/// Lines under a character budget: a line that does not fit is skipped, so later shorter
+/// lines (a short finding after a long one) can still get in.
+struct Message {
+    budget: usize,
+    text: String,
+    used: usize,
+}
+
+impl Message {
+    fn new(budget: usize) -> Self {
+        Message {
+            budget,
+            text: String::new(),
+            used: 0,
+        }
+    }
+
+    fn push(&mut self, line: String) -> bool {
+        let len = line.chars().count() + 1;
+        if self.used + len > self.budget {
+            return false;
+        }
+        self.text.push_str(&line);
+        self.text.push('\n');
+        self.used += len;
+        true
+    }
+
+    fn finish(self) -> String {
+        self.text
+    }
+}

@@ -1,0 +1,251 @@
+//! One module per output format. Renderers are pure: a [`Report`] in, text out. They never
+//! read the machine, and redaction is applied to their finished text.
+
+pub mod discord;
+pub mod json;
+pub mod markdown;
+pub mod prometheus;
+pub mod table;
+
+use std::io::IsTerminal;
+
+use crate::config::Format;
+use crate::redact::Redactor;
+use crate::report::Report;
+
+/// How to render, decided once from the terminal and the command line.
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// ANSI colors in the table.
+    pub color: bool,
+    /// 0 normal; negative quieter; positive shows passed checks and unavailable facts.
+    pub verbosity: i8,
+}
+
+impl RenderOptions {
+    /// Colors only on a terminal and only when `NO_COLOR` is unset or empty
+    /// (<https://no-color.org>).
+    pub fn for_stdout(verbosity: i8) -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        RenderOptions {
+            color: !no_color && std::io::stdout().is_terminal(),
+            verbosity,
+        }
+    }
+}
+
+/// Renders the report in a format; markdown and discord are redacted by `redactor` when given.
+pub fn render(
+    report: &Report,
+    format: Format,
+    options: &RenderOptions,
+    redactor: Option<&Redactor>,
+) -> String {
+    match format {
+        Format::Table => table::render(report, options),
+        Format::Json => json::render(report),
+        Format::Prometheus => prometheus::render(report),
+        Format::Markdown => {
+            let text = markdown::render(report);
+            match redactor {
+                Some(r) => r.redact(&text),
+                None => text,
+            }
+        }
+        // Redaction can lengthen text, so discord trims after redacting.
+        Format::Discord => discord::render(report, redactor),
+    }
+}
+
+/// Cuts a string to at most `max` characters, marking the cut with `…`. Hostile facts (a 1 MB
+/// model string) must not blow up any output.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Replaces control characters (from hostile sysfs strings) so they cannot move the cursor
+/// or break a line-oriented format.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+/// A fact for display: clipped, printable, `unknown` when absent.
+pub fn shown(value: Option<&str>, max: usize) -> String {
+    match value {
+        Some(v) if !v.trim().is_empty() => clip(&printable(v.trim()), max),
+        _ => "unknown".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_counts_characters_not_bytes() {
+        assert_eq!(clip("µµµµ", 3), "µµ…");
+        assert_eq!(clip("abc", 3), "abc");
+    }
+
+    #[test]
+    fn control_characters_are_neutralised() {
+        assert_eq!(printable("a\u{1b}[2Jb\n"), "a?[2Jb?");
+    }
+}
+
+/// Phrases shared by the human-readable formats.
+pub mod text {
+    use probe::{AtimeMode, Drive, Facts, Interface};
+
+    use super::{clip, shown};
+    use crate::size::{format_binary, format_decimal, format_latency_us};
+
+    pub fn atime(mode: AtimeMode) -> &'static str {
+        match mode {
+            AtimeMode::Noatime => "noatime",
+            AtimeMode::Relatime => "relatime",
+            AtimeMode::Strictatime => "strictatime",
+        }
+    }
+
+    pub fn interface(interface: Option<Interface>) -> &'static str {
+        match interface {
+            Some(Interface::Nvme) => "NVMe",
+            Some(Interface::Sata) => "SATA",
+            Some(Interface::Sas) => "SAS",
+            Some(Interface::Usb) => "USB",
+            Some(Interface::Virtio) => "virtio",
+            Some(Interface::Xen) => "Xen",
+            Some(Interface::Mmc) => "MMC",
+            Some(Interface::Unknown) | None => "unknown",
+        }
+    }
+
+    /// `/ (ext4, noatime, 120 GiB free of 1.8 TiB)`.
+    pub fn mount(facts: &Facts) -> String {
+        let Some(m) = &facts.mount else {
+            return "mount not found".to_string();
+        };
+        let mut parts = vec![
+            clip(&super::printable(&m.fs_type), 20),
+            atime(m.atime).to_string(),
+        ];
+        if m.lazytime {
+            parts.push("lazytime".into());
+        }
+        if m.discard {
+            parts.push("discard".into());
+        }
+        if let (Some(free), Some(total)) = (m.free_bytes, m.total_bytes) {
+            parts.push(format!(
+                "{} free of {}",
+                format_binary(free),
+                format_binary(total)
+            ));
+        }
+        format!(
+            "{} ({})",
+            clip(&super::printable(&m.mount_point), 60),
+            parts.join(", ")
+        )
+    }
+
+    /// `dm-0 → nvme0n1p2 → nvme0n1`.
+    pub fn stack(facts: &Facts) -> String {
+        if facts.stack.is_empty() {
+            return "not resolved".to_string();
+        }
+        let names: Vec<String> = facts
+            .stack
+            .iter()
+            .map(|n| clip(&super::printable(n), 24))
+            .collect();
+        clip(&names.join(" → "), 120)
+    }
+
+    pub fn platform(facts: &Facts) -> Option<String> {
+        let p = &facts.platform;
+        let mut parts = Vec::new();
+        if let Some(cloud) = &p.cloud {
+            parts.push(clip(&super::printable(cloud), 20));
+        }
+        let dmi: Vec<String> = [&p.sys_vendor, &p.product_name]
+            .into_iter()
+            .flatten()
+            .map(|s| clip(&super::printable(s.trim()), 30))
+            .collect();
+        if !dmi.is_empty() {
+            parts.push(dmi.join(" "));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
+    pub fn capacity(drive: &Drive) -> String {
+        drive
+            .capacity_bytes
+            .map(format_decimal)
+            .unwrap_or_else(|| "unknown".into())
+    }
+
+    pub fn temperature(drive: &Drive) -> String {
+        match drive.temperature_c {
+            Some(t) if t.is_finite() => format!("{t:.0} °C"),
+            _ => "unknown".into(),
+        }
+    }
+
+    pub fn model(drive: &Drive, max: usize) -> String {
+        shown(drive.model.as_deref(), max)
+    }
+
+    pub fn firmware(drive: &Drive) -> String {
+        shown(drive.firmware.as_deref(), 16)
+    }
+
+    /// `QD1 4k random read: p50 85 µs, p99 210 µs, p99.9 400 µs, max 1.2 ms (11k IOPS, file, io_uring)`.
+    pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
+        let q = bench.qd1.as_ref()?;
+        Some(format!(
+            "QD1 4k random read: p50 {}, p99 {}, p99.9 {}, max {} ({:.0} IOPS on a {} over {}, {})",
+            format_latency_us(q.lat_us.p50),
+            format_latency_us(q.lat_us.p99),
+            format_latency_us(q.lat_us.p999),
+            format_latency_us(q.lat_us.max),
+            q.iops,
+            clip(&q.target, 10),
+            format_binary(q.span_bytes),
+            engine(q.engine),
+        ))
+    }
+
+    pub fn randrw(bench: &bench::BenchReport) -> Option<String> {
+        let r = bench.randrw.as_ref()?;
+        Some(format!(
+            "randrw 75/25 4k QD{}: {:.0} read / {:.0} write IOPS over {}{}",
+            r.queue_depth,
+            r.read_iops,
+            r.write_iops,
+            format_binary(r.span_bytes),
+            if r.fio_comparable {
+                ""
+            } else {
+                " (smaller than the list's 150G: not comparable)"
+            },
+        ))
+    }
+
+    pub fn engine(engine: bench::EngineKind) -> &'static str {
+        match engine {
+            bench::EngineKind::IoUring => "io_uring",
+            bench::EngineKind::Psync => "psync",
+            bench::EngineKind::Mock => "simulated",
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The terminal report: what was seen, the findings worst first, and one verdict line last.
+//! Fits 80 columns; colored only on a terminal without `NO_COLOR`.
+
+use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
+use verdict::{Grade, Severity};
+
+use super::{clip, printable, text, RenderOptions};
+use crate::report::{grade_word, Report};
+
+const WIDTH: u16 = 80;
+
+pub fn render(report: &Report, options: &RenderOptions) -> String {
+    let mut out = String::new();
+    if options.verbosity >= 0 {
+        overview(report, &mut out);
+        drives(report, options, &mut out);
+        measurements(report, &mut out);
+        unavailable(report, options, &mut out);
+    }
+    if options.verbosity >= -1 {
+        findings(report, options, &mut out);
+    }
+    out.push_str(&verdict_line(report, options));
+    out.push('\n');
+    out
+}
+
+fn new_table(options: &RenderOptions) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(WIDTH);
+    if options.color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table
+}
+
+fn overview(report: &Report, out: &mut String) {
+    let facts = &report.facts;
+    if let Some(d) = &report.datadir {
+        if d.detected {
+            let client = d
+                .client
+                .as_deref()
+                .map(|c| format!(" ({c})"))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "Datadir: {}{client}, detected\n",
+                clip(&printable(&d.path), 60)
+            ));
+            if !d.others.is_empty() {
+                out.push_str(&format!(
+                    "  also found: {}\n",
+                    clip(&printable(&d.others.join(", ")), 66)
+                ));
+            }
+        }
+    }
+    out.push_str(&format!(
+        "Path:     {}\n",
+        clip(&printable(&facts.path), 68)
+    ));
+    out.push_str(&format!("Mount:    {}\n", text::mount(facts)));
+    out.push_str(&format!("Stack:    {}\n", text::stack(facts)));
+    if let Some(platform) = text::platform(facts) {
+        out.push_str(&format!("Platform: {platform}\n"));
+    }
+    if !facts.live {
+        out.push_str(&format!(
+            "Source:   replayed from {}\n",
+            clip(&printable(&facts.root), 60)
+        ));
+    }
+    for unresolved in &facts.unresolved {
+        out.push_str(&format!("Note:     {}\n", clip(&printable(unresolved), 68)));
+    }
+    for note in &report.notes {
+        out.push_str(&format!("Note:     {}\n", clip(&printable(note), 200)));
+    }
+}
+
+fn drives(report: &Report, options: &RenderOptions, out: &mut String) {
+    if report.facts.drives.is_empty() {
+        out.push_str("Drives:   none found under this path\n");
+        return;
+    }
+    let mut table = new_table(options);
+    table.set_header(["Drive", "Model", "Firmware", "Size", "Bus", "Temp", "Grade"]);
+    for drive in &report.facts.drives {
+        let grade = report
+            .drives
+            .iter()
+            .find(|g| g.drive == drive.name)
+            .map(|g| g.grade);
+        table.add_row(vec![
+            Cell::new(clip(&printable(&drive.name), 12)),
+            Cell::new(text::model(drive, 40)),
+            Cell::new(text::firmware(drive)),
+            Cell::new(text::capacity(drive)),
+            Cell::new(text::interface(drive.interface)),
+            Cell::new(text::temperature(drive)),
+            match grade {
+                Some(g) => grade_cell(g, options),
+                None => Cell::new("-"),
+            },
+        ]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+}
+
+fn measurements(report: &Report, out: &mut String) {
+    let Some(bench) = &report.bench else {
+        return;
+    };
+    for line in [text::qd1(bench), text::randrw(bench)]
+        .into_iter()
+        .flatten()
+    {
+        out.push_str(&clip(&line, 160));
+        out.push('\n');
+    }
+    for warning in &bench.warnings {
+        out.push_str(&format!("  bench: {}\n", clip(&printable(warning), 150)));
+    }
+}
+
+fn unavailable(report: &Report, options: &RenderOptions, out: &mut String) {
+    if options.verbosity < 1 {
+        return;
+    }
+    for u in &report.facts.unavailable {
+        out.push_str(&format!(
+            "Unavailable: {} ({})\n",
+            clip(&printable(&u.fact), 60),
+            clip(&printable(&u.reason), 60)
+        ));
+    }
+    for w in &report.facts.warnings {
+        out.push_str(&format!("Probe warning: {}\n", clip(&printable(w), 150)));
+    }
+}
+
+fn findings(report: &Report, options: &RenderOptions, out: &mut String) {
+    // Passed checks are noise unless asked for; -q keeps only what needs action.
+    let floor = match options.verbosity {
+        v if v >= 1 => Severity::Ok,
+        0 => Severity::Info,
+        _ => Severity::Warning,
+    };
+    let shown: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity >= floor)
+        .collect();
+    if shown.is_empty() {
+        return;
+    }
+    let mut table = new_table(options);
+    table.set_header(["", "Code", "Finding and fix"]);
+    for f in shown {
+        let mut body = clip(&printable(&f.title), 200);
+        if let Some(subject) = &f.subject {
+            body = format!("{} [{}]", body, clip(&printable(subject), 20));
+        }
+        if !f.detail.is_empty() {
+            body.push('\n');
+            body.push_str(&clip(&f.detail.replace(['\r', '\t'], " "), 600));
+        }
+        if let Some(fix) = &f.fix {
+            body.push_str("\nFix: ");
+            body.push_str(&clip(&fix.replace(['\r', '\t'], " "), 400));
+        }
+        table.add_row(vec![
+            severity_cell(f.severity, options),
+            Cell::new(clip(&printable(&f.code), 8)),
+            Cell::new(body),
+        ]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+}
+
+fn severity_cell(severity: Severity, options: &RenderOptions) -> Cell {
+    let (label, color) = match severity {
+        Severity::Critical => ("BAD", Color::Red),
+        Severity::Warning => ("WARN", Color::Yellow),
+        Severity::Info => ("info", Color::Cyan),
+        Severity::Ok => ("ok", Color::Green),
+    };
+    let cell = Cell::new(label);
+    if options.color {
+        cell.fg(color)
+    } else {
+        cell
+    }
+}
+
+fn grade_cell(grade: Grade, options: &RenderOptions) -> Cell {
+    let cell = Cell::new(grade.as_str());
+    if options.color {
+        cell.fg(grade_color(grade))
+    } else {
+        cell
+    }
+}
+
+fn grade_color(grade: Grade) -> Color {
+    match grade {
+        Grade::Good => Color::Green,
+        Grade::Unknown => Color::Cyan,
+        Grade::Ugly => Color::Yellow,
+        Grade::Bad => Color::Red,
+    }
+}
+
+/// The last line, the one people read: `BAD: ...`.
+fn verdict_line(report: &Report, options: &RenderOptions) -> String {
+    let summary = clip(&printable(&report.summary), 300);
+    let mut line = summary.clone();
+    if let Some(client) = &report.client.fails_first {
+        line.push_str(&format!(" [fails {} first]", clip(&printable(client), 12)));
+    }
+    if !options.color {
+        return line;
+    }
+    let code = match report.grade {
+        Grade::Good => "32",
+        Grade::Unknown => "36",
+        Grade::Ugly => "33",
+        Grade::Bad => "31",
+    };
+    let word = grade_word(report.grade);
+    match line.strip_prefix(word) {
+        Some(rest) => format!("\x1b[1;{code}m{word}\x1b[0m{rest}"),
+        None => line,
+    }
+}

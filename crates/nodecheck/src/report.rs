@@ -1,0 +1,180 @@
+//! The one document every output format renders: probe facts, bench results and the verdict.
+//!
+//! `nodecheck check --json` prints it as is; `triage` reads it back, so it stays
+//! deserializable across versions (new fields get `#[serde(default)]`).
+
+use serde::{Deserialize, Serialize};
+use verdict::{Finding, Grade, Severity};
+
+/// Version of the report document. Bumped when a field is renamed or re-typed.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub nodecheck_version: String,
+    /// Version of the drive database the verdict used.
+    pub database_version: String,
+    /// The overall verdict.
+    pub grade: Grade,
+    /// The verdict in one sentence (the last line of the table output).
+    pub summary: String,
+    #[serde(default)]
+    pub client: ClientNote,
+    /// Ordered by severity, worst first, then by code.
+    pub findings: Vec<Finding>,
+    /// The database's own grade for each drive (model, firmware and capacity rules only).
+    #[serde(default)]
+    pub drives: Vec<DriveGrade>,
+    /// How the path was chosen when the user gave none.
+    #[serde(default)]
+    pub datadir: Option<DatadirNote>,
+    /// Things the reader must know about this run (not root, replayed snapshot, bench skipped).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    pub facts: probe::Facts,
+    #[serde(default)]
+    pub bench: Option<bench::BenchReport>,
+}
+
+/// Which client's needs the verdict applied.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientNote {
+    /// The client asked for with `--client`; `None` means the strictest of all five.
+    pub requested: Option<String>,
+    /// With no `--client`: the client whose needs this storage misses first, if any.
+    pub fails_first: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriveGrade {
+    pub drive: String,
+    pub model: Option<String>,
+    pub grade: Grade,
+    /// The database entry's family name when the model matched one.
+    pub family: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatadirNote {
+    pub path: String,
+    /// True when nodecheck found it rather than being told.
+    pub detected: bool,
+    pub client: Option<String>,
+    /// Other client datadirs that exist on the machine.
+    #[serde(default)]
+    pub others: Vec<String>,
+}
+
+/// Worst first, then by code, so the reader meets what matters first and the order is stable.
+pub fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.code.cmp(&b.code))
+            .then_with(|| a.subject.cmp(&b.subject))
+    });
+}
+
+/// The verdict line: `BAD: <worst finding> (and N more problems)`.
+pub fn summarize(grade: Grade, findings: &[Finding]) -> String {
+    let problems: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warning)
+        .collect();
+    let word = grade_word(grade);
+    match (grade, problems.split_first()) {
+        (_, Some((worst, rest))) => {
+            let more = match rest.len() {
+                0 => String::new(),
+                1 => " (and 1 more problem)".to_string(),
+                n => format!(" (and {n} more problems)"),
+            };
+            format!("{word}: {}{more}", worst.title)
+        }
+        (Grade::Good, None) => format!("{word}: this storage is fit for an Ethereum node"),
+        (Grade::Unknown, None) => format!(
+            "{word}: nothing wrong was found, but the drive is not in the database; measure it with --bench full"
+        ),
+        (_, None) => format!("{word}: see the findings above"),
+    }
+}
+
+pub fn grade_word(grade: Grade) -> &'static str {
+    match grade {
+        Grade::Good => "GOOD",
+        Grade::Unknown => "UNKNOWN",
+        Grade::Ugly => "UGLY",
+        Grade::Bad => "BAD",
+    }
+}
+
+/// Number of the grade for metrics: ordered like [`Grade`]'s `Ord` (worse is higher).
+pub fn grade_number(grade: Grade) -> u8 {
+    match grade {
+        Grade::Good => 0,
+        Grade::Unknown => 1,
+        Grade::Ugly => 2,
+        Grade::Bad => 3,
+    }
+}
+
+/// The exit code for a verdict. `unknown` is "could not tell", which scripts must not take for
+/// good; it shares `ugly`'s code because it is a warning, not a failure to run.
+pub fn exit_code(grade: Grade) -> u8 {
+    match grade {
+        Grade::Good => crate::exit_codes::GOOD,
+        Grade::Unknown | Grade::Ugly => crate::exit_codes::UGLY,
+        Grade::Bad => crate::exit_codes::BAD,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(code: &str, severity: Severity, title: &str) -> Finding {
+        Finding {
+            code: code.into(),
+            severity,
+            title: title.into(),
+            detail: String::new(),
+            fix: None,
+            subject: None,
+        }
+    }
+
+    #[test]
+    fn worst_first_then_code() {
+        let mut f = vec![
+            finding("NC500", Severity::Info, "a"),
+            finding("NC300", Severity::Critical, "b"),
+            finding("NC100", Severity::Ok, "c"),
+            finding("NC200", Severity::Critical, "d"),
+        ];
+        sort_findings(&mut f);
+        let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes, ["NC200", "NC300", "NC500", "NC100"]);
+    }
+
+    #[test]
+    fn summary_names_the_worst_problem() {
+        let f = vec![
+            finding("NC101", Severity::Critical, "QLC and DRAM-less"),
+            finding("NC501", Severity::Warning, "atime on"),
+        ];
+        assert_eq!(
+            summarize(Grade::Bad, &f),
+            "BAD: QLC and DRAM-less (and 1 more problem)"
+        );
+        assert!(summarize(Grade::Good, &[]).starts_with("GOOD: "));
+    }
+
+    #[test]
+    fn exit_codes_follow_the_grade() {
+        assert_eq!(exit_code(Grade::Good), 0);
+        assert_eq!(exit_code(Grade::Ugly), 1);
+        assert_eq!(exit_code(Grade::Unknown), 1);
+        assert_eq!(exit_code(Grade::Bad), 2);
+    }
+}

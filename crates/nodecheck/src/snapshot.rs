@@ -1,0 +1,449 @@
+//! Snapshot archives: exactly the files the probe read on one machine, packed so that
+//! `nodecheck check --snapshot FILE` (or `--root DIR` on the unpacked tree) gives the same
+//! findings on another.
+//!
+//! Layout of the `.tar.gz`: the machine's tree at the top (`sys/...`, `proc/...`, `etc/...`),
+//! symlinks kept as symlinks, `.nodecheck/statvfs.json` with the file system's free and total
+//! bytes (the probe reads it under a replay root), saved `smartctl -j -x` outputs in
+//! [`SMARTCTL_DIR`], and [`MANIFEST`] saying which path was asked about.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use probe::root::{AccessKind, AccessedPath};
+use serde::{Deserialize, Serialize};
+
+use crate::redact::Redactor;
+
+/// The manifest's name at the top of the tree.
+pub const MANIFEST: &str = "nodecheck-snapshot.json";
+/// Where saved smartctl outputs go inside the tree.
+pub const SMARTCTL_DIR: &str = "nodecheck/smartctl";
+
+/// Files the probe reads are sysfs attributes, mountinfo and small /etc files; anything larger
+/// in an archive is not a snapshot.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+const MAX_TOTAL_BYTES: u64 = 256 << 20;
+const MAX_ENTRIES: usize = 200_000;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: u32,
+    pub nodecheck_version: String,
+    /// The path the probe was asked about on the original machine.
+    pub path: String,
+    /// Drive names with a saved smartctl output in [`SMARTCTL_DIR`].
+    #[serde(default)]
+    pub smartctl: Vec<String>,
+    pub redacted: bool,
+}
+
+/// What to put into an archive besides the accessed files.
+pub struct Contents<'a> {
+    pub manifest: Manifest,
+    pub accessed: &'a [AccessedPath],
+    /// `(drive name, smartctl -j output)`.
+    pub smartctl: Vec<(String, Vec<u8>)>,
+    /// statvfs of the mount holding the path, keyed by its mount point as mountinfo shows it.
+    pub statvfs: Option<(String, probe::probe::StatvfsRecord)>,
+    /// Applied to every text file; `None` keeps them verbatim.
+    pub redactor: Option<&'a Redactor>,
+}
+
+/// Writes the archive. Files are read from the live `/`; directory and file modes and times are
+/// fixed so the same machine gives the same archive.
+pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(out)
+        .with_context(|| format!("cannot create {}", out.display()))?;
+    let mut builder = tar::Builder::new(GzEncoder::new(file, Compression::default()));
+    builder.follow_symlinks(false);
+    let mut written = 0usize;
+    let mut dirs_done: BTreeSet<PathBuf> = BTreeSet::new();
+
+    let manifest = serde_json::to_vec_pretty(&contents.manifest)?;
+    append_file(&mut builder, Path::new(MANIFEST), &manifest)?;
+    written += 1;
+
+    for accessed in contents.accessed {
+        let Some(relative) = in_archive(&accessed.path) else {
+            continue;
+        };
+        for parent in relative.ancestors().skip(1) {
+            if parent.as_os_str().is_empty() || !dirs_done.insert(parent.to_path_buf()) {
+                continue;
+            }
+            append_dir(&mut builder, parent)?;
+        }
+        match &accessed.kind {
+            AccessKind::Dir => {
+                if dirs_done.insert(relative.clone()) {
+                    append_dir(&mut builder, &relative)?;
+                    written += 1;
+                }
+            }
+            AccessKind::Symlink { target } => {
+                let mut header = tar::Header::new_gnu();
+                header.set_entry_type(tar::EntryType::Symlink);
+                header.set_mode(0o777);
+                header.set_size(0);
+                header.set_mtime(0);
+                builder
+                    .append_link(&mut header, &relative, target)
+                    .with_context(|| format!("cannot add {}", relative.display()))?;
+                written += 1;
+            }
+            AccessKind::File => {
+                // The probe read it a moment ago; a file gone now (a process exited) or one the
+                // kernel refuses to read twice is left out, as the probe would find it missing.
+                let Ok(bytes) = read_capped(&accessed.path) else {
+                    continue;
+                };
+                let bytes = match contents.redactor {
+                    Some(r) => redact_file(r, &accessed.path, bytes),
+                    None => bytes,
+                };
+                append_file(&mut builder, &relative, &bytes)?;
+                written += 1;
+            }
+        }
+    }
+
+    if let Some((mount_point, record)) = &contents.statvfs {
+        let records = std::collections::BTreeMap::from([(mount_point.clone(), *record)]);
+        let json = serde_json::to_vec_pretty(&records)?;
+        let relative =
+            in_archive(Path::new(probe::probe::SNAPSHOT_STATVFS)).context("statvfs file name")?;
+        if let Some(parent) = relative.parent() {
+            if dirs_done.insert(parent.to_path_buf()) {
+                append_dir(&mut builder, parent)?;
+            }
+        }
+        append_file(&mut builder, &relative, &json)?;
+        written += 1;
+    }
+
+    if !contents.smartctl.is_empty() {
+        let mut dir = PathBuf::new();
+        for part in Path::new(SMARTCTL_DIR).components() {
+            dir.push(part);
+            if dirs_done.insert(dir.clone()) {
+                append_dir(&mut builder, &dir)?;
+            }
+        }
+    }
+    for (drive, json) in &contents.smartctl {
+        let name = format!("{SMARTCTL_DIR}/{}.json", safe_name(drive));
+        let bytes = match contents.redactor {
+            Some(r) => redact_smartctl(r, json),
+            None => json.clone(),
+        };
+        append_file(&mut builder, Path::new(&name), &bytes)?;
+        written += 1;
+    }
+
+    let encoder = builder.into_inner().context("cannot finish the archive")?;
+    let mut file = encoder.finish().context("cannot finish the archive")?;
+    file.flush()?;
+    Ok(written)
+}
+
+/// `/sys/block/vda` → `sys/block/vda`; `None` for `/` itself or anything odd.
+fn in_archive(path: &Path) -> Option<PathBuf> {
+    let relative: PathBuf = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(part) => Some(part),
+            _ => None,
+        })
+        .collect();
+    (!relative.as_os_str().is_empty()).then_some(relative)
+}
+
+fn safe_name(drive: &str) -> String {
+    drive
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn read_capped(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    fs::File::open(path)?
+        .take(MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn append_file<W: Write>(builder: &mut tar::Builder<W>, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Regular);
+    header.set_mode(0o644);
+    header.set_size(bytes.len() as u64);
+    header.set_mtime(0);
+    builder
+        .append_data(&mut header, path, bytes)
+        .with_context(|| format!("cannot add {}", path.display()))
+}
+
+fn append_dir<W: Write>(builder: &mut tar::Builder<W>, path: &Path) -> Result<()> {
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Directory);
+    header.set_mode(0o755);
+    header.set_size(0);
+    header.set_mtime(0);
+    builder
+        .append_data(&mut header, path, io::empty())
+        .with_context(|| format!("cannot add {}", path.display()))
+}
+
+/// Text files are redacted as text. The ATA IDENTIFY dump carries the serial number as hex
+/// words, which text redaction cannot see, so its serial words are blanked.
+fn redact_file(redactor: &Redactor, path: &Path, bytes: Vec<u8>) -> Vec<u8> {
+    let is_identify = path.file_name().is_some_and(|n| n == "id")
+        && path.components().any(|c| c.as_os_str() == "ata_device");
+    let Ok(text) = String::from_utf8(bytes.clone()) else {
+        return bytes;
+    };
+    let text = if is_identify {
+        blank_identify_serial(&text)
+    } else {
+        text
+    };
+    redactor.redact(&text).into_bytes()
+}
+
+/// IDENTIFY DEVICE words 10–19 hold the serial number (ATA8-ACS 7.16.7). The dump is 256
+/// four-digit hex words; words are replaced in place (`2020` = two spaces) so the layout stays.
+pub fn blank_identify_serial(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word_index = 0usize;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let token_start = rest
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..token_start]);
+        rest = &rest[token_start..];
+        if rest.is_empty() {
+            break;
+        }
+        let token_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let token = &rest[..token_end];
+        let is_word = token.len() == 4 && token.chars().all(|c| c.is_ascii_hexdigit());
+        if is_word && (10..20).contains(&word_index) {
+            out.push_str("2020");
+        } else {
+            out.push_str(token);
+        }
+        if is_word {
+            word_index += 1;
+        }
+        rest = &rest[token_end..];
+    }
+    out
+}
+
+/// smartctl's JSON names the serial and the WWN; drop them structurally, then redact the text.
+fn redact_smartctl(redactor: &Redactor, json: &[u8]) -> Vec<u8> {
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(json) else {
+        return redactor.redact(&String::from_utf8_lossy(json)).into_bytes();
+    };
+    if let Some(obj) = value.as_object_mut() {
+        if obj.contains_key("serial_number") {
+            obj.insert("serial_number".into(), crate::redact::MARK.into());
+        }
+        obj.remove("wwn");
+        obj.remove("logical_unit_id");
+    }
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    redactor.redact(&text).into_bytes()
+}
+
+/// An unpacked snapshot; the directory is removed when this is dropped.
+pub struct Unpacked {
+    pub dir: tempfile::TempDir,
+    pub manifest: Manifest,
+}
+
+impl Unpacked {
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Unpacks an archive into a fresh temporary directory. Only plain files, directories and
+/// symlinks with relative, `..`-free names are accepted, and nothing is ever written through a
+/// symlink, so a hostile archive cannot write outside the directory.
+pub fn unpack(archive: &Path) -> Result<Unpacked> {
+    let file = fs::File::open(archive)
+        .with_context(|| format!("cannot open snapshot {}", archive.display()))?;
+    let dir = tempfile::Builder::new()
+        .prefix("nodecheck-snapshot-")
+        .tempdir()
+        .context("cannot create a temporary directory")?;
+    let mut tar = tar::Archive::new(GzDecoder::new(file));
+    let mut total = 0u64;
+    let mut count = 0usize;
+    let entries = tar
+        .entries()
+        .with_context(|| format!("{} is not a tar.gz archive", archive.display()))?;
+    for entry in entries {
+        let mut entry = entry
+            .with_context(|| format!("{} is not a readable tar.gz archive", archive.display()))?;
+        count += 1;
+        if count > MAX_ENTRIES {
+            bail!(
+                "{} has more than {MAX_ENTRIES} entries: not a nodecheck snapshot",
+                archive.display()
+            );
+        }
+        let name = entry.path()?.into_owned();
+        let Some(relative) = checked_relative(&name) else {
+            bail!(
+                "{} holds an unsafe path {:?}: not a nodecheck snapshot",
+                archive.display(),
+                name
+            );
+        };
+        let target = dir.path().join(&relative);
+        ensure_no_symlink_between(dir.path(), &relative)?;
+        match entry.header().entry_type() {
+            tar::EntryType::Directory => {
+                fs::create_dir_all(&target)
+                    .with_context(|| format!("cannot create {}", target.display()))?;
+            }
+            tar::EntryType::Regular | tar::EntryType::Continuous => {
+                let size = entry.header().size()?;
+                total = total.saturating_add(size);
+                if size > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES {
+                    bail!(
+                        "{} is larger than any snapshot nodecheck writes",
+                        archive.display()
+                    );
+                }
+                if let Some(parent) = target.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                let mut out = fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&target)
+                    .with_context(|| format!("cannot write {}", target.display()))?;
+                io::copy(&mut (&mut entry).take(MAX_FILE_BYTES), &mut out)?;
+            }
+            tar::EntryType::Symlink => {
+                let Some(link) = entry.link_name()? else {
+                    continue;
+                };
+                if let Some(parent) = target.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                // The probe resolves links inside the root, so any target is safe to recreate;
+                // nothing below writes through it.
+                std::os::unix::fs::symlink(link.as_ref(), &target)
+                    .with_context(|| format!("cannot create link {}", target.display()))?;
+            }
+            // Hard links, devices and fifos are never in a snapshot.
+            _ => continue,
+        }
+    }
+    let manifest_path = dir.path().join(MANIFEST);
+    let manifest_bytes = fs::read(&manifest_path).with_context(|| {
+        format!(
+            "{} has no {MANIFEST}: not a nodecheck snapshot",
+            archive.display()
+        )
+    })?;
+    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+        .with_context(|| format!("{MANIFEST} in {} is malformed", archive.display()))?;
+    Ok(Unpacked { dir, manifest })
+}
+
+/// Reads the manifest of an unpacked tree, when it is one.
+pub fn read_manifest(root: &Path) -> Option<Manifest> {
+    let bytes = fs::read(root.join(MANIFEST)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+fn checked_relative(name: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in name.components() {
+        match component {
+            Component::Normal(part) => out.push(part),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    (!out.as_os_str().is_empty()).then_some(out)
+}
+
+fn ensure_no_symlink_between(base: &Path, relative: &Path) -> Result<()> {
+    let mut current = base.to_path_buf();
+    let parts: Vec<_> = relative.components().collect();
+    for (i, part) in parts.iter().enumerate() {
+        current.push(part);
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                bail!(
+                    "snapshot entry {} would be written through a symlink",
+                    relative.display()
+                );
+            }
+            Ok(meta) if i + 1 == parts.len() && !meta.is_dir() => {
+                bail!("snapshot entry {} appears twice", relative.display());
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identify_serial_words_are_blanked_in_place() {
+        let words: Vec<String> = (0..256).map(|i| format!("{:04x}", i)).collect();
+        let dump: String = words.chunks(8).map(|line| line.join(" ") + "\n").collect();
+        let out = blank_identify_serial(&dump);
+        assert_eq!(out.len(), dump.len());
+        let tokens: Vec<&str> = out.split_whitespace().collect();
+        assert_eq!(tokens[9], "0009");
+        assert!(tokens[10..20].iter().all(|t| *t == "2020"));
+        assert_eq!(tokens[20], "0014");
+    }
+
+    #[test]
+    fn hostile_names_are_refused() {
+        assert_eq!(checked_relative(Path::new("../etc/passwd")), None);
+        assert_eq!(checked_relative(Path::new("/etc/passwd")), None);
+        assert_eq!(
+            checked_relative(Path::new("./sys/block")),
+            Some(PathBuf::from("sys/block"))
+        );
+    }
+
+    #[test]
+    fn write_through_symlink_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink("/tmp", dir.path().join("sys")).expect("symlink");
+        assert!(ensure_no_symlink_between(dir.path(), Path::new("sys/evil")).is_err());
+    }
+}
