@@ -43,6 +43,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenario("aws_ebs", aws_ebs),
     scenario("btrfs_two_devices", btrfs_two_devices),
     scenario("zfs_dataset", zfs_dataset),
+    scenario("datadir_symlink", datadir_symlink),
     scenario("docker_overlay", docker_overlay),
     scenario("hostile_missing_attributes", hostile_missing_attributes),
     scenario("hostile_empty_attributes", hostile_empty_attributes),
@@ -1285,6 +1286,29 @@ pub fn btrfs_two_devices(dir: &Path) -> io::Result<()> {
     tree.attr("/sys/fs/btrfs/features/free_space_tree", 0)?;
     let mut lines = standard_mounts("259:1", "/dev/nvme0n1p1", None);
     lines[0] = "26 1 0:33 /@ / rw,noatime shared:1 - btrfs /dev/nvme0n1p1 rw,ssd,discard=async,space_cache=v2,subvolid=256,subvol=/@".to_string();
+    write_mounts(&tree, &lines)
+}
+
+/// `/var/lib/ethereum` is a symlink to a directory on a second drive mounted at `/mnt/fast`:
+/// the probe must follow it to the NVMe drive, not stop at the SATA root file system.
+pub fn datadir_symlink(dir: &Path) -> io::Result<()> {
+    sata_ahci(dir)?;
+    let tree = FixtureTree::new(dir)?;
+    let namespace = tree.nvme(
+        "/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0",
+        &samsung_pci(PcieLinkSpec {
+            current_speed: "16.0 GT/s PCIe",
+            current_width: 4,
+            max_speed: "16.0 GT/s PCIe",
+            max_width: 4,
+        }),
+        &samsung_980_pro(0, 0),
+    )?;
+    tree.partition(&namespace, "nvme0n1", 1, 259, 1, 2048, 3_907_026_944)?;
+    tree.mkdir("/mnt/fast/ethereum")?;
+    tree.raw_link(DATADIR, "/mnt/fast/ethereum")?;
+    let mut lines = standard_mounts("8:1", "/dev/sda1", None);
+    lines.push("41 26 259:1 / /mnt/fast rw,noatime shared:21 - ext4 /dev/nvme0n1p1 rw".to_string());
     write_mounts(&tree, &lines)
 }
 

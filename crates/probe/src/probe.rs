@@ -58,16 +58,24 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
     let mut unresolved = Vec::new();
 
     let (lookup_path, st_dev) = if live {
-        let canonical = std::fs::canonicalize(path).map_err(|source| ProbeError::Io {
+        let io_error = |source| ProbeError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-        let dev = std::fs::metadata(&canonical)
-            .ok()
-            .map(|metadata| split_dev(metadata.dev()));
-        (canonical, dev)
+        };
+        let absolute = std::path::absolute(path).map_err(io_error)?;
+        // Resolving through the root records the symlinks followed (a datadir that is a
+        // link to another disk), so a snapshot replays to the same mount.
+        let canonical = match root.canonicalize(&absolute) {
+            Ok(canonical) => canonical,
+            Err(_) => std::fs::canonicalize(path).map_err(io_error)?,
+        };
+        let metadata = std::fs::metadata(&canonical).map_err(io_error)?;
+        (canonical, Some(split_dev(metadata.dev())))
     } else {
-        (mounts::normalize(path), None)
+        // Under a replay root the path need not exist; when it does, its links count.
+        let lexical = mounts::normalize(path);
+        let resolved = root.canonicalize(&lexical).unwrap_or(lexical);
+        (resolved, None)
     };
 
     let mountinfo_path = "/proc/self/mountinfo";

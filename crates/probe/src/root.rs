@@ -148,8 +148,20 @@ impl Root {
 
     /// Resolves every symlink in `path` inside the root and returns the in-root path of the
     /// object it names. Fails when it does not exist, on a loop, or on an I/O error.
+    /// The object itself is recorded too, so a replay finds where the links led.
     pub fn canonicalize(&self, path: impl AsRef<Path>) -> Result<PathBuf, ProbeError> {
-        self.resolve(path.as_ref(), true)
+        let resolved = self.resolve(path.as_ref(), true)?;
+        if self.recorded.is_some() {
+            if let Ok(metadata) = fs::symlink_metadata(self.host_path(&resolved)) {
+                let kind = if metadata.is_dir() {
+                    AccessKind::Dir
+                } else {
+                    AccessKind::File
+                };
+                self.record(&resolved, kind);
+            }
+        }
+        Ok(resolved)
     }
 
     fn resolve(&self, path: &Path, follow_last: bool) -> Result<PathBuf, ProbeError> {

@@ -360,6 +360,20 @@ fn btrfs_over_two_drives() {
 }
 
 #[test]
+fn a_symlinked_datadir_is_followed_inside_the_root() {
+    let probed = run("datadir_symlink");
+    let facts = &probed.facts;
+    assert_eq!(facts.path, fixture::DATADIR);
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.mount_point, "/mnt/fast");
+    assert_eq!(facts.stack, vec!["nvme0n1p1", "nvme0n1"]);
+    assert_eq!(
+        only_drive(facts).model.as_deref(),
+        Some("Samsung SSD 980 PRO 2TB")
+    );
+}
+
+#[test]
 fn zfs_is_said_plainly() {
     let probed = run("zfs_dataset");
     let facts = &probed.facts;
