@@ -1,53 +1,16 @@
 //! `cargo xtask bench vs-fio` (alias `bench-vs-fio`): nodecheck's engine against fio on the same
 //! file with the same parameters, alternating A/B, with per-metric ratios nodecheck/fio.
 //!
-//! The nodecheck side runs in a release build of this very binary (`--inner ...`), so both sides
-//! are child processes measured the same way: CPU time and peak RSS from `wait4`. Installs
-//! nothing: without `fio` on PATH it says how to get it and stops.
+//! The nodecheck side is the bench library's `vs_fio_runner` example built in release mode, so
+//! both sides are child processes measured the same way: CPU time and peak RSS from `wait4`.
+//! Installs nothing: without `fio` on PATH it says how to get it and stops.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::fs::OpenOptions;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bench::engine::{self, EngineConfig, EnginePreference, Target};
-use bench::run::{qd1_result, randrw_result, BenchTarget, Plan};
-use bench::workload::{
-    FillJob, IoStats, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition,
-};
-use bench::CancelToken;
-
-/// Counts heap allocations, so the inner runner can show that the I/O loop allocates nothing.
-struct CountingAllocator;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; the counter has no effect on memory.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.alloc_zeroed(layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 const USAGE: &str = "\
 usage: cargo xtask bench vs-fio [--quick] [--dir DIR] [--size SIZE] [--runtime SECS] [--rounds N]
@@ -108,14 +71,25 @@ fn parse_options(args: &[String]) -> Result<Options> {
     Ok(options)
 }
 
+/// `256M`, `8G`, `4096`: binary units.
 fn parse_size(text: &str) -> Result<u64> {
-    bench::error::parse_size(text).map_err(anyhow::Error::msg)
+    let text = text.trim();
+    let (number, shift) = match text.char_indices().last() {
+        Some((index, 'k' | 'K')) => (&text[..index], 10),
+        Some((index, 'm' | 'M')) => (&text[..index], 20),
+        Some((index, 'g' | 'G')) => (&text[..index], 30),
+        Some((index, 't' | 'T')) => (&text[..index], 40),
+        _ => (text, 0),
+    };
+    let value: u64 = number
+        .parse()
+        .with_context(|| format!("`{text}` is not a size (examples: 512M, 8G)"))?;
+    value
+        .checked_mul(1 << shift)
+        .with_context(|| format!("`{text}` is too large"))
 }
 
 pub fn run(args: &[String]) -> Result<()> {
-    if args.first().map(String::as_str) == Some("--inner") {
-        return inner(&args[1..]);
-    }
     let options = parse_options(args)?;
     if Command::new("fio").arg("--version").output().is_err() {
         bail!("fio is not installed; install it (e.g. `apt-get install fio`) and run again");
@@ -131,22 +105,33 @@ pub fn run(args: &[String]) -> Result<()> {
     outcome
 }
 
-/// `cargo build --release -p xtask` and the path of the binary: the engine measured at the
-/// optimisation level users get.
+/// Builds the bench library's runner in release mode: the engine measured at the optimisation
+/// level users get, depending on nothing but the bench crate.
 fn build_release_runner() -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--quiet", "--release", "-p", "xtask"])
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "nodecheck-bench",
+            "--example",
+            "vs_fio_runner",
+        ])
         .current_dir(crate::project_root())
         .status()
-        .context("running cargo build --release -p xtask")?;
+        .context("running cargo build --release --example vs_fio_runner")?;
     if !status.success() {
-        bail!("cargo build --release -p xtask failed");
+        bail!("building the vs_fio_runner example failed");
     }
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate::project_root().join("target"));
-    let runner = target_dir.join("release").join("xtask");
+    let runner = target_dir
+        .join("release")
+        .join("examples")
+        .join("vs_fio_runner");
     if !runner.exists() {
         bail!("{} not found after the build", runner.display());
     }
@@ -163,6 +148,8 @@ struct Sample {
     wall_s: f64,
     p50_us: f64,
     p99_us: f64,
+    /// fio only: total latency (submission + completion) p50.
+    total_p50_us: f64,
     max_rss_kib: i64,
     allocations: Option<u64>,
 }
@@ -262,7 +249,13 @@ fn fio(workload: Workload, ioengine: &str, file: &Path, size: u64, runtime: u64)
             "--iodepth=64",
             "--direct=1",
         ]),
-        Workload::Qd1 => command.args(["--rw=randread", "--iodepth=1", "--direct=1"]),
+        Workload::Qd1 => command.args([
+            "--rw=randread",
+            "--iodepth=1",
+            "--direct=1",
+            "--clat_percentiles=1",
+            "--lat_percentiles=1",
+        ]),
         Workload::Ceiling => command.args(["--rw=randread", "--iodepth=64", "--direct=0"]),
     };
     let started = Instant::now();
@@ -276,6 +269,7 @@ fn fio(workload: Workload, ioengine: &str, file: &Path, size: u64, runtime: u64)
     let write_iops = number(&job["write"]["iops"]);
     let ios = number(&job["read"]["total_ios"]) + number(&job["write"]["total_ios"]);
     let percentile = |key: &str| number(&job["read"]["clat_ns"]["percentile"][key]) / 1000.0;
+    let total_percentile = |key: &str| number(&job["read"]["lat_ns"]["percentile"][key]) / 1000.0;
     Ok(Sample {
         read_iops,
         write_iops,
@@ -284,6 +278,7 @@ fn fio(workload: Workload, ioengine: &str, file: &Path, size: u64, runtime: u64)
         wall_s,
         p50_us: percentile("50.000000"),
         p99_us: percentile("99.000000"),
+        total_p50_us: total_percentile("50.000000"),
         max_rss_kib: child.max_rss_kib,
         allocations: None,
     })
@@ -293,7 +288,7 @@ fn nodecheck(runner: &Path, workload: Workload, file: &Path, runtime: u64) -> Re
     let started = Instant::now();
     let child = run_child(
         Command::new(runner)
-            .args(["bench", "vs-fio", "--inner", workload.name()])
+            .arg(workload.name())
             .arg(file)
             .arg(runtime.to_string()),
     )?;
@@ -309,6 +304,7 @@ fn nodecheck(runner: &Path, workload: Workload, file: &Path, runtime: u64) -> Re
         wall_s,
         p50_us: number("p50_us"),
         p99_us: number("p99_us"),
+        total_p50_us: 0.0,
         max_rss_kib: child.max_rss_kib,
         allocations: json["allocations_during_run"].as_u64(),
     })
@@ -372,15 +368,16 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         options.ceiling_size
     );
     for (path, size) in [(file, &size_text), (ceiling_file, &ceiling_text)] {
-        run_child(
-            Command::new(runner)
-                .args(["bench", "vs-fio", "--inner", "fill"])
-                .arg(path)
-                .arg(size),
-        )?;
+        run_child(Command::new(runner).arg("fill").arg(path).arg(size))?;
     }
     // Page-cache the ceiling file: the ceiling measures the engine, not the device.
-    std::fs::read(ceiling_file).context("caching the ceiling file")?;
+    // Streamed, not read whole: a child forked from a big parent inherits its peak RSS in
+    // ru_maxrss, which would spoil the memory figure.
+    std::io::copy(
+        &mut std::fs::File::open(ceiling_file).context("opening the ceiling file")?,
+        &mut std::io::sink(),
+    )
+    .context("caching the ceiling file")?;
 
     let mut rw_uring_iops = Ratios::new("randrw IOPS vs fio io_uring", ">= 1.00");
     let mut rw_uring_read = Ratios::new("randrw read IOPS vs fio io_uring", ">= 1.00");
@@ -390,6 +387,7 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
     let mut rw_libaio_cpu = Ratios::new("randrw CPU us/IO vs fio libaio", "info");
     let mut qd1_p50 = Ratios::new("qd1 p50 vs fio io_uring clat p50", "<= 1.02");
     let mut qd1_p99 = Ratios::new("qd1 p99 vs fio io_uring clat p99", "info");
+    let mut qd1_total = Ratios::new("qd1 p50 vs fio io_uring lat p50", "info");
     let mut ceiling = Ratios::new("ceiling IOPS/core vs fio io_uring", ">= 1.00");
     let mut ceiling_libaio = Ratios::new("ceiling IOPS/core vs fio libaio", "info");
     let mut peak_rss_kib = 0i64;
@@ -434,6 +432,7 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         let (n, u, _) = pair(Workload::Qd1, file, options.size)?;
         qd1_p50.push(n.p50_us, u.p50_us);
         qd1_p99.push(n.p99_us, u.p99_us);
+        qd1_total.push(n.p50_us, u.total_p50_us);
         peak_rss_kib = peak_rss_kib.max(n.max_rss_kib);
 
         let (n, u, l) = pair(Workload::Ceiling, ceiling_file, options.ceiling_size)?;
@@ -460,6 +459,7 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         &rw_libaio_cpu,
         &qd1_p50,
         &qd1_p99,
+        &qd1_total,
         &ceiling,
         &ceiling_libaio,
     ] {
@@ -472,119 +472,5 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
     for (count, ios) in allocations {
         println!("nodecheck randrw: {count} heap allocations during a run of {ios:.0} I/O");
     }
-    Ok(())
-}
-
-/// The nodecheck side, run in the release build: `--inner fill|randrw|qd1|ceiling FILE ARG`.
-fn inner(args: &[String]) -> Result<()> {
-    let [what, file, arg] = args else {
-        bail!("usage: --inner fill FILE SIZE | randrw|qd1|ceiling FILE SECS");
-    };
-    let path = Path::new(file);
-    match what.as_str() {
-        "fill" => fill(path, parse_size(arg)?),
-        "randrw" | "qd1" | "ceiling" => {
-            let runtime = Duration::from_secs(arg.parse().context("seconds")?);
-            measure(what, path, runtime)
-        }
-        other => bail!("unknown inner workload {other}"),
-    }
-}
-
-fn open(path: &Path, direct: bool, create: bool) -> Result<std::fs::File> {
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(create);
-    if direct {
-        options.custom_flags(libc::O_DIRECT);
-    }
-    options
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))
-}
-
-fn fill(path: &Path, size: u64) -> Result<()> {
-    let file = open(path, true, true)?;
-    file.set_len(size)?;
-    let choice = engine::select(EnginePreference::Auto, EngineConfig::default(), 4 << 20)?;
-    let engine = choice.engine(1 << 20);
-    let (jobs, depth) = engine.layout(4);
-    let mut fills: Vec<FillJob> = (0..u64::from(jobs))
-        .map(|i| {
-            FillJob::new(
-                size,
-                1 << 20,
-                i,
-                u64::from(jobs),
-                1,
-                CancelToken::new(),
-                ProgressCounter::default(),
-            )
-        })
-        .collect();
-    let mut refs: Vec<&mut dyn Job> = fills.iter_mut().map(|j| j as &mut dyn Job).collect();
-    engine.run(
-        &Target::new(file.try_clone()?, size, true),
-        depth,
-        &mut refs,
-        &mut || {},
-    )?;
-    file.sync_data()?;
-    Ok(())
-}
-
-fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
-    let (direct, queue_depth, read_percent) = match what {
-        "randrw" => (true, 64, 75),
-        "qd1" => (true, 1, 100),
-        _ => (false, 64, 100),
-    };
-    let file = open(path, direct, false)?;
-    let size = file.metadata()?.len();
-    let mut plan = Plan::new(BenchTarget::Directory(path.to_path_buf()));
-    plan.queue_depth = queue_depth;
-    plan.runtime = runtime;
-    let choice = engine::select(
-        EnginePreference::Auto,
-        EngineConfig::default(),
-        queue_depth as usize * 4096,
-    )?;
-    let engine = choice.engine(4096);
-    let (jobs, depth) = engine.layout(queue_depth);
-    let mut random_jobs: Vec<RandomIoJob> = (0..u64::from(jobs))
-        .map(|i| {
-            RandomIoJob::new(
-                RandomPattern::new(plan.seed.wrapping_add(i), size, 4096, read_percent),
-                StopCondition::new(runtime, CancelToken::new()),
-                ProgressCounter::default(),
-            )
-        })
-        .collect();
-    let mut refs: Vec<&mut dyn Job> = random_jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
-    let target = Target::new(file, size, read_percent < 100);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    engine.run(&target, depth, &mut refs, &mut || {})?;
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
-    drop(refs);
-    let mut stats = IoStats::new();
-    for job in &random_jobs {
-        stats.merge(&job.stats);
-    }
-    let output = if what == "qd1" {
-        let result = qd1_result(&stats, size, "file", choice.kind);
-        serde_json::json!({
-            "read_iops": result.iops, "write_iops": 0.0, "ios": result.ios,
-            "p50_us": result.lat_us.p50, "p99_us": result.lat_us.p99,
-            "allocations_during_run": allocations, "engine": result.engine,
-        })
-    } else {
-        let result = randrw_result(&plan, &stats, size, choice.kind);
-        serde_json::json!({
-            "read_iops": result.read_iops, "write_iops": result.write_iops,
-            "ios": result.read_ios + result.write_ios,
-            "p50_us": result.read_lat_us.p50, "p99_us": result.read_lat_us.p99,
-            "allocations_during_run": allocations, "engine": result.engine,
-        })
-    };
-    println!("{output}");
     Ok(())
 }
