@@ -137,3 +137,102 @@ fn is_virtual_drive(drive: &Drive) -> bool {
         Some(Interface::Virtio) | Some(Interface::Xen)
     ) || drive.model.as_deref() == Some("Amazon Elastic Block Store")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn platform_of(fields: &[(&str, &str)], drives: &[Drive]) -> Platform {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let dmi = dir.path().join("sys/class/dmi/id");
+        std::fs::create_dir_all(&dmi).expect("mkdir");
+        for (name, value) in fields {
+            std::fs::write(dmi.join(name), format!("{value}\n")).expect("write");
+        }
+        let root = Root::at(dir.path()).expect("root");
+        read(&root, drives)
+    }
+
+    fn cloud(fields: &[(&str, &str)]) -> Option<String> {
+        platform_of(fields, &[]).cloud
+    }
+
+    #[test]
+    fn clouds_and_hypervisors_from_dmi() {
+        let gce = [
+            ("sys_vendor", "Google"),
+            ("product_name", "Google Compute Engine"),
+        ];
+        assert_eq!(cloud(&gce).as_deref(), Some("gcp"));
+        let ec2 = [
+            ("sys_vendor", "Amazon EC2"),
+            ("product_name", "c6id.4xlarge"),
+        ];
+        assert_eq!(cloud(&ec2).as_deref(), Some("aws"));
+        let ec2_xen = [
+            ("sys_vendor", "Xen"),
+            ("product_name", "HVM domU"),
+            ("bios_version", "4.11.amazon"),
+        ];
+        assert_eq!(cloud(&ec2_xen).as_deref(), Some("aws"));
+        let droplet = [("sys_vendor", "DigitalOcean"), ("product_name", "Droplet")];
+        assert_eq!(cloud(&droplet).as_deref(), Some("digitalocean"));
+        let azure = [
+            ("sys_vendor", "Microsoft Corporation"),
+            ("product_name", "Virtual Machine"),
+            ("chassis_asset_tag", AZURE_ASSET_TAG),
+        ];
+        assert_eq!(cloud(&azure).as_deref(), Some("azure"));
+        let hyperv = [
+            ("sys_vendor", "Microsoft Corporation"),
+            ("product_name", "Virtual Machine"),
+        ];
+        assert_eq!(cloud(&hyperv).as_deref(), Some("hyperv"));
+        let qemu = [
+            ("sys_vendor", "QEMU"),
+            ("product_name", "Standard PC (Q35 + ICH9, 2009)"),
+        ];
+        assert_eq!(cloud(&qemu).as_deref(), Some("kvm"));
+        let vmware = [
+            ("sys_vendor", "VMware, Inc."),
+            ("product_name", "VMware Virtual Platform"),
+        ];
+        assert_eq!(cloud(&vmware).as_deref(), Some("vmware"));
+        let desktop = [
+            ("sys_vendor", "Micro-Star International Co., Ltd."),
+            ("product_name", "MS-7C56"),
+        ];
+        assert_eq!(cloud(&desktop), None);
+    }
+
+    #[test]
+    fn aws_from_nvme_models_when_dmi_is_hidden() {
+        let drive = Drive {
+            name: "nvme1n1".into(),
+            model: Some("Amazon EC2 NVMe Instance Storage".into()),
+            interface: Some(Interface::Nvme),
+            ..Drive::default()
+        };
+        let platform = platform_of(&[], &[drive]);
+        assert_eq!(platform.cloud.as_deref(), Some("aws"));
+        assert_eq!(platform.virtualized, Some(true));
+    }
+
+    #[test]
+    fn bare_metal_needs_dmi_and_known_drives() {
+        let nvme = Drive {
+            name: "nvme0n1".into(),
+            interface: Some(Interface::Nvme),
+            ..Drive::default()
+        };
+        let metal = [
+            ("sys_vendor", "Dell Inc."),
+            ("product_name", "PowerEdge R650"),
+        ];
+        assert_eq!(
+            platform_of(&metal, std::slice::from_ref(&nvme)).virtualized,
+            Some(false)
+        );
+        assert_eq!(platform_of(&[], &[nvme]).virtualized, None);
+    }
+}

@@ -12,7 +12,7 @@ use crate::error::ProbeError;
 use crate::facts::{AtimeMode, Drive, Facts, Interface, MountFacts, Unavailable, SCHEMA_VERSION};
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
-use crate::stack::{self, Stack};
+use crate::stack;
 use crate::{iouring, nvme, platform, smartctl};
 
 /// The file a snapshot writes with `statvfs` figures of the mounts it captured, keyed by
@@ -165,7 +165,7 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         mount: Some(mount),
         stack: stack.names(),
         trim_effective: stack.trim_effective(),
-        layers: stack_layers(stack),
+        layers: stack.layers,
         drives,
         platform,
         io_uring,
@@ -174,10 +174,6 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         unavailable,
         warnings: all_warnings,
     })
-}
-
-fn stack_layers(stack: Stack) -> Vec<crate::facts::Layer> {
-    stack.layers
 }
 
 /// Merging `smartctl -j -x` reports (run live, or a saved file) into the probed drives.
