@@ -4,9 +4,9 @@
 
 mod judge_support;
 
-use bench::EngineKind;
+use bench::{BenchReport, EngineKind};
 use judge_support::*;
-use probe::{AtimeMode, Health, Interface, LayerKind, PcieLink};
+use probe::{AtimeMode, Drive, Health, Interface, Layer, LayerKind, MountFacts, PcieLink};
 use proptest::prelude::*;
 use verdict::judge::{judge, ClientChoice};
 use verdict::Severity;
@@ -44,11 +44,34 @@ fn any_kind() -> impl Strategy<Value = LayerKind> {
     ]
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+prop_compose! {
+    fn any_health()(
+        critical_warning in proptest::option::of(any::<u8>()),
+        spare in proptest::option::of(any::<u8>()),
+        threshold in proptest::option::of(any::<u8>()),
+        used in proptest::option::of(any::<u8>()),
+        counters in proptest::option::of(any::<u64>()),
+        status in proptest::collection::vec(".{0,30}", 0..3),
+    ) -> Health {
+        Health {
+            source: "fuzz".into(),
+            critical_warning,
+            available_spare_pct: spare,
+            available_spare_threshold_pct: threshold,
+            percentage_used: used,
+            media_errors: counters,
+            bytes_written: counters,
+            reallocated_sectors: counters,
+            pending_sectors: counters,
+            warning_temp_minutes: counters.map(|c| c as u32),
+            smartctl_status: status,
+            ..Health::default()
+        }
+    }
+}
 
-    #[test]
-    fn judge_never_panics(
+prop_compose! {
+    fn any_drive()(
         model in proptest::option::of(".{0,80}"),
         firmware in proptest::option::of(".{0,20}"),
         capacity in proptest::option::of(any::<u64>()),
@@ -56,76 +79,96 @@ proptest! {
         rotational in proptest::option::of(any::<bool>()),
         rpm in proptest::option::of(any::<u32>()),
         temperature in proptest::option::of(any_f64()),
-        critical_warning in proptest::option::of(any::<u8>()),
-        spare in proptest::option::of(any::<u8>()),
-        threshold in proptest::option::of(any::<u8>()),
-        used in proptest::option::of(any::<u8>()),
-        counters in proptest::option::of(any::<u64>()),
         link in proptest::option::of((any_f64(), any::<u32>(), any_f64(), any::<u32>())),
-        layers in proptest::collection::vec((".{0,12}", any_kind(), proptest::option::of(".{0,12}"), proptest::collection::vec(".{0,6}", 0..3), proptest::option::of(any::<u64>())), 0..5),
+        health in proptest::option::of(any_health()),
+    ) -> Drive {
+        let mut drive = nvme_machine().drives.remove(0);
+        drive.model = model;
+        drive.firmware = firmware;
+        drive.capacity_bytes = capacity;
+        drive.interface = interface;
+        drive.rotational = rotational;
+        drive.rotation_rate_rpm = rpm;
+        drive.temperature_c = temperature;
+        drive.pcie_link = link.map(|(cg, cw, mg, mw)| PcieLink {
+            current_gts: Some(cg),
+            current_width: Some(cw),
+            max_gts: Some(mg),
+            max_width: Some(mw),
+        });
+        drive.health = health;
+        drive
+    }
+}
+
+prop_compose! {
+    fn any_layer()(
+        name in ".{0,12}",
+        kind in any_kind(),
+        detail in proptest::option::of(".{0,12}"),
+        lower in proptest::collection::vec(".{0,6}", 0..3),
+        discard in proptest::option::of(any::<u64>()),
+    ) -> Layer {
+        Layer { name, kind, detail, depth: 0, lower, discard_max_bytes: discard }
+    }
+}
+
+prop_compose! {
+    fn any_mount()(
         mount_point in ".{0,40}",
+        source in ".{0,40}",
         fs_type in prop_oneof![Just("ext4".to_owned()), Just("zfs".to_owned()), Just("btrfs".to_owned()), ".{0,8}"],
+        options in proptest::collection::vec(".{0,10}", 0..4),
         free in proptest::option::of(any::<u64>()),
         total in proptest::option::of(any::<u64>()),
+    ) -> MountFacts {
+        let mut mount = nvme_machine().mount.expect("mount");
+        mount.mount_point = mount_point;
+        mount.source = source;
+        mount.fs_type = fs_type;
+        mount.mount_options = options;
+        mount.free_bytes = free;
+        mount.total_bytes = total;
+        mount.atime = AtimeMode::Strictatime;
+        mount
+    }
+}
+
+prop_compose! {
+    fn any_bench()(
         p99 in any_f64(),
         iops in proptest::option::of((any_f64(), any_f64())),
-        client in prop_oneof![Just(None), Just(Some("geth".to_owned())), ".{0,10}".prop_map(Some)],
-    ) {
-        let mut facts = nvme_machine();
-        {
-            let d = &mut facts.drives[0];
-            d.model = model;
-            d.firmware = firmware;
-            d.capacity_bytes = capacity;
-            d.interface = interface;
-            d.rotational = rotational;
-            d.rotation_rate_rpm = rpm;
-            d.temperature_c = temperature;
-            d.pcie_link = link.map(|(cg, cw, mg, mw)| PcieLink {
-                current_gts: Some(cg),
-                current_width: Some(cw),
-                max_gts: Some(mg),
-                max_width: Some(mw),
-            });
-            d.health = Some(Health {
-                source: "fuzz".into(),
-                critical_warning,
-                available_spare_pct: spare,
-                available_spare_threshold_pct: threshold,
-                percentage_used: used,
-                media_errors: counters,
-                bytes_written: counters,
-                reallocated_sectors: counters,
-                pending_sectors: counters,
-                warning_temp_minutes: counters.map(|c| c as u32),
-                ..Health::default()
-            });
-        }
-        facts.layers = layers
-            .into_iter()
-            .map(|(name, kind, detail, lower, discard)| probe::Layer {
-                name,
-                kind,
-                detail,
-                depth: 0,
-                lower,
-                discard_max_bytes: discard,
-            })
-            .collect();
-        facts.trim_effective = None;
-        if let Some(m) = facts.mount.as_mut() {
-            m.mount_point = mount_point;
-            m.fs_type = fs_type;
-            m.free_bytes = free;
-            m.total_bytes = total;
-            m.atime = AtimeMode::Strictatime;
-        }
+        warnings in proptest::collection::vec(".{0,20}", 0..2),
+    ) -> BenchReport {
         let mut report = bench_report(latency(p99 / 2.0, p99, p99 * 3.0), iops, EngineKind::Psync);
         if let Some(rw) = report.randrw.as_mut() {
             rw.span_bytes = u64::MAX;
         }
+        report.warnings = warnings;
+        report
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn judge_never_panics(
+        drives in proptest::collection::vec(any_drive(), 0..3),
+        layers in proptest::collection::vec(any_layer(), 0..5),
+        mount in proptest::option::of(any_mount()),
+        bench in proptest::option::of(any_bench()),
+        client in prop_oneof![Just(None), Just(Some("geth".to_owned())), ".{0,10}".prop_map(Some)],
+        path in ".{0,30}",
+    ) {
+        let mut facts = nvme_machine();
+        facts.drives = drives;
+        facts.layers = layers;
+        facts.mount = mount;
+        facts.path = path;
+        facts.trim_effective = None;
         let choice = client.map_or(ClientChoice::Strictest, ClientChoice::Named);
-        let v = judge(&facts, Some(&report), &db(), &choice);
+        let v = judge(&facts, bench.as_ref(), &db(), &choice);
         // Whatever came in, the verdict stays well-formed.
         let severities: Vec<Severity> = v.findings.iter().map(|f| f.severity).collect();
         prop_assert!(severities.windows(2).all(|w| w[0] >= w[1]));
