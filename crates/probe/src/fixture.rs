@@ -44,6 +44,8 @@ pub const SCENARIOS: &[Scenario] = &[
     scenario("btrfs_two_devices", btrfs_two_devices),
     scenario("zfs_dataset", zfs_dataset),
     scenario("datadir_symlink", datadir_symlink),
+    scenario("nvme_behind_vmd", nvme_behind_vmd),
+    scenario("sas_multipath", sas_multipath),
     scenario("docker_overlay", docker_overlay),
     scenario("hostile_missing_attributes", hostile_missing_attributes),
     scenario("hostile_empty_attributes", hostile_empty_attributes),
@@ -1309,6 +1311,100 @@ pub fn datadir_symlink(dir: &Path) -> io::Result<()> {
     tree.raw_link(DATADIR, "/mnt/fast/ethereum")?;
     let mut lines = standard_mounts("8:1", "/dev/sda1", None);
     lines.push("41 26 259:1 / /mnt/fast rw,noatime shared:21 - ext4 /dev/nvme0n1p1 rw".to_string());
+    write_mounts(&tree, &lines)
+}
+
+/// An NVMe drive behind Intel VMD (Volume Management Device): the drive sits in the
+/// synthetic PCI domain 10000 under the VMD function, which binds the `vmd` driver.
+pub fn nvme_behind_vmd(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    desktop(&tree)?;
+    tree.systemd(true)?;
+    let vmd = "/sys/devices/pci0000:00/0000:00:0e.0";
+    tree.pci_function(
+        vmd,
+        &PciSpec {
+            class: 0x010400,
+            vendor: 0x8086,
+            device: 0x467f,
+            driver: "vmd",
+            link: None,
+        },
+    )?;
+    let namespace = tree.nvme(
+        &format!("{vmd}/pci10000:e0/10000:e0:06.0/10000:e1:00.0"),
+        &samsung_pci(PcieLinkSpec {
+            current_speed: "16.0 GT/s PCIe",
+            current_width: 4,
+            max_speed: "16.0 GT/s PCIe",
+            max_width: 4,
+        }),
+        &samsung_980_pro(0, 0),
+    )?;
+    tree.partition(&namespace, "nvme0n1", 1, 259, 1, 2048, 3_907_026_944)?;
+    write_mounts(&tree, &standard_mounts("259:1", "/dev/nvme0n1p1", None))
+}
+
+/// Two paths to one SAS disk through an mpt3sas HBA, joined by dm-multipath.
+pub fn sas_multipath(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    tree.kernel("5.15.0-105-generic", None)?;
+    tree.dmi(
+        "Dell Inc.",
+        "PowerEdge R750",
+        "Dell Inc.",
+        "0PJ7YJ",
+        "Dell Inc.",
+    )?;
+    tree.systemd(false)?;
+    let hba = "/sys/devices/pci0000:3a/0000:3a:02.0/0000:3b:00.0";
+    tree.pci_function(
+        hba,
+        &PciSpec {
+            class: 0x010700,
+            vendor: 0x1000,
+            device: 0x00af,
+            driver: "mpt3sas",
+            link: Some(PcieLinkSpec {
+                current_speed: "8.0 GT/s PCIe",
+                current_width: 8,
+                max_speed: "8.0 GT/s PCIe",
+                max_width: 8,
+            }),
+        },
+    )?;
+    let mut paths = Vec::new();
+    for (index, name) in ["sda", "sdb"].iter().enumerate() {
+        let scsi_dir = format!(
+            "{hba}/host0/port-0:{index}/end_device-0:{index}/target0:0:{index}/0:0:{index}:0"
+        );
+        tree.scsi_device(&scsi_dir, "SEAGATE", "ST4000NM0295", "DT31")?;
+        let disk_dir = format!("{scsi_dir}/block/{name}");
+        tree.disk(
+            &disk_dir,
+            &DiskSpec {
+                name: (*name).to_string(),
+                major: 8,
+                minor: u32::try_from(index * 16).unwrap_or(0),
+                sectors: 7_814_037_168,
+                queue: QueueSpec::hdd(),
+            },
+        )?;
+        tree.link(&format!("{disk_dir}/device"), &scsi_dir)?;
+        paths.push(disk_dir);
+    }
+    let lower: Vec<&str> = paths.iter().map(String::as_str).collect();
+    tree.dm(
+        0,
+        "mpatha",
+        "mpath-35000c500a1b2c3d4",
+        &lower,
+        7_814_037_168,
+        0,
+    )?;
+    let mut lines = standard_mounts("253:0", "/dev/mapper/mpatha", None);
+    lines[0] =
+        "26 1 253:0 / / rw,relatime shared:1 - xfs /dev/mapper/mpatha rw,attr2,inode64".to_string();
     write_mounts(&tree, &lines)
 }
 

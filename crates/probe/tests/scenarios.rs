@@ -374,6 +374,40 @@ fn a_symlinked_datadir_is_followed_inside_the_root() {
 }
 
 #[test]
+fn nvme_behind_vmd() {
+    let probed = run("nvme_behind_vmd");
+    let drive = only_drive(&probed.facts);
+    assert_eq!(drive.controller_mode, Some(ControllerMode::Vmd));
+    assert_eq!(
+        drive.nvme.as_ref().and_then(|n| n.pci_address.as_deref()),
+        Some("10000:e1:00.0")
+    );
+    assert_eq!(drive.pcie_link.and_then(|l| l.max_width), Some(4));
+}
+
+#[test]
+fn sas_multipath() {
+    let probed = run("sas_multipath");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["dm-0", "sda", "sdb"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Multipath);
+    assert_eq!(facts.drives.len(), 2);
+    let drive = &facts.drives[0];
+    assert_eq!(drive.interface, Some(Interface::Sas));
+    assert_eq!(drive.vendor.as_deref(), Some("SEAGATE"));
+    assert_eq!(drive.model.as_deref(), Some("ST4000NM0295"));
+    assert_eq!(drive.controller_mode, Some(ControllerMode::Sas));
+    assert_eq!(drive.controller_driver.as_deref(), Some("mpt3sas"));
+    assert_eq!(drive.rotational, Some(true));
+    assert_eq!(facts.trim_effective, Some(false));
+    assert_eq!(facts.platform.virtualized, Some(false));
+    assert_eq!(
+        facts.io_uring.sysctl_disabled, None,
+        "kernels before 6.6 have no such sysctl"
+    );
+}
+
+#[test]
 fn zfs_is_said_plainly() {
     let probed = run("zfs_dataset");
     let facts = &probed.facts;
