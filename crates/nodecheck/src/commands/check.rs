@@ -22,6 +22,10 @@ const QUICK_RUNTIME: Duration = Duration::from_secs(10);
 /// The quick test file: big enough to leave the drive's own cache, small enough to write in
 /// a second or two.
 const QUICK_FILE_BYTES: u64 = 1 << 30;
+/// Free space the quick test leaves untouched. The bench's default reserve (10 % or 50 GiB)
+/// is sized for a 150 GiB file; for 1 GiB a few GiB keep a running node safe without
+/// refusing the check on small volumes.
+const QUICK_RESERVE_BYTES: u64 = 5 << 30;
 
 pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     let db = crate::database::load(global)?;
@@ -199,6 +203,7 @@ fn measure(
         plan.runtime = QUICK_RUNTIME;
         if device.is_none() {
             plan.size = Some(QUICK_FILE_BYTES);
+            plan.reserve = Some(QUICK_RESERVE_BYTES);
         }
     }
     match bench::CancelToken::with_signal_handlers() {

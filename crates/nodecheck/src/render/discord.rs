@@ -20,10 +20,15 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
     let facts = &report.facts;
     let mut out = Message::new(LIMIT - FOOTER_ROOM);
 
+    let word = grade_word(report.grade);
+    let summary = report
+        .summary
+        .strip_prefix(word)
+        .map(|rest| rest.trim_start_matches(':').trim_start())
+        .unwrap_or(&report.summary);
     out.push(redact(format!(
-        "**nodecheck: {}** {}",
-        grade_word(report.grade),
-        one_line(&report.summary, 250)
+        "**nodecheck: {word}** {}",
+        one_line(summary, 250)
     )));
     out.push(redact(format!(
         "`{}` on {} · `{}`",
