@@ -1,0 +1,388 @@
+//! Turns the raw TOML tables into a [`Database`]: compiles regexes (pointing errors at the
+//! pattern's position in the file) and rejects duplicate ids.
+
+use std::collections::HashMap;
+
+use regex::{Regex, RegexBuilder};
+use toml::Spanned;
+
+use super::error::{DbError, ErrorKind};
+use super::raw::{
+    ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ResultBlockFile, ResultRaw, SourceRaw,
+};
+use super::{
+    AdvisoryRule, Benchmark, CapacityRule, ClientNeeds, CrowdResult, Database, DriveEntry,
+    FirmwareRule, GenericRule, PlatformMatch, Remark, Source, TraitMatch, SCHEMA_VERSION,
+};
+
+/// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+pub(crate) fn database(
+    drives_text: &str,
+    drives_origin: &str,
+    clients_text: &str,
+    clients_origin: &str,
+) -> Result<Database, DbError> {
+    let file: DrivesFile = toml::from_str(drives_text)
+        .map_err(|e| DbError::from_toml(&e, drives_origin, drives_text))?;
+    let ctx = Ctx {
+        origin: drives_origin,
+        text: drives_text,
+    };
+    ctx.schema_version(&file.schema_version)?;
+
+    let mut ids = IdSet::default();
+    let mut sources = Vec::with_capacity(file.sources.len());
+    for s in file.sources {
+        sources.push(ctx.source(s, &mut ids)?);
+    }
+    let mut benchmarks = Vec::with_capacity(file.benchmarks.len());
+    for b in file.benchmarks {
+        ids.insert(&ctx, &b.id, "benchmark")?;
+        benchmarks.push(Benchmark {
+            id: b.id.into_inner(),
+            description: b.description,
+            command: b.command,
+        });
+    }
+    let mut remarks = Vec::with_capacity(file.remarks.len());
+    for r in file.remarks {
+        ids.insert(&ctx, &r.id, "remark")?;
+        remarks.push(Remark {
+            id: r.id.into_inner(),
+            topic: r.topic,
+            text: r.text,
+            sources: r.sources,
+        });
+    }
+    let mut generic = Vec::with_capacity(file.generic.len());
+    for g in file.generic {
+        ids.insert(&ctx, &g.id, "generic rule")?;
+        generic.push(GenericRule {
+            id: g.id.into_inner(),
+            when: TraitMatch {
+                nand: g.when.nand,
+                dram: g.when.dram,
+                class: g.when.class,
+                interface: g.when.interface,
+                rotational: g.when.rotational,
+                virtualized: g.when.virtualized,
+            },
+            grade: g.grade,
+            notes: g.notes,
+            sources: g.sources,
+        });
+    }
+    let mut drives = Vec::with_capacity(file.drives.len());
+    for d in file.drives {
+        ids.insert(&ctx, &d.id, "drive entry")?;
+        drives.push(ctx.drive(d)?);
+    }
+
+    let (clients, client_sources) = clients(clients_text, clients_origin)?;
+    for s in client_sources {
+        // Drives and clients cite from one pool of sources; the same id in both files would
+        // make a citation ambiguous.
+        if let Some(existing) = sources.iter().find(|e: &&Source| e.id == s.id) {
+            if existing.title != s.title || existing.url != s.url {
+                return Err(DbError::Invalid {
+                    kind: ErrorKind::DuplicateId,
+                    file: clients_origin.to_string(),
+                    line: 1,
+                    column: 1,
+                    message: format!(
+                        "source id `{}` is defined differently in {drives_origin}",
+                        s.id
+                    ),
+                    fix: "rename the source in one of the files or make both definitions identical"
+                        .into(),
+                });
+            }
+            continue;
+        }
+        sources.push(s);
+    }
+
+    Ok(Database {
+        schema_version: *file.schema_version.get_ref(),
+        version: file.version,
+        origin: drives_origin.to_string(),
+        sources,
+        benchmarks,
+        remarks,
+        drives,
+        generic,
+        clients,
+    })
+}
+
+pub(crate) fn clients(
+    text: &str,
+    origin: &str,
+) -> Result<(Vec<ClientNeeds>, Vec<Source>), DbError> {
+    let file: ClientsFile =
+        toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
+    let ctx = Ctx { origin, text };
+    ctx.schema_version(&file.schema_version)?;
+    let mut ids = IdSet::default();
+    let mut sources = Vec::with_capacity(file.sources.len());
+    for s in file.sources {
+        sources.push(ctx.source(s, &mut ids)?);
+    }
+    let mut clients = Vec::with_capacity(file.clients.len());
+    for c in file.clients {
+        ids.insert(&ctx, &c.name, "client")?;
+        clients.push(ClientNeeds {
+            name: c.name.into_inner(),
+            display: c.display,
+            min_disk_bytes: c.min_disk_bytes,
+            recommended_disk_bytes: c.recommended_disk_bytes,
+            min_free_bytes: c.min_free_bytes,
+            min_read_iops: c.min_read_iops,
+            min_write_iops: c.min_write_iops,
+            max_qd1_read_p99_us: c.max_qd1_read_p99_us,
+            notes: c.notes,
+            sources: c.sources,
+        });
+    }
+    Ok((clients, sources))
+}
+
+pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>, DbError> {
+    let file: ResultBlockFile =
+        toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
+    Ok(file.drives.results.into_iter().map(crowd_result).collect())
+}
+
+fn crowd_result(r: ResultRaw) -> CrowdResult {
+    CrowdResult {
+        model: r.model,
+        firmware: r.firmware,
+        capacity_bytes: r.capacity_bytes,
+        interface: r.interface,
+        read_iops: r.read_iops,
+        write_iops: r.write_iops,
+        qd1_read_p50_us: r.qd1_read_p50_us,
+        qd1_read_p99_us: r.qd1_read_p99_us,
+        qd1_read_p999_us: r.qd1_read_p999_us,
+        engine: r.engine,
+        span_bytes: r.span_bytes,
+        nodecheck_version: r.nodecheck_version,
+        date: r.date,
+        benchmark: r.benchmark.into_inner(),
+        source: r.source,
+        note: r.note,
+    }
+}
+
+struct Ctx<'a> {
+    origin: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(
+        &self,
+        kind: ErrorKind,
+        offset: usize,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> DbError {
+        DbError::at(kind, self.origin, self.text, offset, message, fix)
+    }
+
+    fn schema_version(&self, v: &Spanned<u32>) -> Result<(), DbError> {
+        if *v.get_ref() == SCHEMA_VERSION {
+            return Ok(());
+        }
+        Err(self.err(
+            ErrorKind::SchemaVersion,
+            v.span().start,
+            format!(
+                "schema_version = {} but this nodecheck reads schema_version = {SCHEMA_VERSION}",
+                v.get_ref()
+            ),
+            "use a database written for this nodecheck version, or upgrade nodecheck",
+        ))
+    }
+
+    fn source(&self, s: SourceRaw, ids: &mut IdSet) -> Result<Source, DbError> {
+        ids.insert(self, &s.id, "source")?;
+        Ok(Source {
+            id: s.id.into_inner(),
+            title: s.title,
+            url: s.url,
+        })
+    }
+
+    /// Compiles a whole-string, case-insensitive regex. On failure the error points at the
+    /// pattern's value in the file and quotes the regex crate's explanation.
+    fn regex(&self, pattern: &Spanned<String>, what: &str) -> Result<Regex, DbError> {
+        let anchored = format!("^(?:{})$", pattern.get_ref());
+        RegexBuilder::new(&anchored)
+            .case_insensitive(true)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|e| {
+                let detail = e
+                    .to_string()
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("error:"))
+                    .map(|l| l.trim_start_matches("error:").trim().to_string())
+                    .unwrap_or_else(|| {
+                        e.to_string().lines().last().unwrap_or_default().to_string()
+                    });
+                self.err(
+                    ErrorKind::BadRegex,
+                    pattern.span().start,
+                    format!(
+                        "{what} `{}` is not a valid regex: {detail}",
+                        pattern.get_ref()
+                    ),
+                    "fix the pattern (Rust regex syntax; escape literal `.`, `(`, `+` with `\\\\`)",
+                )
+            })
+    }
+
+    fn drive(&self, d: DriveRaw) -> Result<DriveEntry, DbError> {
+        let mut models = Vec::with_capacity(d.models.len());
+        let mut model_patterns = Vec::with_capacity(d.models.len());
+        for m in &d.models {
+            models.push(self.regex(m, "model pattern")?);
+            model_patterns.push(m.get_ref().clone());
+        }
+
+        let mut rule_ids = IdSet::default();
+        let mut firmware = Vec::with_capacity(d.firmware.len());
+        for f in d.firmware {
+            rule_ids.insert(self, &f.id, "rule")?;
+            let regex = self.regex(&f.pattern, "firmware pattern")?;
+            firmware.push(FirmwareRule {
+                id: f.id.into_inner(),
+                pattern: f.pattern.into_inner(),
+                regex,
+                grade: f.grade,
+                severity: f.severity,
+                text: f.text,
+                fix: f.fix,
+            });
+        }
+        let mut capacity = Vec::with_capacity(d.capacity.len());
+        for c in d.capacity {
+            rule_ids.insert(self, &c.id, "rule")?;
+            if let (Some(min), Some(max)) = (c.min_bytes, c.max_bytes) {
+                if min > max {
+                    return Err(self.err(
+                        ErrorKind::BadValue,
+                        c.id.span().start,
+                        format!(
+                            "capacity rule `{}`: min_bytes {min} > max_bytes {max}",
+                            c.id.get_ref()
+                        ),
+                        "swap min_bytes and max_bytes",
+                    ));
+                }
+            }
+            capacity.push(CapacityRule {
+                id: c.id.into_inner(),
+                min_bytes: c.min_bytes,
+                max_bytes: c.max_bytes,
+                grade: c.grade,
+                nand: c.nand,
+                dram: c.dram,
+                severity: c.severity,
+                text: c.text,
+                fix: c.fix,
+            });
+        }
+        let mut advisories = Vec::with_capacity(d.advisories.len());
+        for a in d.advisories {
+            rule_ids.insert(self, &a.id, "rule")?;
+            advisories.push(AdvisoryRule {
+                id: a.id.into_inner(),
+                severity: a.severity,
+                text: a.text,
+                fix: a.fix,
+            });
+        }
+        let platform = match d.platform {
+            Some(p) => Some(self.platform(p)?),
+            None => None,
+        };
+
+        Ok(DriveEntry {
+            id: d.id.into_inner(),
+            vendor: d.vendor,
+            family: d.family,
+            interface: d.interface,
+            form_factor: d.form_factor,
+            nand: d.nand,
+            dram: d.dram,
+            class: d.class,
+            grade: d.grade,
+            notes: d.notes,
+            sources: d.sources,
+            models,
+            model_patterns,
+            unmatchable: d.unmatchable,
+            examples: d.examples,
+            firmware,
+            capacity,
+            advisories,
+            results: d.results.into_iter().map(crowd_result).collect(),
+            platform,
+        })
+    }
+
+    fn platform(&self, p: PlatformRaw) -> Result<PlatformMatch, DbError> {
+        let compile =
+            |field: &Option<Spanned<String>>, what: &str| -> Result<Option<Regex>, DbError> {
+                field.as_ref().map(|s| self.regex(s, what)).transpose()
+            };
+        Ok(PlatformMatch {
+            sys_vendor: compile(&p.sys_vendor, "sys_vendor pattern")?,
+            product_name: compile(&p.product_name, "product_name pattern")?,
+            bios_version: compile(&p.bios_version, "bios_version pattern")?,
+            cloud: p.cloud,
+            sys_vendor_pattern: p.sys_vendor.map(Spanned::into_inner),
+            product_name_pattern: p.product_name.map(Spanned::into_inner),
+            bios_version_pattern: p.bios_version.map(Spanned::into_inner),
+        })
+    }
+}
+
+/// Ids seen so far, with where they were first defined, so the error can name both places.
+#[derive(Default)]
+struct IdSet {
+    seen: HashMap<String, usize>,
+}
+
+impl IdSet {
+    fn insert(&mut self, ctx: &Ctx, id: &Spanned<String>, what: &str) -> Result<(), DbError> {
+        let name = id.get_ref();
+        if name.trim().is_empty() {
+            return Err(ctx.err(
+                ErrorKind::BadValue,
+                id.span().start,
+                format!("empty {what} id"),
+                "give it a short kebab-case id such as `samsung-980-pro`",
+            ));
+        }
+        if let Some(&first) = self.seen.get(name) {
+            let first = super::error::Position::of_offset(ctx.text, first);
+            return Err(ctx.err(
+                ErrorKind::DuplicateId,
+                id.span().start,
+                format!(
+                    "{what} id `{name}` is already used at line {}, column {}",
+                    first.line, first.column
+                ),
+                "ids must be unique: rename this one (or merge the two)",
+            ));
+        }
+        self.seen.insert(name.clone(), id.span().start);
+        Ok(())
+    }
+}

@@ -1,0 +1,260 @@
+//! Lookups: model string → entry, then capacity rules, then firmware rules.
+
+use std::borrow::Cow;
+
+use super::{
+    Advisory, Database, DriveEntry, DriveQuery, EntryInterface, Lookup, PlatformMatch,
+    PlatformQuery,
+};
+use crate::model::{Grade, Severity};
+
+/// Model strings longer than this are not drive models; matching stops looking at them so a
+/// hostile report cannot make a lookup expensive.
+const MAX_MODEL_LEN: usize = 256;
+
+/// The model string as entries are written against: surrounding whitespace and NUL padding
+/// removed, inner runs of whitespace collapsed to one space (ATA and SCSI strings are
+/// space-padded fixed-width fields, and sysfs keeps the padding).
+pub fn normalize_model(model: &str) -> Cow<'_, str> {
+    let trimmed = model.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+    let trimmed = match trimmed.char_indices().nth(MAX_MODEL_LEN) {
+        Some((cut, _)) => &trimmed[..cut],
+        None => trimmed,
+    };
+    let needs_collapse = trimmed
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_whitespace() && w[1].is_ascii_whitespace())
+        || trimmed.chars().any(|c| c.is_whitespace() && c != ' ');
+    if !needs_collapse {
+        return Cow::Borrowed(trimmed);
+    }
+    let mut out = String::with_capacity(trimmed.len());
+    for word in trimmed.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    Cow::Owned(out)
+}
+
+fn normalize_firmware(firmware: &str) -> &str {
+    firmware.trim_matches(|c: char| c.is_whitespace() || c == '\0')
+}
+
+pub(crate) fn lookup<'a>(db: &'a Database, q: &DriveQuery) -> Lookup<'a> {
+    let model = normalize_model(q.model);
+    let Some(entry) = pick_entry(db, &model, q) else {
+        return Lookup {
+            entry: None,
+            grade: Grade::Unknown,
+            advisories: Vec::new(),
+            nand: None,
+            dram: None,
+        };
+    };
+    let mut grade = entry.grade;
+    let mut nand = entry.nand;
+    let mut dram = entry.dram;
+    let mut advisories = Vec::new();
+
+    // Capacity first: it decides what hardware this is (the 4TB model is QLC); firmware
+    // advisories then apply to that hardware.
+    match q.capacity_bytes {
+        Some(capacity) => {
+            for rule in entry.capacity.iter().filter(|r| r.contains(capacity)) {
+                if let Some(g) = rule.grade {
+                    grade = g;
+                }
+                nand = rule.nand.or(nand);
+                dram = rule.dram.or(dram);
+                advisories.push(Advisory {
+                    code: format!("{}/{}", entry.id, rule.id),
+                    severity: rule.severity,
+                    text: rule.text.clone(),
+                    fix: rule.fix.clone(),
+                });
+            }
+        }
+        None => {
+            if let Some(rule) = entry
+                .capacity
+                .iter()
+                .find(|r| r.grade.is_some_and(|g| g > entry.grade))
+            {
+                advisories.push(Advisory {
+                    code: format!("{}/capacity-unknown", entry.id),
+                    severity: Severity::Info,
+                    text: format!(
+                        "The capacity is not known, and it matters for this family: {}",
+                        rule.text
+                    ),
+                    fix: Some("Give the capacity (`--capacity 4TB`) or run on the machine with the drive.".into()),
+                });
+            }
+        }
+    }
+
+    match q.firmware.map(normalize_firmware).filter(|f| !f.is_empty()) {
+        Some(firmware) => {
+            for rule in entry.firmware.iter().filter(|r| r.regex.is_match(firmware)) {
+                // A firmware problem is a property of this particular drive: it can only make
+                // the grade worse than what model and capacity say.
+                if let Some(g) = rule.grade {
+                    grade = grade.max(g);
+                }
+                advisories.push(Advisory {
+                    code: format!("{}/{}", entry.id, rule.id),
+                    severity: rule.severity,
+                    text: rule.text.clone(),
+                    fix: rule.fix.clone(),
+                });
+            }
+        }
+        None => {
+            if let Some(rule) = entry
+                .firmware
+                .iter()
+                .find(|r| r.grade.is_some_and(|g| g > Grade::Good))
+            {
+                advisories.push(Advisory {
+                    code: format!("{}/firmware-unknown", entry.id),
+                    severity: Severity::Info,
+                    text: format!(
+                        "The firmware revision is not known, and some revisions of this family need an update: {}",
+                        rule.text
+                    ),
+                    fix: Some(
+                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `--firmware`.".into(),
+                    ),
+                });
+            }
+        }
+    }
+
+    for rule in &entry.advisories {
+        advisories.push(Advisory {
+            code: format!("{}/{}", entry.id, rule.id),
+            severity: rule.severity,
+            text: rule.text.clone(),
+            fix: rule.fix.clone(),
+        });
+    }
+
+    Lookup {
+        entry: Some(entry),
+        grade,
+        advisories,
+        nand,
+        dram,
+    }
+}
+
+/// The entry for a model. A valid database has at most one candidate; for a user's `--db`
+/// file with overlapping patterns the entry whose interface agrees with the drive's wins, then
+/// the first in file order, so the answer is deterministic.
+fn pick_entry<'a>(db: &'a Database, model: &str, q: &DriveQuery) -> Option<&'a DriveEntry> {
+    if model.is_empty() {
+        return None;
+    }
+    let mut candidates = db
+        .drives
+        .iter()
+        .filter(|e| e.models.iter().any(|re| re.is_match(model)));
+    let first = candidates.next()?;
+    let wanted = q.interface.and_then(EntryInterface::from_probe);
+    if wanted.is_none() || wanted == Some(first.interface) {
+        return Some(first);
+    }
+    Some(
+        candidates
+            .find(|e| Some(e.interface) == wanted)
+            .unwrap_or(first),
+    )
+}
+
+fn platform_fits(p: &PlatformMatch, q: &PlatformQuery) -> bool {
+    fn field(re: &Option<regex::Regex>, value: Option<&str>) -> bool {
+        match re {
+            None => true,
+            Some(re) => value.is_some_and(|v| re.is_match(normalize_model(v).as_ref())),
+        }
+    }
+    let cloud_ok = match (&p.cloud, q.cloud) {
+        (None, _) => true,
+        (Some(want), Some(have)) => want.eq_ignore_ascii_case(have.trim()),
+        (Some(_), None) => false,
+    };
+    cloud_ok
+        && field(&p.sys_vendor, q.sys_vendor)
+        && field(&p.product_name, q.product_name)
+        && field(&p.bios_version, q.bios_version)
+}
+
+/// How much of the identity an entry's platform match pins down; a more specific match
+/// (vendor, product and BIOS version) beats a vendor-only one.
+fn specificity(p: &PlatformMatch) -> usize {
+    usize::from(p.cloud.is_some())
+        + usize::from(p.sys_vendor.is_some())
+        + usize::from(p.product_name.is_some())
+        + usize::from(p.bios_version.is_some())
+}
+
+pub(crate) fn platform_matches<'a>(db: &'a Database, q: &PlatformQuery) -> Vec<&'a DriveEntry> {
+    db.drives
+        .iter()
+        .filter(|e| e.platform.as_ref().is_some_and(|p| platform_fits(p, q)))
+        .collect()
+}
+
+pub(crate) fn lookup_platform<'a>(
+    db: &'a Database,
+    q: &PlatformQuery,
+    models: &[&str],
+) -> Option<&'a DriveEntry> {
+    let matches = platform_matches(db, q);
+    let best = matches
+        .iter()
+        .copied()
+        .filter_map(|e| e.platform.as_ref().map(|p| (specificity(p), e)))
+        .max_by(|(sa, a), (sb, b)| sa.cmp(sb).then(a.grade.cmp(&b.grade)))
+        .map(|(_, e)| e);
+    if best.is_some() {
+        return best;
+    }
+    models.iter().find_map(|m| {
+        let model = normalize_model(m);
+        db.drives
+            .iter()
+            .filter(|e| e.class == super::Class::Cloud)
+            .find(|e| e.models.iter().any(|re| re.is_match(&model)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_trims_padding_and_collapses_spaces() {
+        assert_eq!(
+            normalize_model("  Samsung SSD 980 PRO 2TB   \n"),
+            "Samsung SSD 980 PRO 2TB"
+        );
+        assert_eq!(
+            normalize_model("WDC  WDS100T3X0C-00SJG0\0\0"),
+            "WDC WDS100T3X0C-00SJG0"
+        );
+        assert_eq!(normalize_model("a\tb"), "a b");
+        assert_eq!(normalize_model(""), "");
+        assert!(matches!(normalize_model("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn normalize_caps_huge_strings_on_a_char_boundary() {
+        let huge = "é".repeat(10_000);
+        let n = normalize_model(&huge);
+        assert_eq!(n.chars().count(), MAX_MODEL_LEN);
+    }
+}

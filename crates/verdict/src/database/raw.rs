@@ -1,0 +1,246 @@
+//! The TOML files exactly as written, before regexes are compiled and references checked.
+//! Every table denies unknown keys so that a typo fails loudly instead of being ignored, and
+//! ids and patterns keep their spans so errors can point at them.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Class, Dram, EntryInterface, Nand};
+use crate::model::{Grade, Severity};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DrivesFile {
+    pub schema_version: Spanned<u32>,
+    pub version: String,
+    #[serde(default)]
+    pub sources: Vec<SourceRaw>,
+    #[serde(default)]
+    pub benchmarks: Vec<BenchmarkRaw>,
+    #[serde(default)]
+    pub remarks: Vec<RemarkRaw>,
+    #[serde(default)]
+    pub generic: Vec<GenericRaw>,
+    #[serde(default)]
+    pub drives: Vec<DriveRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SourceRaw {
+    pub id: Spanned<String>,
+    pub title: String,
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BenchmarkRaw {
+    pub id: Spanned<String>,
+    pub description: String,
+    pub command: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RemarkRaw {
+    pub id: Spanned<String>,
+    pub topic: String,
+    pub text: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GenericRaw {
+    pub id: Spanned<String>,
+    pub when: TraitMatchRaw,
+    pub grade: Grade,
+    pub notes: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TraitMatchRaw {
+    #[serde(default)]
+    pub nand: Vec<Nand>,
+    #[serde(default)]
+    pub dram: Vec<Dram>,
+    #[serde(default)]
+    pub class: Vec<Class>,
+    #[serde(default)]
+    pub interface: Vec<EntryInterface>,
+    #[serde(default)]
+    pub rotational: Option<bool>,
+    #[serde(default)]
+    pub virtualized: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DriveRaw {
+    pub id: Spanned<String>,
+    pub vendor: String,
+    pub family: String,
+    pub interface: EntryInterface,
+    #[serde(default)]
+    pub form_factor: Option<String>,
+    #[serde(default)]
+    pub nand: Option<Nand>,
+    #[serde(default)]
+    pub dram: Option<Dram>,
+    pub class: Class,
+    pub grade: Grade,
+    pub notes: String,
+    pub sources: Vec<String>,
+    #[serde(default)]
+    pub models: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub unmatchable: Option<String>,
+    #[serde(default)]
+    pub examples: Vec<String>,
+    #[serde(default)]
+    pub firmware: Vec<FirmwareRaw>,
+    #[serde(default)]
+    pub capacity: Vec<CapacityRaw>,
+    #[serde(default)]
+    pub advisories: Vec<AdvisoryRaw>,
+    #[serde(default)]
+    pub results: Vec<ResultRaw>,
+    #[serde(default)]
+    pub platform: Option<PlatformRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FirmwareRaw {
+    pub id: Spanned<String>,
+    #[serde(rename = "match")]
+    pub pattern: Spanned<String>,
+    #[serde(default)]
+    pub grade: Option<Grade>,
+    pub severity: Severity,
+    pub text: String,
+    #[serde(default)]
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CapacityRaw {
+    pub id: Spanned<String>,
+    #[serde(default)]
+    pub min_bytes: Option<u64>,
+    #[serde(default)]
+    pub max_bytes: Option<u64>,
+    #[serde(default)]
+    pub grade: Option<Grade>,
+    #[serde(default)]
+    pub nand: Option<Nand>,
+    #[serde(default)]
+    pub dram: Option<Dram>,
+    pub severity: Severity,
+    pub text: String,
+    #[serde(default)]
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AdvisoryRaw {
+    pub id: Spanned<String>,
+    pub severity: Severity,
+    pub text: String,
+    #[serde(default)]
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResultRaw {
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub firmware: Option<String>,
+    #[serde(default)]
+    pub capacity_bytes: Option<u64>,
+    #[serde(default)]
+    pub interface: Option<EntryInterface>,
+    pub read_iops: u32,
+    pub write_iops: u32,
+    #[serde(default)]
+    pub qd1_read_p50_us: Option<f64>,
+    #[serde(default)]
+    pub qd1_read_p99_us: Option<f64>,
+    #[serde(default)]
+    pub qd1_read_p999_us: Option<f64>,
+    #[serde(default)]
+    pub engine: Option<String>,
+    #[serde(default)]
+    pub span_bytes: Option<u64>,
+    #[serde(default)]
+    pub nodecheck_version: Option<String>,
+    #[serde(default)]
+    pub date: Option<String>,
+    pub benchmark: Spanned<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PlatformRaw {
+    #[serde(default)]
+    pub cloud: Option<String>,
+    #[serde(default)]
+    pub sys_vendor: Option<Spanned<String>>,
+    #[serde(default)]
+    pub product_name: Option<Spanned<String>>,
+    #[serde(default)]
+    pub bios_version: Option<Spanned<String>>,
+}
+
+/// A contributor's result block as `nodecheck submit` prints it: one or more
+/// `[[drives.results]]` tables with nothing else around them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResultBlockFile {
+    pub drives: ResultBlockDrives,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResultBlockDrives {
+    pub results: Vec<ResultRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ClientsFile {
+    pub schema_version: Spanned<u32>,
+    #[serde(default)]
+    pub sources: Vec<SourceRaw>,
+    pub clients: Vec<ClientRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ClientRaw {
+    pub name: Spanned<String>,
+    pub display: String,
+    pub min_disk_bytes: u64,
+    pub recommended_disk_bytes: u64,
+    pub min_free_bytes: u64,
+    #[serde(default)]
+    pub min_read_iops: Option<u32>,
+    #[serde(default)]
+    pub min_write_iops: Option<u32>,
+    #[serde(default)]
+    pub max_qd1_read_p99_us: Option<f64>,
+    pub notes: String,
+    pub sources: Vec<String>,
+}

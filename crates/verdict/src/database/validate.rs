@@ -1,0 +1,341 @@
+//! Consistency checks that parsing alone cannot make: examples against every entry, order,
+//! citations, references, client sanity.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use super::{normalize_model, Database, DriveEntry};
+use crate::model::Grade;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IssueLevel {
+    Warning,
+    Error,
+}
+
+/// One problem found by [`Database::validate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationIssue {
+    pub level: IssueLevel,
+    /// The entry (or client, rule) it is about.
+    pub subject: String,
+    pub message: String,
+}
+
+impl fmt::Display for ValidationIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.level {
+            IssueLevel::Warning => "warning",
+            IssueLevel::Error => "error",
+        };
+        write!(f, "{level}: {}: {}", self.subject, self.message)
+    }
+}
+
+struct Issues(Vec<ValidationIssue>);
+
+impl Issues {
+    fn error(&mut self, subject: &str, message: String) {
+        self.0.push(ValidationIssue {
+            level: IssueLevel::Error,
+            subject: subject.to_string(),
+            message,
+        });
+    }
+
+    fn warning(&mut self, subject: &str, message: String) {
+        self.0.push(ValidationIssue {
+            level: IssueLevel::Warning,
+            subject: subject.to_string(),
+            message,
+        });
+    }
+}
+
+pub(crate) fn validate(db: &Database) -> Vec<ValidationIssue> {
+    let mut issues = Issues(Vec::new());
+    let source_ids: HashSet<&str> = db.sources.iter().map(|s| s.id.as_str()).collect();
+    let benchmark_ids: HashSet<&str> = db.benchmarks.iter().map(|b| b.id.as_str()).collect();
+
+    if db.version.trim().is_empty() {
+        issues.error("database", "`version` is empty".into());
+    }
+    if db.drives.is_empty() {
+        issues.error("database", "no [[drives]] entries".into());
+    }
+
+    for e in &db.drives {
+        check_entry(e, db, &source_ids, &benchmark_ids, &mut issues);
+    }
+    check_examples_are_exclusive(db, &mut issues);
+    check_order(db, &mut issues);
+
+    for g in &db.generic {
+        check_citations(&g.id, &g.sources, &source_ids, &mut issues);
+        if g.when.is_empty() {
+            issues.error(
+                &g.id,
+                "generic rule has no conditions and would match every drive".into(),
+            );
+        }
+        if g.notes.trim().is_empty() {
+            issues.error(&g.id, "generic rule has empty notes".into());
+        }
+    }
+    for r in &db.remarks {
+        check_citations(&r.id, &r.sources, &source_ids, &mut issues);
+    }
+    check_clients(db, &source_ids, &mut issues);
+
+    issues.0
+}
+
+fn check_citations(subject: &str, sources: &[String], ids: &HashSet<&str>, issues: &mut Issues) {
+    if sources.is_empty() {
+        issues.error(
+            subject,
+            "has no source: cite where the claim comes from".into(),
+        );
+    }
+    for s in sources {
+        if !ids.contains(s.as_str()) {
+            issues.error(
+                subject,
+                format!("cites unknown source `{s}` (add it to [[sources]])"),
+            );
+        }
+    }
+}
+
+fn check_entry(
+    e: &DriveEntry,
+    db: &Database,
+    source_ids: &HashSet<&str>,
+    benchmark_ids: &HashSet<&str>,
+    issues: &mut Issues,
+) {
+    check_citations(&e.id, &e.sources, source_ids, issues);
+    if !is_kebab(&e.id) {
+        issues.error(
+            &e.id,
+            "id must be lower-case kebab-case (a-z, 0-9, `-`)".into(),
+        );
+    }
+    for (what, value) in [
+        ("vendor", &e.vendor),
+        ("family", &e.family),
+        ("notes", &e.notes),
+    ] {
+        if value.trim().is_empty() {
+            issues.error(&e.id, format!("`{what}` is empty"));
+        }
+    }
+    let matchable = !e.models.is_empty() || e.platform.is_some();
+    match (&e.unmatchable, matchable) {
+        (None, false) => issues.error(
+            &e.id,
+            "no `models` and no `platform`: nothing can match it (set `unmatchable` with the reason if that is intended)".into(),
+        ),
+        (Some(_), true) => issues.error(&e.id, "`unmatchable` is set but the entry has patterns".into()),
+        _ => {}
+    }
+    if !e.models.is_empty() && e.examples.is_empty() {
+        issues.error(
+            &e.id,
+            "has model patterns but no `examples` (real reported strings)".into(),
+        );
+    }
+    for (pattern, re) in e.model_patterns.iter().zip(&e.models) {
+        if re.is_match("") {
+            issues.error(
+                &e.id,
+                format!("model pattern `{pattern}` matches the empty string"),
+            );
+        }
+        if !e.examples.iter().any(|x| re.is_match(&normalize_model(x))) {
+            issues.warning(
+                &e.id,
+                format!("model pattern `{pattern}` is not exercised by any example"),
+            );
+        }
+    }
+    for x in &e.examples {
+        if !e.matches_model(x) {
+            issues.error(
+                &e.id,
+                format!("example `{x}` does not match the entry's own patterns"),
+            );
+        }
+    }
+    for f in &e.firmware {
+        if f.regex.is_match("") {
+            issues.error(
+                &e.id,
+                format!("firmware rule `{}` matches an empty revision", f.id),
+            );
+        }
+        if f.text.trim().is_empty() {
+            issues.error(&e.id, format!("firmware rule `{}` has no text", f.id));
+        }
+        if f.grade.is_some_and(|g| g > Grade::Good) && f.fix.is_none() {
+            issues.error(
+                &e.id,
+                format!(
+                    "firmware rule `{}` downgrades the drive but gives no fix",
+                    f.id
+                ),
+            );
+        }
+    }
+    for c in &e.capacity {
+        if c.min_bytes.is_none() && c.max_bytes.is_none() {
+            issues.error(
+                &e.id,
+                format!(
+                    "capacity rule `{}` has neither min_bytes nor max_bytes",
+                    c.id
+                ),
+            );
+        }
+    }
+    for r in &e.results {
+        if !benchmark_ids.contains(r.benchmark.as_str()) {
+            issues.error(
+                &e.id,
+                format!("result cites unknown benchmark `{}`", r.benchmark),
+            );
+        }
+        if let Some(s) = &r.source {
+            if !source_ids.contains(s.as_str()) {
+                issues.error(&e.id, format!("result cites unknown source `{s}`"));
+            }
+        }
+        if r.source.is_none() && r.nodecheck_version.is_none() {
+            issues.error(
+                &e.id,
+                "result has neither a `source` nor a `nodecheck_version`: say where it comes from"
+                    .into(),
+            );
+        }
+        if let Some(model) = &r.model {
+            let owners = db.entries_matching(model);
+            if !owners.iter().any(|o| o.id == e.id) {
+                issues.error(
+                    &e.id,
+                    format!(
+                        "result for model `{model}` is filed under an entry that does not match it"
+                    ),
+                );
+            }
+        }
+        if r.read_iops == 0 && r.write_iops == 0 {
+            issues.error(&e.id, "result with zero read and write IOPS".into());
+        }
+    }
+}
+
+fn is_kebab(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('-')
+        && !id.ends_with('-')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// Runs every example string of every entry against every entry: an example must match its
+/// own entry only.
+fn check_examples_are_exclusive(db: &Database, issues: &mut Issues) {
+    for owner in &db.drives {
+        for example in &owner.examples {
+            for other in db.drives.iter().filter(|o| o.id != owner.id) {
+                if other.matches_model(example) {
+                    issues.error(
+                        &owner.id,
+                        format!("example `{example}` also matches entry `{}`", other.id),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Entries are kept in the list's order: by interface, then alphabetically by vendor.
+fn check_order(db: &Database, issues: &mut Issues) {
+    for pair in db.drives.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let ka = (a.interface, a.vendor.to_lowercase());
+        let kb = (b.interface, b.vendor.to_lowercase());
+        if kb < ka {
+            issues.error(
+                &b.id,
+                format!(
+                    "out of order: `{}` ({} / {}) must come before `{}` ({} / {}); entries are sorted by interface (nvme, sata, sas, usb, virtio) then vendor",
+                    b.id,
+                    b.interface.as_str(),
+                    b.vendor,
+                    a.id,
+                    a.interface.as_str(),
+                    a.vendor
+                ),
+            );
+        }
+    }
+}
+
+fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
+    const EXPECTED: [&str; 5] = ["geth", "nethermind", "besu", "erigon", "reth"];
+    for name in EXPECTED {
+        if db.client(name).is_none() {
+            issues.error(
+                "clients",
+                format!("client `{name}` is missing from the clients table"),
+            );
+        }
+    }
+    for c in &db.clients {
+        check_citations(&c.name, &c.sources, source_ids, issues);
+        if c.name != c.name.to_lowercase() || c.name.contains(' ') {
+            issues.error(
+                &c.name,
+                "client name must be a lower-case word (it is the --client value)".into(),
+            );
+        }
+        if c.min_disk_bytes == 0 {
+            issues.error(&c.name, "min_disk_bytes is 0".into());
+        }
+        if c.recommended_disk_bytes < c.min_disk_bytes {
+            issues.error(
+                &c.name,
+                "recommended_disk_bytes is below min_disk_bytes".into(),
+            );
+        }
+        if c.min_free_bytes > c.recommended_disk_bytes {
+            issues.error(
+                &c.name,
+                "min_free_bytes exceeds the recommended disk size".into(),
+            );
+        }
+        // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
+        for (what, v) in [
+            ("min_disk_bytes", c.min_disk_bytes),
+            ("recommended_disk_bytes", c.recommended_disk_bytes),
+            ("min_free_bytes", c.min_free_bytes),
+        ] {
+            if v > 0 && v < 1_000_000_000 {
+                issues.error(
+                    &c.name,
+                    format!("{what} = {v} is under 1 GB: sizes are in bytes"),
+                );
+            }
+        }
+        if let Some(p99) = c.max_qd1_read_p99_us {
+            if !(p99.is_finite() && p99 > 0.0) {
+                issues.error(
+                    &c.name,
+                    "max_qd1_read_p99_us must be a positive number".into(),
+                );
+            }
+        }
+    }
+}

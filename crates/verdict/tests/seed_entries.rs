@@ -1,0 +1,807 @@
+//! Every entry seeded from the Good/Bad/Ugly list, looked up with real reported model strings
+//! (several capacities where the family has them), with the grade the list gives it, and the
+//! firmware, capacity and family advisories the list names.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use verdict::database::{Class, Database, Dram, DriveQuery, Nand};
+use verdict::{Grade, Severity};
+
+fn db() -> &'static Database {
+    static DB: OnceLock<Database> = OnceLock::new();
+    DB.get_or_init(|| Database::embedded().expect("embedded database parses"))
+}
+
+const TB: u64 = 1_000_000_000_000;
+
+/// (entry id, model strings as drives report them, grade of the family).
+const SEEDS: &[(&str, &[&str], Grade)] = &[
+    // NVMe, Good: mainstream
+    (
+        "adata-sx8200-pro",
+        &["ADATA SX8200PNP", "XPG GAMMIX S11 Pro"],
+        Grade::Good,
+    ),
+    (
+        "adata-gammix-s50-lite",
+        &["XPG GAMMIX S50 Lite"],
+        Grade::Good,
+    ),
+    (
+        "hp-ex950",
+        &["HP SSD EX950 512GB", "HP SSD EX950 1TB", "HP SSD EX950 2TB"],
+        Grade::Good,
+    ),
+    (
+        "mushkin-pilot-e",
+        &["MKNSSDPE500GB-D8", "MKNSSDPE1TB-D8", "MKNSSDPE2TB-D8"],
+        Grade::Good,
+    ),
+    (
+        "samsung-970-evo-plus",
+        &[
+            "Samsung SSD 970 EVO Plus 250GB",
+            "Samsung SSD 970 EVO Plus 1TB",
+            "Samsung SSD 970 EVO Plus 2TB",
+        ],
+        Grade::Good,
+    ),
+    (
+        "sk-hynix-p31-gold",
+        &["SHGP31-1000GM-2", "SHGP31-500GM-2", "SHGP31-2000GM"],
+        Grade::Good,
+    ),
+    (
+        "wd-black-sn750",
+        &[
+            "WDC WDS100T3X0C-00SJG0",
+            "WDC WDS500G3X0C-00SJG0",
+            "WDC WDS200T3X0C-00SJG0",
+            "WDC WDS500G3XHC-00SJG0",
+        ],
+        Grade::Good,
+    ),
+    (
+        "wd-red-sn700",
+        &["WDC WDS200T1R0C-68BDK0", "WDC WDS100T1R0C-68BDK0"],
+        Grade::Good,
+    ),
+    // NVMe, Good: performance
+    (
+        "adata-gammix-s70",
+        &["XPG GAMMIX S70", "XPG GAMMIX S70 BLADE"],
+        Grade::Good,
+    ),
+    ("corsair-force-mp600", &["Force MP600"], Grade::Good),
+    (
+        "crucial-p5-plus",
+        &["CT2000P5PSSD8", "CT1000P5PSSD8", "CT500P5PSSD8"],
+        Grade::Good,
+    ),
+    (
+        "kingston-kc2000",
+        &[
+            "KINGSTON SKC2000M8250G",
+            "KINGSTON SKC2000M8500G",
+            "KINGSTON SKC2000M81000G",
+        ],
+        Grade::Good,
+    ),
+    (
+        "kingston-kc3000",
+        &["KINGSTON SKC3000D2048G", "KINGSTON SKC3000S1024G"],
+        Grade::Good,
+    ),
+    (
+        "kingston-fury-renegade",
+        &[
+            "KINGSTON SFYRS1000G",
+            "KINGSTON SFYRD2000G",
+            "KINGSTON SFYRD4000G",
+        ],
+        Grade::Good,
+    ),
+    (
+        "mushkin-redline-vortex",
+        &["MKNSSDRV1TB-D8", "MKNSSDRV2TB-D8"],
+        Grade::Good,
+    ),
+    (
+        "sabrent-rocket-4-plus",
+        &["Sabrent Rocket 4.0 Plus"],
+        Grade::Good,
+    ),
+    (
+        "samsung-980-pro",
+        &[
+            "Samsung SSD 980 PRO 500GB",
+            "Samsung SSD 980 PRO 1TB",
+            "Samsung SSD 980 PRO 2TB",
+        ],
+        Grade::Good,
+    ),
+    (
+        "samsung-990-pro",
+        &[
+            "Samsung SSD 990 PRO 1TB",
+            "Samsung SSD 990 PRO 2TB",
+            "Samsung SSD 990 PRO with Heatsink 4TB",
+        ],
+        Grade::Good,
+    ),
+    (
+        "seagate-firecuda-530",
+        &[
+            "Seagate FireCuda 530 ZP2000GM30013",
+            "Seagate FireCuda 530 ZP4000GM30013",
+            "Seagate FireCuda 530 ZP2000GM30023",
+        ],
+        Grade::Good,
+    ),
+    (
+        "sk-hynix-p41-platinum",
+        &["SHPP41-500GM", "SHPP41-1000GM", "SHPP41-2000GM"],
+        Grade::Good,
+    ),
+    (
+        "solidigm-p44-pro",
+        &["SOLIDIGM SSDPFKKW020X7", "SOLIDIGM SSDPFKKW010X7"],
+        Grade::Good,
+    ),
+    (
+        "wd-black-sn850",
+        &[
+            "WDC WDS200T1X0E-00AFY0",
+            "WDS200T1X0E-00AFY0",
+            "WDC WDS100T1X0E-00AFY0",
+        ],
+        Grade::Good,
+    ),
+    (
+        "wd-black-sn850x",
+        &[
+            "WD_BLACK SN850X 1000GB",
+            "WD_BLACK SN850X 2000GB",
+            "WD_BLACK SN850X 4000GB",
+        ],
+        Grade::Good,
+    ),
+    // NVMe, not named in the list but needed to keep look-alikes apart
+    ("corsair-mp600-pro", &["Corsair MP600 PRO"], Grade::Good),
+    (
+        "corsair-mp600-pro-lpx",
+        &["Corsair MP600 PRO LPX"],
+        Grade::Good,
+    ),
+    (
+        "corsair-mp600-pro-xt",
+        &["Corsair MP600 PRO XT"],
+        Grade::Good,
+    ),
+    (
+        "corsair-mp600-core-xt",
+        &["Corsair MP600 CORE XT"],
+        Grade::Bad,
+    ),
+    (
+        "wd-black-sn750-se",
+        &["WDC WDS500G1B0E", "WDS100T1B0E"],
+        Grade::Ugly,
+    ),
+    // NVMe, Optane from the comments
+    (
+        "intel-optane-900p-905p",
+        &[
+            "INTEL SSDPE21D960GA",
+            "INTEL SSDPED1D960GA",
+            "INTEL SSDPE21D480GA",
+        ],
+        Grade::Good,
+    ),
+    (
+        "intel-optane-p1600x",
+        &["INTEL SSDPEK1A118GA", "INTEL SSDPEK1A058GA"],
+        Grade::Good,
+    ),
+    // NVMe, data center
+    (
+        "intel-dc-p4510",
+        &[
+            "INTEL SSDPE2KX080T8",
+            "INTEL SSDPE2KX040T8",
+            "INTEL SSDPE2KX020T8",
+        ],
+        Grade::Good,
+    ),
+    (
+        "intel-dc-p4610",
+        &["INTEL SSDPE2KE016T8", "INTEL SSDPE2KE032T8"],
+        Grade::Good,
+    ),
+    (
+        "intel-d7-p5510",
+        &["INTEL SSDPF2KX038TZ", "INTEL SSDPF2KX076TZ"],
+        Grade::Good,
+    ),
+    (
+        "solidigm-d7-p5520",
+        &[
+            "SOLIDIGM SSDPF2KX038T1",
+            "INTEL SSDPF2KX038T1",
+            "INTEL SSDPF2KX019T1M",
+        ],
+        Grade::Good,
+    ),
+    (
+        "intel-d5-p4320",
+        &["INTEL SSDPE2NV076T8", "INTEL SSDPE2NV153T8"],
+        Grade::Ugly,
+    ),
+    (
+        "solidigm-d5-p5316",
+        &["INTEL SSDPF2NV153TZ", "INTEL SSDPF2NV307TZ"],
+        Grade::Bad,
+    ),
+    (
+        "samsung-pm9a3",
+        &[
+            "SAMSUNG MZQL21T9HCJR-00A07",
+            "SAMSUNG MZQL23T8HCLS-00A07",
+            "SAMSUNG MZ1L21T9HCLS-00A07",
+        ],
+        Grade::Good,
+    ),
+    (
+        "samsung-pm983",
+        &[
+            "SAMSUNG MZQLB1T9HAJR-00007",
+            "SAMSUNG MZQLB960HAJR-00007",
+            "SAMSUNG MZ1LB1T9HALS-00007",
+        ],
+        Grade::Good,
+    ),
+    (
+        "micron-7300",
+        &[
+            "Micron_7300_MTFDHBE1T9TDF",
+            "Micron_7300_MTFDHBE3T8TDF",
+            "Micron_7300_MTFDHBA400TDG",
+        ],
+        Grade::Good,
+    ),
+    (
+        "micron-7400",
+        &[
+            "Micron_7400_MTFDKBG1T9TDZ",
+            "MICRON_7400_MTFDKBA1T9TDQ",
+            "Micron_7400_MTFDKBG3T8TDZ",
+        ],
+        Grade::Good,
+    ),
+    (
+        "micron-7450",
+        &[
+            "Micron_7450_MTFDKCC1T9TFR",
+            "Micron_7450_MTFDKBA960TFR",
+            "Micron_7450_MTFDKBG3T8TFR",
+        ],
+        Grade::Good,
+    ),
+    // NVMe, Bad
+    (
+        "adata-sx8100",
+        &["ADATA SX8100NP", "XPG SPECTRIX S40G"],
+        Grade::Good,
+    ),
+    (
+        "crucial-p1",
+        &["CT1000P1SSD8", "CT500P1SSD8", "CT2000P1SSD8"],
+        Grade::Bad,
+    ),
+    (
+        "crucial-p2",
+        &["CT2000P2SSD8", "CT1000P2SSD8", "CT500P2SSD8"],
+        Grade::Bad,
+    ),
+    (
+        "crucial-p3",
+        &["CT2000P3SSD8", "CT4000P3SSD8", "CT1000P3SSD8"],
+        Grade::Bad,
+    ),
+    (
+        "crucial-p3-plus",
+        &["CT2000P3PSSD8", "CT4000P3PSSD8", "CT1000P3PSSD8"],
+        Grade::Bad,
+    ),
+    (
+        "kingston-nv1",
+        &[
+            "KINGSTON SNVS500G",
+            "KINGSTON SNVS1000G",
+            "KINGSTON SNVS2000G",
+        ],
+        Grade::Bad,
+    ),
+    (
+        "kingston-nv2",
+        &[
+            "KINGSTON SNV2S500G",
+            "KINGSTON SNV2S1000G",
+            "KINGSTON SNV2S2000G",
+        ],
+        Grade::Bad,
+    ),
+    (
+        "wd-green-sn350",
+        &[
+            "WDC WDS480G2G0C-00AJM0",
+            "WDC WDS240G2G0C-00AJM0",
+            "WD Green SN350 1TB",
+            "WD Green SN350 2TB",
+        ],
+        Grade::Bad,
+    ),
+    (
+        "samsung-980",
+        &[
+            "Samsung SSD 980 250GB",
+            "Samsung SSD 980 500GB",
+            "Samsung SSD 980 1TB",
+        ],
+        Grade::Bad,
+    ),
+    // NVMe, Ugly
+    ("corsair-mp400", &["Corsair MP400"], Grade::Ugly),
+    (
+        "intel-660p",
+        &[
+            "INTEL SSDPEKNW512G8",
+            "INTEL SSDPEKNW010T8",
+            "INTEL SSDPEKNW020T8",
+        ],
+        Grade::Ugly,
+    ),
+    (
+        "seagate-barracuda-q5",
+        &[
+            "Seagate BarraCuda Q5 ZP500CV30001",
+            "Seagate BarraCuda Q5 ZP1000CV30001",
+        ],
+        Grade::Ugly,
+    ),
+    (
+        "wd-black-sn770",
+        &[
+            "WD_BLACK SN770 500GB",
+            "WD_BLACK SN770 1TB",
+            "WD_BLACK SN770 2TB",
+        ],
+        Grade::Ugly,
+    ),
+    // NVMe, cloud
+    (
+        "aws-ec2-instance-store",
+        &["Amazon EC2 NVMe Instance Storage"],
+        Grade::Good,
+    ),
+    ("aws-ebs", &["Amazon Elastic Block Store"], Grade::Good),
+    // SATA
+    (
+        "crucial-mx500",
+        &[
+            "CT2000MX500SSD1",
+            "CT1000MX500SSD1",
+            "CT500MX500SSD1",
+            "CT1000MX500SSD4",
+        ],
+        Grade::Good,
+    ),
+    (
+        "samsung-860-evo",
+        &[
+            "Samsung SSD 860 EVO 500GB",
+            "Samsung SSD 860 EVO 1TB",
+            "Samsung SSD 860 EVO M.2 500GB",
+        ],
+        Grade::Good,
+    ),
+    (
+        "samsung-870-evo",
+        &[
+            "Samsung SSD 870 EVO 500GB",
+            "Samsung SSD 870 EVO 1TB",
+            "Samsung SSD 870 EVO 2TB",
+        ],
+        Grade::Good,
+    ),
+    (
+        "wd-blue-3d-sata",
+        &[
+            "WDC WDS500G2B0A-00SM50",
+            "WDC WDS100T2B0A-00SM50",
+            "WDC WDS500G2B0B-00YS70",
+        ],
+        Grade::Good,
+    ),
+    (
+        "samsung-870-qvo",
+        &[
+            "Samsung SSD 870 QVO 1TB",
+            "Samsung SSD 870 QVO 2TB",
+            "Samsung SSD 870 QVO 4TB",
+        ],
+        Grade::Ugly,
+    ),
+    (
+        "crucial-bx500",
+        &["CT1000BX500SSD1", "CT480BX500SSD1", "CT240BX500SSD1"],
+        Grade::Bad,
+    ),
+    (
+        "hp-s650",
+        &[
+            "HP SSD S650 120GB",
+            "HP SSD S650 240GB",
+            "HP SSD S650 1920GB",
+        ],
+        Grade::Bad,
+    ),
+    (
+        "kingston-a400",
+        &[
+            "KINGSTON SA400M8120G",
+            "KINGSTON SA400S37240G",
+            "KINGSTON SA400S37480G",
+        ],
+        Grade::Bad,
+    ),
+    (
+        "intel-d3-s4510",
+        &[
+            "INTEL SSDSC2KB960G8",
+            "INTEL SSDSC2KB480G8",
+            "INTEL SSDSC2KB019T8",
+        ],
+        Grade::Good,
+    ),
+    (
+        "intel-d3-s4610",
+        &[
+            "INTEL SSDSC2KG960G8",
+            "INTEL SSDSC2KG480G8",
+            "INTEL SSDSC2KG240G8",
+        ],
+        Grade::Good,
+    ),
+    (
+        "samsung-pm883",
+        &[
+            "SAMSUNG MZ7LH1T9HMLT-00005",
+            "SAMSUNG MZ7LH960HAJR-00005",
+            "SAMSUNG MZ7LH480HAHQ-00005",
+        ],
+        Grade::Good,
+    ),
+    (
+        "samsung-pm893",
+        &[
+            "SAMSUNG MZ7L3960HCJR-00B7C",
+            "SAMSUNG MZ7L31T9HBLT-00A07",
+            "SAMSUNG MZ7L3480HCHQ-00A07",
+        ],
+        Grade::Good,
+    ),
+    (
+        "micron-5300",
+        &[
+            "Micron_5300_MTFDDAK960TDS",
+            "Micron_5300_MTFDDAK1T9TDS",
+            "Micron_5300_MTFDDAV240TDS",
+        ],
+        Grade::Good,
+    ),
+    (
+        "micron-5400",
+        &[
+            "Micron_5400_MTFDDAK1T9TGB",
+            "Micron_5400_MTFDDAK480TGA",
+            "Micron_5400_MTFDDAV240TGA",
+        ],
+        Grade::Good,
+    ),
+    (
+        "wd-red-hdd",
+        &[
+            "WDC WD20EFRX-68EUZN0",
+            "WDC WD40EFRX-68N32N0",
+            "WDC WD40EFAX-68JH4N1",
+        ],
+        Grade::Bad,
+    ),
+    // USB
+    (
+        "samsung-t5",
+        &["Portable SSD T5", "Samsung Portable SSD T5"],
+        Grade::Ugly,
+    ),
+    (
+        "samsung-t7",
+        &[
+            "PSSD T7",
+            "Samsung PSSD T7",
+            "PSSD T7 Shield",
+            "PSSD T7 Touch",
+        ],
+        Grade::Bad,
+    ),
+];
+
+/// Entries matched by DMI rather than a model string, and the one entry with no usable string.
+const NOT_MODEL_MATCHED: &[&str] = &[
+    "contabo-vps-nvme",
+    "contabo-vps-ssd",
+    "netcup-rs",
+    "netcup-vps",
+    "inland-professional-qlc",
+];
+
+#[test]
+fn every_seed_model_string_finds_its_entry_and_grade() {
+    let db = db();
+    for (id, models, grade) in SEEDS {
+        let entry = db
+            .entry(id)
+            .unwrap_or_else(|| panic!("entry `{id}` missing"));
+        assert_eq!(entry.grade, *grade, "{id}: family grade");
+        for model in *models {
+            let l = db.lookup(&DriveQuery::new(model));
+            assert_eq!(l.entry.map(|e| e.id.as_str()), Some(*id), "{model}");
+            assert_eq!(l.grade, *grade, "{model}");
+            assert_eq!(
+                db.entries_matching(model).len(),
+                1,
+                "{model} must match exactly one entry"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_entry_in_the_database_is_covered_by_this_test() {
+    let covered: BTreeSet<&str> = SEEDS
+        .iter()
+        .map(|(id, _, _)| *id)
+        .chain(NOT_MODEL_MATCHED.iter().copied())
+        .collect();
+    let all: BTreeSet<&str> = db().drives.iter().map(|e| e.id.as_str()).collect();
+    let missing: Vec<_> = all.difference(&covered).collect();
+    let stale: Vec<_> = covered.difference(&all).collect();
+    assert!(
+        missing.is_empty(),
+        "entries without a seed test: {missing:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "seed tests for entries that no longer exist: {stale:?}"
+    );
+}
+
+#[test]
+fn every_crowd_iops_figure_of_the_list_is_recorded() {
+    let db = db();
+    let figures = [
+        ("adata-sx8200-pro", 68_000, 22_000),
+        ("samsung-970-evo-plus", 140_000, 46_000),
+        ("crucial-mx500", 46_000, 15_000),
+        ("samsung-870-evo", 63_000, 20_000),
+        ("seagate-firecuda-530", 428_000, 143_000),
+        ("wd-black-sn850x", 101_000, 33_000),
+        ("intel-660p", 98_000, 33_000),
+    ];
+    for (id, read, write) in figures {
+        let entry = db.entry(id).unwrap_or_else(|| panic!("{id}"));
+        assert!(
+            entry.results.iter().any(|r| r.read_iops == read
+                && r.write_iops == write
+                && r.benchmark == "community-fio"),
+            "{id}: {read}/{write} missing"
+        );
+    }
+    let evo = db.entry("samsung-970-evo-plus").expect("970 EVO Plus");
+    let r = &evo.results[0];
+    assert_eq!(r.firmware.as_deref(), Some("2B2QEXM7"));
+    assert_eq!(r.capacity_bytes.map(|c| c / TB), Some(2));
+}
+
+fn codes(l: &verdict::database::Lookup<'_>) -> Vec<String> {
+    l.advisories.iter().map(|a| a.code.clone()).collect()
+}
+
+#[test]
+fn samsung_980_pro_on_3b2qgxa7_is_bad_until_updated() {
+    let db = db();
+    let q = DriveQuery::new("Samsung SSD 980 PRO 2TB").capacity(2 * TB);
+    let broken = db.lookup(&q.firmware("3B2QGXA7"));
+    assert_eq!(broken.grade, Grade::Bad);
+    assert_eq!(codes(&broken), vec!["samsung-980-pro/3b2qgxa7"]);
+    let adv = &broken.advisories[0];
+    assert_eq!(adv.severity, Severity::Critical);
+    let fix = adv.fix.as_deref().expect("a fix");
+    assert!(
+        fix.contains("5B2QGXA7") && fix.contains("fumagician"),
+        "{fix}"
+    );
+
+    let fixed = db.lookup(&q.firmware("5B2QGXA7"));
+    assert_eq!(fixed.grade, Grade::Good);
+    assert!(fixed.advisories.is_empty());
+
+    // Unknown firmware: still good, but the lookup says the firmware matters.
+    let unknown = db.lookup(&q);
+    assert_eq!(unknown.grade, Grade::Good);
+    assert_eq!(codes(&unknown), vec!["samsung-980-pro/firmware-unknown"]);
+    assert_eq!(unknown.advisories[0].severity, Severity::Info);
+}
+
+#[test]
+fn samsung_990_pro_before_1b2qjxd7_is_bad() {
+    let db = db();
+    let q = DriveQuery::new("Samsung SSD 990 PRO 2TB");
+    let early = db.lookup(&q.firmware("0B2QJXD7"));
+    assert_eq!(early.grade, Grade::Bad);
+    assert_eq!(codes(&early), vec!["samsung-990-pro/before-1b2qjxd7"]);
+    let text = &early.advisories[0].text;
+    assert!(text.contains("won't reverse"), "{text}");
+    for fw in ["1B2QJXD7", "3B2QJXD7", "4B2QJXD7"] {
+        let l = db.lookup(&q.firmware(fw));
+        assert_eq!(l.grade, Grade::Good, "{fw}");
+        assert!(l.advisories.is_empty(), "{fw}");
+    }
+}
+
+#[test]
+fn samsung_970_evo_plus_2tb_pre_and_post_rework_are_both_good() {
+    let db = db();
+    let q = DriveQuery::new("Samsung SSD 970 EVO Plus 2TB").capacity(2_000_398_934_016);
+    let pre = db.lookup(&q.firmware("2B2QEXM7"));
+    assert_eq!(pre.grade, Grade::Good);
+    assert_eq!(codes(&pre), vec!["samsung-970-evo-plus/pre-rework"]);
+    assert!(pre.advisories[0].text.contains("140k/46k"));
+    for fw in ["3B2QEXM7", "4B2QEXM7"] {
+        let post = db.lookup(&q.firmware(fw));
+        assert_eq!(post.grade, Grade::Good, "{fw}");
+        assert_eq!(
+            codes(&post),
+            vec!["samsung-970-evo-plus/post-rework"],
+            "{fw}"
+        );
+        assert!(post.advisories[0].text.contains("just as quickly"));
+        assert_eq!(post.advisories[0].severity, Severity::Info);
+    }
+    // No firmware rule downgrades the 970 EVO Plus, so an unknown firmware says nothing.
+    assert!(db.lookup(&q).advisories.is_empty());
+}
+
+#[test]
+fn adata_s40g_sx8100_4tb_is_qlc_and_bad_2tb_is_tlc_and_fine() {
+    let db = db();
+    for model in ["ADATA SX8100NP", "XPG SPECTRIX S40G"] {
+        let four = db.lookup(&DriveQuery::new(model).capacity(4_000_787_030_016));
+        assert_eq!(four.grade, Grade::Bad, "{model}");
+        assert_eq!(four.nand, Some(Nand::Qlc));
+        assert_eq!(codes(&four), vec!["adata-sx8100/4tb-qlc"]);
+        assert_eq!(four.advisories[0].severity, Severity::Critical);
+
+        let two = db.lookup(&DriveQuery::new(model).capacity(2_048_408_248_320));
+        assert_eq!(two.grade, Grade::Good, "{model}");
+        assert_eq!(two.nand, Some(Nand::Tlc));
+        assert_eq!(codes(&two), vec!["adata-sx8100/2tb-tlc"]);
+
+        let unknown = db.lookup(&DriveQuery::new(model));
+        assert_eq!(unknown.grade, Grade::Good);
+        assert_eq!(codes(&unknown), vec!["adata-sx8100/capacity-unknown"]);
+        assert!(unknown.advisories[0].text.contains("4TB"));
+    }
+}
+
+#[test]
+fn family_advisories_the_list_attaches() {
+    let db = db();
+    let cases: &[(&str, &str, Severity)] = &[
+        (
+            "Amazon Elastic Block Store",
+            "aws-ebs/provisioned-iops",
+            Severity::Warning,
+        ),
+        (
+            "Amazon EC2 NVMe Instance Storage",
+            "aws-ec2-instance-store/ephemeral",
+            Severity::Warning,
+        ),
+        (
+            "WD_BLACK SN770 1TB",
+            "wd-black-sn770/works-fine-report",
+            Severity::Info,
+        ),
+        (
+            "Samsung SSD 980 1TB",
+            "samsung-980/grade-uncertain",
+            Severity::Info,
+        ),
+        (
+            "KINGSTON SNVS2000G",
+            "kingston-nv1/components-not-guaranteed",
+            Severity::Info,
+        ),
+        (
+            "KINGSTON SNV2S2000G",
+            "kingston-nv2/components-not-guaranteed",
+            Severity::Info,
+        ),
+        (
+            "Portable SSD T5",
+            "samsung-t5/prefer-nvme",
+            Severity::Warning,
+        ),
+    ];
+    for (model, code, severity) in cases {
+        let l = db.lookup(&DriveQuery::new(model));
+        let adv = l
+            .advisories
+            .iter()
+            .find(|a| a.code == *code)
+            .unwrap_or_else(|| panic!("{model}: no advisory {code}: {:?}", l.advisories));
+        assert_eq!(adv.severity, *severity, "{code}");
+    }
+    let ebs = db.lookup(&DriveQuery::new("Amazon Elastic Block Store"));
+    let fix = ebs.advisories[0].fix.as_deref().expect("fix");
+    assert!(fix.contains("--iops 10000"), "{fix}");
+    assert!(ebs.advisories[0].text.contains("10,000"));
+}
+
+#[test]
+fn traits_of_key_entries_follow_the_list() {
+    let db = db();
+    let t = |id: &str| {
+        let e = db.entry(id).unwrap_or_else(|| panic!("{id}"));
+        (e.nand, e.dram, e.class)
+    };
+    assert_eq!(
+        t("crucial-p3-plus"),
+        (Some(Nand::Qlc), Some(Dram::No), Class::Budget)
+    );
+    assert_eq!(
+        t("wd-green-sn350"),
+        (Some(Nand::Qlc), Some(Dram::Hmb), Class::Budget)
+    );
+    assert_eq!(
+        t("samsung-980"),
+        (Some(Nand::Tlc), Some(Dram::Hmb), Class::Budget)
+    );
+    assert_eq!(t("wd-black-sn770").1, Some(Dram::Hmb));
+    assert_eq!(t("samsung-870-qvo").0, Some(Nand::Qlc));
+    assert_eq!(t("intel-dc-p4510").2, Class::DataCenter);
+    assert_eq!(t("intel-optane-900p-905p").0, Some(Nand::Xpoint));
+    assert_eq!(t("samsung-t7").2, Class::Portable);
+    assert_eq!(t("wd-red-hdd").2, Class::Hdd);
+    assert_eq!(t("aws-ebs").2, Class::Cloud);
+}
+
+#[test]
+fn smartctl_fixture_models_are_graded_as_the_issue_expects() {
+    // The model_name fields of the real smartctl outputs in crates/probe/tests/data/smartctl.
+    let db = db();
+    let grade = |model: &str| db.lookup(&DriveQuery::new(model)).grade;
+    assert_eq!(grade("WDC WD20EFRX-68EUZN0"), Grade::Bad);
+    assert_eq!(grade("KINGSTON SA400M8120G"), Grade::Bad);
+    assert_eq!(
+        db.lookup(&DriveQuery::new("KINGSTON SA400M8120G"))
+            .entry
+            .map(|e| e.class),
+        Some(Class::Budget)
+    );
+    assert_eq!(grade("INTEL SSDPE2KX080T8"), Grade::Good);
+    assert_eq!(grade("SAMSUNG MZ7LH1T9HMLT-00005"), Grade::Good);
+    assert_eq!(grade("Samsung SSD 970 EVO Plus 250GB"), Grade::Good);
+}
