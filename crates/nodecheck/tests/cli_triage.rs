@@ -1,0 +1,126 @@
+//! `nodecheck triage` on the real smartctl outputs in the probe's test data, and on saved
+//! reports, the way a support volunteer uses it.
+
+mod cli_support;
+
+use cli_support::{nodecheck, smartctl_fixture, stderr, stdout};
+use nodecheck::report::Report;
+use verdict::Severity;
+
+fn triage(file: &str, extra: &[&str]) -> (Report, Option<i32>) {
+    let out = nodecheck()
+        .arg("triage")
+        .arg(smartctl_fixture(file))
+        .arg("--json")
+        .args(extra)
+        .output()
+        .expect("runs");
+    let report: Report = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{file}: {e}: {}", stderr(&out)));
+    (report, out.status.code())
+}
+
+fn has(report: &Report, code: &str) -> bool {
+    report
+        .findings
+        .iter()
+        .any(|f| f.code == code && f.severity > Severity::Ok)
+}
+
+#[test]
+fn wd_red_hard_disk_is_bad_for_being_rotational() {
+    let (report, code) = triage("WDC_WD20EFRX-68EUZN0_17.json", &[]);
+    assert_eq!(report.grade.as_str(), "bad");
+    assert_eq!(code, Some(2));
+    assert!(
+        has(&report, "NC105"),
+        "rotational finding: {:?}",
+        report.findings
+    );
+    assert_eq!(report.facts.drives[0].rotational, Some(true));
+}
+
+#[test]
+fn kingston_a400_is_a_budget_sata_drive() {
+    let (report, _) = triage("sat-Phison_Driven_SSDs-KINGSTON_SA400M8120G-sda.json", &[]);
+    assert!(report.grade >= verdict::Grade::Ugly, "{:?}", report.grade);
+    let drive = &report.drives[0];
+    assert_eq!(drive.model.as_deref(), Some("KINGSTON SA400M8120G"));
+    assert!(
+        drive.family.as_deref().is_some_and(|f| f.contains("A400")),
+        "matched the A400 entry: {drive:?}"
+    );
+}
+
+#[test]
+fn data_center_drives_are_good_drives() {
+    for file in [
+        "INTEL_SSDPE2KX080T8_1.json",
+        "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
+    ] {
+        let (report, _) = triage(file, &[]);
+        assert_eq!(
+            report.drives[0].grade.as_str(),
+            "good",
+            "{file}: {:?}",
+            report.drives
+        );
+    }
+}
+
+#[test]
+fn small_970_evo_plus_is_a_good_family_with_a_capacity_finding() {
+    let (report, _) = triage("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json", &[]);
+    assert_eq!(report.drives[0].grade.as_str(), "good");
+    assert!(
+        has(&report, "NC510"),
+        "capacity finding: {:?}",
+        report.findings
+    );
+    assert_eq!(report.grade.as_str(), "bad");
+}
+
+#[test]
+fn client_choice_applies_its_needs() {
+    let (report, _) = triage(
+        "nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json",
+        &["--client", "erigon"],
+    );
+    assert_eq!(report.client.requested.as_deref(), Some("erigon"));
+}
+
+#[test]
+fn every_format_renders_a_smartctl_triage() {
+    for format in ["table", "markdown", "discord", "prometheus"] {
+        let out = nodecheck()
+            .arg("triage")
+            .arg(smartctl_fixture("INTEL_SSDPE2KX080T8_1.json"))
+            .args(["--format", format])
+            .output()
+            .expect("runs");
+        assert!(
+            matches!(out.status.code(), Some(0..=2)),
+            "{format}: {}",
+            stderr(&out)
+        );
+        assert!(!stdout(&out).is_empty());
+    }
+}
+
+#[test]
+fn garbage_never_panics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let full = std::fs::read(smartctl_fixture("WDC_WD20EFRX-68EUZN0_17.json")).expect("fixture");
+    // Every truncation point of a real document, in steps.
+    for cut in (0..full.len()).step_by(97) {
+        let file = dir.path().join("cut.json");
+        std::fs::write(&file, &full[..cut]).expect("write");
+        let out = nodecheck().arg("triage").arg(&file).output().expect("runs");
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "cut at {cut}: {err}");
+        assert!(
+            matches!(out.status.code(), Some(0..=2 | 4)),
+            "cut at {cut}: {err}"
+        );
+    }
+}
