@@ -411,4 +411,60 @@ mod tests {
         assert_eq!(thinned.last(), Some(&999));
         assert_eq!(thin(&points[..5], 11), vec![0, 1, 2, 3, 4]);
     }
+
+    mod hostile {
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        fn any_f64() -> impl Strategy<Value = f64> {
+            prop_oneof![
+                4 => 0.0..5000.0f64,
+                1 => Just(f64::NAN),
+                1 => Just(f64::INFINITY),
+                1 => Just(f64::NEG_INFINITY),
+                1 => any::<f64>(),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn cliff_detection_never_panics_and_stays_in_range(
+                series in proptest::collection::vec(any_f64(), 0..200),
+                smoothing in 0usize..20,
+                confirm in 0usize..30,
+                ratio in any_f64(),
+            ) {
+                let rule = CliffRule { smoothing, drop_ratio: ratio, confirm_intervals: confirm };
+                let found = detect_cliff(&series, &rule);
+                if let Some(i) = found.cliff_index {
+                    prop_assert!(i < series.len());
+                }
+            }
+
+            #[test]
+            fn recovery_tracker_never_panics(
+                latencies in proptest::collection::vec(any_f64(), 0..500),
+                baseline in any_f64(),
+                tolerance in any_f64(),
+                window in 0usize..300,
+            ) {
+                let mut tracker = RecoveryTracker::new(baseline, tolerance, window, Duration::from_secs(1));
+                for (i, lat) in latencies.into_iter().enumerate() {
+                    let t = Duration::from_secs(1) + Duration::from_micros(i as u64 * 50);
+                    if let Some(r) = tracker.push(t, lat) {
+                        prop_assert!(r <= Duration::from_micros(i as u64 * 50));
+                    }
+                }
+            }
+
+            #[test]
+            fn thinning_is_bounded_and_ordered(len in 0usize..3000, max in 0usize..500) {
+                let points: Vec<usize> = (0..len).collect();
+                let thinned = thin(&points, max);
+                prop_assert_eq!(thinned.len(), len.min(max));
+                prop_assert!(thinned.windows(2).all(|w| w[0] < w[1]));
+            }
+        }
+    }
 }
