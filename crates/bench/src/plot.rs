@@ -89,6 +89,8 @@ fn draw_sync(area: &Area<'_>, sync: &SyncResult) -> Result<(), PlotError> {
         .configure_mesh()
         .x_desc("time (s)")
         .y_desc("QD1 read latency (us, log)")
+        .light_line_style(WHITE)
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .draw()
         .map_err(draw_err)?;
     for (phase, colour, label) in [
@@ -161,6 +163,8 @@ fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
         .configure_mesh()
         .x_desc("written (GB)")
         .y_desc("write throughput (MB/s)")
+        .light_line_style(WHITE)
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .draw()
         .map_err(draw_err)?;
     for (pattern, colour, label) in [
@@ -171,12 +175,16 @@ fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
         ),
         (WritePattern::Random, RANDOM_COLOUR, "random writes"),
     ] {
-        let points: Vec<(f64, f64)> = cliff
-            .samples
-            .iter()
-            .filter(|p| p.pattern == pattern && p.mb_s.is_finite())
-            .map(|p| (gb(p.written_bytes), p.mb_s))
-            .collect();
+        // Each interval's throughput held over the gigabytes it wrote: a step per interval.
+        let mut before = 0;
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        for p in &cliff.samples {
+            if p.pattern == pattern && p.mb_s.is_finite() {
+                points.push((gb(before), p.mb_s));
+                points.push((gb(p.written_bytes), p.mb_s));
+            }
+            before = p.written_bytes;
+        }
         if points.is_empty() {
             continue;
         }
