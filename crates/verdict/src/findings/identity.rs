@@ -141,6 +141,12 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         rotational: Some(entry.class == Class::Hdd),
         virtualized: None,
     });
+    // Only the rules that agree with the entry: the entry's own grade is the verdict, and a
+    // rule that says otherwise (a QLC drive the list found merely ugly) would confuse.
+    let rules: Vec<_> = rules
+        .into_iter()
+        .filter(|r| r.grade == entry.grade)
+        .collect();
     if !rules.is_empty() {
         let said: Vec<String> = rules
             .iter()
@@ -360,7 +366,9 @@ pub fn needs_root(facts: &Facts) -> (Vec<String>, Option<Finding>) {
     let missing: Vec<String> = facts
         .unavailable
         .iter()
-        .filter(|u| u.reason.to_ascii_lowercase().contains("root"))
+        // Replayed snapshots also miss facts ("replayed root: no ioctls"); only privilege
+        // can be fixed by rerunning.
+        .filter(|u| u.reason.to_ascii_lowercase().contains("needs root"))
         .map(|u| u.fact.clone())
         .collect();
     if missing.is_empty() {

@@ -7,7 +7,15 @@ use crate::model::{Finding, Severity};
 
 pub fn check(facts: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
-    if let Some(mount) = &facts.mount {
+    // A container's overlay or a tmpfs has no fstab line to fix; the unresolved-stack
+    // finding tells the reader to probe the real volume.
+    let real_fs = facts.mount.as_ref().filter(|m| {
+        !matches!(
+            m.fs_type.as_str(),
+            "overlay" | "tmpfs" | "squashfs" | "ramfs"
+        )
+    });
+    if let Some(mount) = real_fs {
         atime(mount, &mut out);
         copy_on_write(mount, &facts.path, &mut out);
     }

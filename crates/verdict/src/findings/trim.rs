@@ -132,22 +132,26 @@ fn blocking_layers(layers: &[Layer]) -> Vec<&Layer> {
 fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
     let name = &layer.name;
     let dm_name = layer.detail.as_deref().unwrap_or(name);
-    let (what, fix): (String, String) = match layer.kind {
+    let consequence = "so TRIM never reaches the SSD and writes slow down as it fills";
+    let (title, detail, fix): (String, String, String) = match layer.kind {
         LayerKind::Crypt => (
-            format!("dm-crypt device {dm_name} ({name}), opened without allow-discards,"),
+            "TRIM is blocked by dm-crypt".to_owned(),
+            format!("The dm-crypt device {dm_name} ({name}) was opened without allow-discards and drops discard requests (discard_max_bytes = 0), {consequence}."),
             format!(
                 "sudo cryptsetup --allow-discards --persistent refresh {dm_name}   (LUKS2; for LUKS1 add `discard` to its line in /etc/crypttab and reboot)"
             ),
         ),
         LayerKind::Lvm => (
-            format!("LVM volume {dm_name} ({name})"),
+            "TRIM is blocked by LVM".to_owned(),
+            format!("The LVM volume {dm_name} ({name}) drops discard requests (discard_max_bytes = 0), {consequence}."),
             "Check the volume's discard mode with `sudo lvs -o+discards`; a thin pool needs `sudo lvchange --discards passdown VG/POOL`".to_owned(),
         ),
         LayerKind::Md => {
             let level = layer.detail.as_deref().unwrap_or("md");
             let parity = matches!(level, "raid4" | "raid5" | "raid6");
             (
-                format!("md RAID {name} ({level})"),
+                "TRIM is blocked by md RAID".to_owned(),
+                format!("The md RAID {name} ({level}) drops discard requests (discard_max_bytes = 0), {consequence}."),
                 if parity {
                     "If every member returns zeroes after TRIM, allow it: `echo 'options raid456 devices_handle_discard_safely=Y' | sudo tee /etc/modprobe.d/raid456.conf`, rebuild the initramfs and reboot".to_owned()
                 } else {
@@ -157,51 +161,43 @@ fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
         }
         LayerKind::Disk => {
             let drive = facts.drives.iter().find(|d| &d.name == name);
-            let controller = drive
+            let driver = drive
                 .and_then(|d| d.controller_driver.as_deref())
-                .map(|d| format!(" behind controller driver {d}"))
+                .map(|d| format!(", driver {d}"))
                 .unwrap_or_default();
-            (
-                format!("disk {name}{controller}, which accepts no discard although the drive supports TRIM"),
-                "Put the controller in AHCI/HBA mode, or for a virtual disk enable discard in the hypervisor (QEMU/Proxmox `discard=on`)".to_owned(),
-            )
+            if drive.is_some_and(|d| d.controller_mode == Some(ControllerMode::Raid)) {
+                (
+                    "TRIM is blocked by the RAID controller".to_owned(),
+                    format!("{name} supports TRIM but sits behind a controller in RAID mode{driver} that drops discard requests (discard_max_bytes = 0), {consequence}."),
+                    "Put the controller in AHCI, HBA or JBOD (IT) mode in the UEFI/BIOS or controller setup so the OS sees the drive directly".to_owned(),
+                )
+            } else {
+                (
+                    "TRIM is blocked below the operating system".to_owned(),
+                    format!("{name} supports TRIM but the disk accepts no discard requests (discard_max_bytes = 0){driver}: its controller or hypervisor does not pass them, {consequence}."),
+                    "Put the controller in AHCI/HBA mode, or for a virtual disk enable discard in the hypervisor (QEMU/Proxmox `discard=on`)".to_owned(),
+                )
+            }
         }
         LayerKind::Multipath | LayerKind::Dm => (
-            format!("device-mapper target {dm_name} ({name})"),
+            "TRIM is blocked by device-mapper".to_owned(),
+            format!("The device-mapper target {dm_name} ({name}) drops discard requests (discard_max_bytes = 0), {consequence}."),
             format!("Check the target with `sudo dmsetup table {dm_name}` and enable discard passdown for it"),
         ),
         LayerKind::Loop => (
-            format!("loop device {name}"),
+            "TRIM is blocked by a loop device".to_owned(),
+            format!("The loop device {name} drops discard requests (discard_max_bytes = 0), {consequence}."),
             "Put the node's data on the drive itself rather than on a file behind a loop device".to_owned(),
         ),
         LayerKind::Partition | LayerKind::Other => (
-            name.to_string(),
+            "TRIM is blocked by a layer of the block stack".to_owned(),
+            format!("{name} drops discard requests (discard_max_bytes = 0), {consequence}."),
             format!("Check `lsblk --discard` for {name} and the layers below it"),
         ),
     };
-    Finding::new(
-        "NC302",
-        Severity::Warning,
-        format!("TRIM is blocked by {}", kind_label(layer.kind)),
-        format!(
-            "The {what} drops discard requests (discard_max_bytes = 0), so TRIM never reaches the SSD and writes slow down as it fills."
-        ),
-    )
-    .with_fix(fix)
-    .about(name)
-}
-
-fn kind_label(kind: LayerKind) -> &'static str {
-    match kind {
-        LayerKind::Crypt => "dm-crypt",
-        LayerKind::Lvm => "LVM",
-        LayerKind::Md => "md RAID",
-        LayerKind::Disk => "the controller or hypervisor",
-        LayerKind::Multipath => "multipath",
-        LayerKind::Dm => "device-mapper",
-        LayerKind::Loop => "a loop device",
-        LayerKind::Partition | LayerKind::Other => "a layer of the block stack",
-    }
+    Finding::new("NC302", Severity::Warning, title, detail)
+        .with_fix(fix)
+        .about(name)
 }
 
 fn periodic_trim(facts: &Facts) -> Option<Finding> {
