@@ -377,3 +377,21 @@ fn snapshot_nas_hard_disks_raid5() {
     assert_eq!(all(&v, "NC105").len(), 4);
     insta::assert_json_snapshot!("nas_hard_disks_raid5", snapshot(v));
 }
+
+#[test]
+fn a_nonsense_benchmark_never_vouches_for_a_drive() {
+    let facts = unknown_drive();
+    let nan = bench_report(
+        latency(f64::NAN, f64::NAN, f64::NAN),
+        Some((f64::NAN, -1.0)),
+        EngineKind::IoUring,
+    );
+    let v = judge(&facts, Some(&nan), &db(), &ClientChoice::Strictest);
+    assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
+    let f = all(&v, "NC704")
+        .into_iter()
+        .find(|f| f.title.contains("unusable"))
+        .expect("unusable result reported");
+    assert!(f.detail.contains("QD1 and randrw"), "{f:#?}");
+    assert!(!has(&v, "NC701") && !has(&v, "NC702"), "{:?}", codes(&v));
+}

@@ -31,7 +31,36 @@ pub fn check(
     let mut measured = false;
     let mut fast = true;
 
-    if let Some(qd1) = &report.qd1 {
+    let mut unusable = Vec::new();
+    let qd1 = report.qd1.as_ref().filter(|q| {
+        let ok = q.ios > 0 && usable(q.lat_us.p99) && usable(q.lat_us.max) && usable(q.lat_us.p50);
+        if !ok {
+            unusable.push("QD1");
+        }
+        ok
+    });
+    let randrw = report.randrw.as_ref().filter(|r| {
+        let ok = usable(r.read_iops) && usable(r.write_iops);
+        if !ok {
+            unusable.push("randrw");
+        }
+        ok
+    });
+    if !unusable.is_empty() {
+        // A NaN or negative figure compares as "fine" against any need; never let it vouch
+        // for a drive.
+        findings.push(Finding::new(
+            "NC704",
+            Severity::Info,
+            "Benchmark result unusable",
+            format!(
+                "The {} result holds no valid measurement (no I/O, or non-finite or negative figures) and was ignored.",
+                unusable.join(" and ")
+            ),
+        ));
+    }
+
+    if let Some(qd1) = qd1 {
         measured = true;
         let p99 = qd1.lat_us.p99;
         let max = qd1.lat_us.max;
@@ -119,7 +148,7 @@ pub fn check(
         }
     }
 
-    if let Some(rw) = &report.randrw {
+    if let Some(rw) = randrw {
         measured = true;
         let read_fail = clients.failing_by(
             |c| c.min_read_iops.map(f64::from),
@@ -233,6 +262,10 @@ pub fn check(
         findings,
         fast: measured && fast,
     }
+}
+
+fn usable(value: f64) -> bool {
+    value.is_finite() && value >= 0.0
 }
 
 fn engine_name(engine: EngineKind) -> &'static str {

@@ -62,7 +62,8 @@ impl<'a> Clients<'a> {
         failing
     }
 
-    /// "Reth" for one client, "Reth (the most demanding of the clients that fail)" otherwise.
+    /// "Reth" for one chosen client; with the strictest needs, "Reth (the most demanding
+    /// client that fails)" so the reader knows why this client is named.
     pub fn name(&self, client: &ClientNeeds) -> String {
         if self.strictest && self.needs.len() > 1 {
             format!("{} (the most demanding client that fails)", client.display)
