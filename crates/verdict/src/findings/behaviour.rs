@@ -243,6 +243,18 @@ fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Fi
             )
         }
     };
+    if span.points.len() < 2 {
+        return finding(
+            "NC805",
+            Severity::Info,
+            "Read latency over growing spans (mapping table)",
+            format!(
+                "The test file ({}) was too small to compare spans: mapping-table pressure was not measured. Free space for a larger test file and rerun `--test span`.",
+                format_bytes(last.span_bytes)
+            ),
+            subject,
+        );
+    }
     let ratio = span.latency_ratio;
     let severity = grade_high(ratio, t.span.warn_ratio, t.span.critical_ratio);
     let meaning = match severity {
@@ -535,5 +547,18 @@ mod tests {
         let findings = check(&report, &BehaviourThresholds::embedded(), None);
         assert_eq!(by_code(&findings, "NC801").severity, Severity::Critical);
         assert_eq!(by_code(&findings, "NC805").severity, Severity::Info);
+    }
+
+    #[test]
+    fn a_single_span_is_not_judged_as_flat() {
+        let mut report = measured(DriveModel::dramless_tlc());
+        if let Some(span) = report.span.as_mut() {
+            span.points.truncate(1);
+            span.latency_ratio = 1.0;
+        }
+        let findings = check(&report, &BehaviourThresholds::embedded(), None);
+        let span = by_code(&findings, "NC805");
+        assert_eq!(span.severity, Severity::Info);
+        assert!(span.detail.contains("too small"), "{}", span.detail);
     }
 }
