@@ -78,7 +78,9 @@ pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
         let Some(relative) = in_archive(&accessed.path) else {
             continue;
         };
-        for parent in relative.ancestors().skip(1) {
+        // Parents first, top down, as tar itself writes them.
+        let parents: Vec<&Path> = relative.ancestors().skip(1).collect();
+        for parent in parents.into_iter().rev() {
             if parent.as_os_str().is_empty() || !dirs_done.insert(parent.to_path_buf()) {
                 continue;
             }

@@ -193,25 +193,40 @@ fn measure(
         }
         _ => None,
     };
-    let mut plan = match &device {
-        Some(dev) => Plan::new(BenchTarget::Device(dev.clone())),
-        None => Plan::new(BenchTarget::Directory(directory)),
+    let cancel = match bench::CancelToken::with_signal_handlers() {
+        Ok(token) => token,
+        Err(err) => {
+            notes.push(format!("Ctrl-C handling unavailable: {err}"));
+            bench::CancelToken::new()
+        }
     };
-    plan.qd1 = true;
-    plan.randrw = depth == BenchDepth::Full;
-    if depth == BenchDepth::Quick {
-        plan.runtime = QUICK_RUNTIME;
-        if device.is_none() {
-            plan.size = Some(QUICK_FILE_BYTES);
-            plan.reserve = Some(QUICK_RESERVE_BYTES);
+    let plan_for = |target: BenchTarget| {
+        let mut plan = Plan::new(target);
+        plan.qd1 = true;
+        plan.randrw = depth == BenchDepth::Full;
+        plan.cancel = cancel.clone();
+        if depth == BenchDepth::Quick {
+            plan.runtime = QUICK_RUNTIME;
+            if matches!(plan.target, BenchTarget::Directory(_)) {
+                plan.size = Some(QUICK_FILE_BYTES);
+                plan.reserve = Some(QUICK_RESERVE_BYTES);
+            }
+        }
+        plan
+    };
+    let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
+    if let Some(dev) = device {
+        match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
+            Ok(report) => return Some(report),
+            // Containers and hardened hosts refuse raw devices even to root; a test file
+            // answers the same question a little less directly.
+            Err(err) => notes.push(format!(
+                "Reading {} directly failed ({err}); measured on a test file instead.",
+                dev.display()
+            )),
         }
     }
-    match bench::CancelToken::with_signal_handlers() {
-        Ok(token) => plan.cancel = token,
-        Err(err) => notes.push(format!("Ctrl-C handling unavailable: {err}")),
-    }
-    let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
-    match bench::run(&plan, &mut bars) {
+    match bench::run(&plan_for(BenchTarget::Directory(directory)), &mut bars) {
         Ok(report) => Some(report),
         Err(err) => {
             let note = format!("Measurement skipped: {err}");

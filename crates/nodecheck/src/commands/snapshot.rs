@@ -39,7 +39,9 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
 
     let mut smartctl = Vec::new();
     if is_root() {
-        for drive in &facts.drives {
+        // Only what the live probe itself used: a smartctl answer it ignored ("unable to
+        // detect device type" on a virtio disk) would change the facts in the replay.
+        for drive in facts.drives.iter().filter(|d| used_smartctl(d)) {
             match run_smartctl(&Path::new("/dev").join(&drive.name)) {
                 Ok(json) => smartctl.push((drive.name.clone(), json)),
                 Err(err) => say(
@@ -100,6 +102,15 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
         ),
     );
     Ok(crate::exit_codes::GOOD)
+}
+
+fn used_smartctl(drive: &probe::Drive) -> bool {
+    drive.model_family.is_some()
+        || drive.temperature_source.as_deref() == Some("smartctl")
+        || drive
+            .health
+            .as_ref()
+            .is_some_and(|h| h.source == "smartctl")
 }
 
 /// `smartctl -j -x DEV`, raw. Its exit status is a bit mask of findings, so any output that

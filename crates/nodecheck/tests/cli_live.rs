@@ -1,0 +1,279 @@
+//! The binary on this machine: a snapshot replays to the same report, `check /` gives its
+//! verdict in time, and progress bars show on a terminal and not in a pipe.
+
+mod cli_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+use std::time::{Duration, Instant};
+
+use cli_support::{nodecheck, stderr, stdout};
+use nodecheck::report::Report;
+
+/// Somewhere outside the root file system when possible: writing the archive into `/` would
+/// change the free space the two runs compare.
+fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(dir) = tempfile::tempdir_in(shm) {
+            return dir;
+        }
+    }
+    tempfile::tempdir().expect("tempdir")
+}
+
+fn check_json(args: &[&str]) -> Report {
+    let out = nodecheck()
+        .args(["check", "--bench", "none", "--json"])
+        .args(args)
+        .output()
+        .expect("runs");
+    serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)))
+}
+
+/// What legitimately differs between the live machine and its replay: where the files were
+/// read from and by whom, the io_uring_setup attempt only a live run makes, and free space,
+/// which other processes on this shared machine change between the two runs.
+fn comparable(mut report: Report) -> Report {
+    report.facts.root = String::new();
+    report.facts.live = false;
+    report.facts.privileged = false;
+    report.facts.io_uring.available = None;
+    report.facts.io_uring.reason = None;
+    report.facts.unavailable.clear();
+    if let Some(m) = &mut report.facts.mount {
+        m.free_bytes = None;
+    }
+    for f in &mut report.findings {
+        f.detail.clear();
+        f.fix = None;
+    }
+    report.findings.retain(|f| f.code != "NC190");
+    report.summary.clear();
+    report.notes.clear();
+    report
+}
+
+#[test]
+fn snapshot_then_replay_reproduces_the_report() {
+    let dir = scratch_dir();
+    let archive = dir.path().join("node.tar.gz");
+    let out = nodecheck()
+        .args(["-q", "snapshot", "--no-redact", "-o"])
+        .arg(&archive)
+        .arg("/")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let live = check_json(&["/"]);
+    let replay = check_json(&["--snapshot", archive.to_str().expect("utf-8 path")]);
+    assert!(!replay.facts.live);
+    assert_eq!(replay.facts.path, "/");
+    assert_eq!(comparable(replay), comparable(live));
+}
+
+#[test]
+fn a_redacted_snapshot_holds_no_serials_and_still_replays() {
+    let dir = scratch_dir();
+    let archive = dir.path().join("node.tar.gz");
+    let out = nodecheck()
+        .args(["-q", "snapshot", "-o"])
+        .arg(&archive)
+        .arg("/")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let live = check_json(&["/"]);
+    let unpacked = dir.path().join("unpacked");
+    std::fs::create_dir(&unpacked).expect("mkdir");
+    let tar = StdCommand::new("tar")
+        .arg("xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&unpacked)
+        .status();
+    if !tar.is_ok_and(|s| s.success()) {
+        println!("skipped the content check: no working `tar` here");
+        return;
+    }
+    let secrets: Vec<String> = live
+        .facts
+        .drives
+        .iter()
+        .filter_map(|d| d.serial.clone())
+        .filter(|s| s.len() >= 4)
+        .collect();
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    for file in walk(&unpacked) {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap_or_default()).into_owned();
+        for secret in &secrets {
+            assert!(
+                !text.contains(secret.as_str()),
+                "{} holds serial {secret}",
+                file.display()
+            );
+        }
+        let host = hostname.trim();
+        if host.len() >= 3 {
+            assert!(
+                !text
+                    .split(|c: char| !c.is_alphanumeric() && c != '-')
+                    .any(|w| w == host),
+                "{} holds the hostname",
+                file.display()
+            );
+        }
+    }
+    // An unpacked snapshot replays with --root too, at the path it was taken for.
+    let replay = check_json(&["--root", unpacked.to_str().expect("utf-8 path")]);
+    assert_eq!(replay.grade, live.grade);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => files.extend(walk(&path)),
+            Ok(t) if t.is_file() => files.push(path),
+            _ => {}
+        }
+    }
+    files
+}
+
+#[test]
+fn check_of_this_machine_gives_a_correct_verdict_within_30_seconds() {
+    let started = Instant::now();
+    let out = nodecheck()
+        .args(["check", "--json", "/"])
+        .output()
+        .expect("runs");
+    let elapsed = started.elapsed();
+    println!("nodecheck check / took {:.1} s", elapsed.as_secs_f64());
+    assert!(elapsed < Duration::from_secs(30), "took {elapsed:?}");
+    assert!(matches!(out.status.code(), Some(0..=2)), "{}", stderr(&out));
+    let report: Report = serde_json::from_str(&stdout(&out)).expect("report");
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").expect("mountinfo");
+    let root_fs = mounts
+        .lines()
+        .find_map(|l| {
+            let (pre, post) = l.split_once(" - ")?;
+            (pre.split(' ').nth(4)? == "/").then(|| post.split(' ').next().map(str::to_string))?
+        })
+        .expect("a / mount");
+    let mount = report.facts.mount.as_ref().expect("mount found");
+    assert_eq!(mount.mount_point, "/");
+    assert_eq!(mount.fs_type, root_fs);
+    // Every drive the probe names is a real block device here.
+    assert!(
+        !report.facts.drives.is_empty(),
+        "drives found: {:?}",
+        report.facts.stack
+    );
+    for drive in &report.facts.drives {
+        assert!(
+            Path::new("/sys/block").join(&drive.name).exists(),
+            "{} is a block device",
+            drive.name
+        );
+    }
+    if report.bench.is_none() {
+        println!("no measurement here: {:?}", report.notes);
+    }
+}
+
+/// The progress bar's own line (`QD1 4k random read     [====>   ]`), not the report's
+/// `QD1 4k random read: p50 ...` line.
+fn has_bar(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.strip_prefix("QD1 4k random read")
+            .is_some_and(|rest| rest.trim_start().starts_with('['))
+    })
+}
+
+#[test]
+fn progress_bars_render_on_a_tty_and_vanish_when_piped() {
+    if StdCommand::new("tmux").arg("-V").output().is_err() {
+        println!("skipped: tmux is not installed (apt-get install tmux; .ci/run installs it)");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("nodecheck");
+    let dir = scratch_dir();
+    let workdir = tempfile::tempdir().expect("tempdir");
+    let done = dir.path().join("done");
+    let session = format!("nodecheck-test-{}", std::process::id());
+    let script = format!(
+        "TERM=xterm NO_COLOR=1 {} check --bench quick --json {} > {}/out.json; echo $? > {}",
+        bin.display(),
+        workdir.path().display(),
+        dir.path().display(),
+        done.display()
+    );
+    let started = StdCommand::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-s",
+            &session,
+            &script,
+        ])
+        .status()
+        .expect("tmux runs");
+    assert!(started.success());
+    let capture = || {
+        StdCommand::new("tmux")
+            .args(["capture-pane", "-p", "-t", &session])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen_bar = false;
+    while Instant::now() < deadline && !done.exists() {
+        if has_bar(&capture()) {
+            seen_bar = true;
+            // Keep the pane alive until the run ends, to check the bar is cleared.
+            let _ = StdCommand::new("tmux")
+                .args(["set-option", "-t", &session, "remain-on-exit", "on"])
+                .status();
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let after = capture();
+    let _ = StdCommand::new("tmux")
+        .args(["kill-session", "-t", &session])
+        .status();
+    let report = std::fs::read_to_string(dir.path().join("out.json")).unwrap_or_default();
+    let report: Option<Report> = serde_json::from_str(&report).ok();
+    let measured = report.as_ref().is_some_and(|r| r.bench.is_some());
+    if !measured {
+        println!(
+            "skipped: nothing could be measured here: {:?}",
+            report.map(|r| r.notes)
+        );
+        return;
+    }
+    assert!(seen_bar, "a progress bar was drawn on the terminal");
+    assert!(!has_bar(&after), "the bar is cleared when done:\n{after}");
+
+    // Piped: stderr is not a terminal, so no bar at all.
+    let out = nodecheck()
+        .args(["check", "--bench", "quick", "--json"])
+        .arg(workdir.path())
+        .output()
+        .expect("runs");
+    let err = stderr(&out);
+    assert!(
+        !has_bar(&err) && !err.contains('\r'),
+        "no bar in a pipe: {err}"
+    );
+}
