@@ -1007,3 +1007,54 @@ fn smart_fixes_name_the_device() {
     let fix = one(&v, "NC205").fix.clone().unwrap_or_default();
     assert!(fix.contains("sudo smartctl -x /dev/nvme0n1"), "{fix}");
 }
+
+#[test]
+fn nc102_capacity_rule_adata_s40g_4tb_is_qlc_and_bad_2tb_fine() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).model = Some("XPG SPECTRIX S40G".into());
+    drive0(&mut facts).firmware = Some("32B3T8EA".into());
+    drive0(&mut facts).capacity_bytes = Some(4_096_805_658_624);
+    let v = run_for(&facts, "geth");
+    let rule = all(&v, "NC102")
+        .into_iter()
+        .find(|f| f.severity == Severity::Critical)
+        .expect("critical capacity advisory");
+    assert!(rule.detail.contains("QLC"), "{rule:#?}");
+    let identity = one(&v, "NC101");
+    assert!(
+        identity
+            .title
+            .contains("good family, bad for this firmware or capacity"),
+        "{identity:#?}"
+    );
+    assert!(identity.detail.contains("QLC"), "{identity:#?}");
+    assert_eq!(v.drives[0].grade, Grade::Bad);
+    assert_eq!(
+        v.drives[0].entry.as_ref().and_then(|e| e.nand.as_deref()),
+        Some("qlc")
+    );
+
+    drive0(&mut facts).capacity_bytes = Some(2_048_408_248_320);
+    let v = run_for(&facts, "geth");
+    assert!(all(&v, "NC102")
+        .iter()
+        .all(|f| f.severity <= Severity::Info));
+    assert_eq!(v.drives[0].grade, Grade::Good);
+    assert_eq!(
+        v.drives[0].entry.as_ref().and_then(|e| e.nand.as_deref()),
+        Some("tlc")
+    );
+}
+
+#[test]
+fn nc102_990_pro_before_1b2qjxd7() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).model = Some("Samsung SSD 990 PRO 2TB".into());
+    drive0(&mut facts).firmware = Some("0B2QJXD7".into());
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC102", Severity::Critical, &["0B2QJXD7", "1B2QJXD7"]);
+    drive0(&mut facts).firmware = Some("4B2QJXD7".into());
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC102"), "{:?}", codes(&v));
+    assert_eq!(v.grade, Grade::Good);
+}

@@ -126,7 +126,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         entry.vendor,
         entry.family,
         traits.join(", "),
-        lookup.grade
+        entry.grade
     );
     let notes = entry.notes.trim();
     if !notes.is_empty() {
@@ -168,19 +168,25 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         }
         detail.push('.');
     }
-    // The entry's own grade; firmware and capacity rules that change it come as NC102 with
-    // their own severity, so the reader sees why.
+    // The family's own grade; firmware and capacity rules that change it for this drive come
+    // as NC102 with their own severity and fix (update the firmware, not replace the drive).
     let severity = grade_severity(entry.grade);
-    let mut f = Finding::new(
-        "NC101",
-        severity,
+    let title = if lookup.grade == entry.grade {
         format!(
             "{} {}: {} in the database",
             entry.vendor, entry.family, entry.grade
-        ),
-        detail,
-    )
-    .about(name);
+        )
+    } else {
+        detail.push_str(&format!(
+            " The database's firmware or capacity rules grade this particular drive {} (see the advisory).",
+            lookup.grade
+        ));
+        format!(
+            "{} {}: {} family, {} for this firmware or capacity",
+            entry.vendor, entry.family, entry.grade, lookup.grade
+        )
+    };
+    let mut f = Finding::new("NC101", severity, title, detail).about(name);
     if entry.grade >= Grade::Ugly {
         f = f.with_fix(REPLACE_FIX);
     }
