@@ -153,7 +153,6 @@ where
 {
     let abort = AtomicBool::new(false);
     let epoch = Instant::now();
-    let total = jobs.len();
     let (sender, receiver) = mpsc::channel::<Result<(), BenchError>>();
     std::thread::scope(|scope| {
         let mut spawn_error = None;
@@ -204,7 +203,6 @@ where
             }
         }
         tick();
-        debug_assert!(spawned <= total);
         match first_error {
             Some(err) => Err(err),
             None => Ok(()),

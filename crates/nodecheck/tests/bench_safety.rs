@@ -1,0 +1,390 @@
+//! `nodecheck bench` end to end: the binary on this machine's disk, interrupted by signals,
+//! refusing what it must refuse, falling back when io_uring is off, and never leaving or
+//! touching files it does not own.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// A scratch directory on a disk-backed file system (O_DIRECT needs one; /tmp may be tmpfs).
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("bench-e2e-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("scratch dir")
+}
+
+fn nodecheck() -> Command {
+    let mut command = Command::cargo_bin("nodecheck").expect("the nodecheck binary");
+    command.env_remove("NODECHECK_FORCE_NO_IO_URING");
+    command
+}
+
+/// Small, quick and safe on a shared machine: a 1 GiB reserve instead of 50 GiB, and --force
+/// because a node process on the test machine must not fail unrelated tests.
+fn bench_args(dir: &Path, size: &str, runtime: &str) -> Vec<String> {
+    [
+        "bench",
+        dir.to_str().unwrap(),
+        "--size",
+        size,
+        "--runtime",
+        runtime,
+        "--reserve",
+        "1G",
+        "--force",
+        "--json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    list.sort();
+    list
+}
+
+fn test_files(dir: &Path) -> Vec<PathBuf> {
+    entries(dir)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(".nodecheck-bench-"))
+        })
+        .collect()
+}
+
+fn wait_for(what: &str, timeout: Duration, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(started.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Bytes the process wrote to storage (O_DIRECT writes count here), from /proc/PID/io.
+fn written_bytes(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("write_bytes: "))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn wait_exit(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            panic!("nodecheck did not stop within {timeout:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn interrupt(signal: Signal, during_prefill: bool) {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch();
+    // During the prefill: 2 GiB takes long enough to be caught mid-way on any disk here.
+    // During the run: a small file, prefilled at once, then a 60 s run cut short.
+    let (size, size_bytes) = if during_prefill {
+        ("2G", 2u64 << 30)
+    } else {
+        ("64M", 64u64 << 20)
+    };
+    let mut child = nodecheck()
+        .args(bench_args(dir.path(), size, "60"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    wait_for("the test file", Duration::from_secs(30), || {
+        !test_files(dir.path()).is_empty()
+    });
+    if during_prefill {
+        wait_for("the prefill to start", Duration::from_secs(30), || {
+            written_bytes(pid) > 0
+        });
+        assert!(
+            written_bytes(pid) < size_bytes,
+            "the prefill finished before the signal; the test did not test it"
+        );
+    } else {
+        wait_for("the prefill to finish", Duration::from_secs(60), || {
+            written_bytes(pid) >= size_bytes
+        });
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let signalled_at = Instant::now();
+    kill(Pid::from_raw(pid as i32), signal).unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(20));
+    let mut stderr = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(signalled_at.elapsed() < Duration::from_secs(20));
+    // It cleaned up, then died of the signal it was sent (the shell sees the real cause).
+    assert_eq!(status.signal(), Some(signal as i32), "{status:?}: {stderr}");
+    assert!(stderr.contains("test file removed"), "{stderr}");
+    assert!(
+        entries(dir.path()).is_empty(),
+        "left behind: {:?}",
+        entries(dir.path())
+    );
+}
+
+#[test]
+fn sigint_during_prefill_leaves_nothing() {
+    interrupt(Signal::SIGINT, true);
+}
+
+#[test]
+fn sigterm_during_prefill_leaves_nothing() {
+    interrupt(Signal::SIGTERM, true);
+}
+
+#[test]
+fn sigint_during_the_run_leaves_nothing() {
+    interrupt(Signal::SIGINT, false);
+}
+
+#[test]
+fn sigterm_during_the_run_leaves_nothing() {
+    interrupt(Signal::SIGTERM, false);
+}
+
+#[test]
+fn sighup_during_the_run_leaves_nothing() {
+    interrupt(Signal::SIGHUP, false);
+}
+
+#[test]
+fn other_files_and_stale_test_files_are_never_touched_without_clean_stale() {
+    let dir = scratch();
+    // A file of a killed run (pid 4194304 is above the default pid_max) and an unrelated file.
+    let stale = dir
+        .path()
+        .join(".nodecheck-bench-4194304-0123456789abcdef.tmp");
+    let mine = dir.path().join("chaindata.ldb");
+    std::fs::write(&stale, b"stale contents").unwrap();
+    std::fs::write(&mine, b"precious").unwrap();
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--test", "qd1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains(stale.to_str().unwrap()), "{warnings}");
+    assert!(warnings.contains("--clean-stale"), "{warnings}");
+    assert_eq!(std::fs::read(&stale).unwrap(), b"stale contents");
+    assert_eq!(std::fs::read(&mine).unwrap(), b"precious");
+    assert_eq!(entries(dir.path()), vec![stale.clone(), mine.clone()]);
+
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--test", "qd1", "--clean-stale"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(entries(dir.path()), vec![mine.clone()]);
+    assert_eq!(std::fs::read(&mine).unwrap(), b"precious");
+}
+
+#[test]
+fn a_file_system_without_room_for_the_reserve_refuses_with_numbers() {
+    let dir = scratch();
+    let output = nodecheck()
+        .args([
+            "bench",
+            dir.path().to_str().unwrap(),
+            "--reserve",
+            "1000000T",
+            "--force",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not enough free space"), "{stderr}");
+    assert!(stderr.contains("available"), "{stderr}");
+    assert!(stderr.contains("PiB"), "{stderr}");
+    assert!(stderr.contains("--reserve"), "{stderr}");
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn device_with_a_write_test_is_refused() {
+    for test in ["randrw", "all"] {
+        let output = nodecheck()
+            .args(["bench", "--device", "/dev/null", "--test", test, "--force"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("read-only"), "{stderr}");
+    }
+    // A block device given as the directory is refused too: the bench never writes to one.
+    let Some(device) = ["/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/loop0"]
+        .into_iter()
+        .find(|d| Path::new(d).exists())
+    else {
+        println!("skipping the block-device-as-path part: no block device node found");
+        return;
+    };
+    let output = nodecheck()
+        .args([
+            "bench",
+            device,
+            "--force",
+            "--reserve",
+            "1G",
+            "--size",
+            "16M",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("never writes to a device"), "{stderr}");
+}
+
+#[test]
+fn io_uring_forced_off_falls_back_and_says_so() {
+    let dir = scratch();
+    let output = nodecheck()
+        .env("NODECHECK_FORCE_NO_IO_URING", "1")
+        .args(bench_args(dir.path(), "32M", "1"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["engine"], "psync");
+    assert_eq!(report["qd1"]["engine"], "psync");
+    assert_eq!(report["randrw"]["engine"], "psync");
+    let reason = report["engine_reason"].as_str().unwrap();
+    assert!(reason.contains("NODECHECK_FORCE_NO_IO_URING"), "{reason}");
+    assert!(reason.contains("fell back"), "{reason}");
+    assert!(entries(dir.path()).is_empty());
+
+    // Asking for io_uring explicitly while it is off is an error, not a silent fallback.
+    let output = nodecheck()
+        .env("NODECHECK_FORCE_NO_IO_URING", "1")
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--engine", "io-uring"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("io_uring disabled"));
+}
+
+#[test]
+fn a_running_client_requires_force() {
+    // A real process whose name is `geth`: a copy of sleep(1).
+    let dir = scratch();
+    let fake = dir.path().join("geth");
+    let Some(sleep) = ["/usr/bin/sleep", "/bin/sleep"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+    else {
+        println!("skipping: no sleep binary to run as a fake geth");
+        return;
+    };
+    std::fs::copy(sleep, &fake).unwrap();
+    let mut geth = Command::new(&fake).arg("30").spawn().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let output = nodecheck()
+        .args([
+            "bench",
+            work.to_str().unwrap(),
+            "--reserve",
+            "1G",
+            "--size",
+            "16M",
+        ])
+        .output()
+        .unwrap();
+    let _ = geth.kill();
+    let _ = geth.wait();
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("geth (pid"), "{stderr}");
+    assert!(stderr.contains("--force"), "{stderr}");
+    assert!(stderr.contains("slows the node"), "{stderr}");
+    assert!(entries(&work).is_empty());
+}
+
+#[test]
+fn json_has_the_documented_keys() {
+    let dir = scratch();
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "64M", "1"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for key in ["mean", "p50", "p90", "p99", "p999", "max"] {
+        assert!(
+            report["qd1"]["lat_us"][key].as_f64().unwrap() > 0.0,
+            "qd1.lat_us.{key}"
+        );
+    }
+    assert!(report["qd1"]["iops"].as_f64().unwrap() > 0.0);
+    let randrw = &report["randrw"];
+    for key in ["read_iops", "write_iops", "runtime_s"] {
+        assert!(randrw[key].as_f64().unwrap() > 0.0, "randrw.{key}");
+    }
+    assert!(randrw["read_lat_us"]["p99"].as_f64().unwrap() > 0.0);
+    assert!(randrw["write_lat_us"]["p99"].as_f64().unwrap() > 0.0);
+    assert_eq!(randrw["span_bytes"], 64u64 << 20);
+    assert_eq!(randrw["fio_comparable"], false);
+    assert!(randrw["engine"].is_string());
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn text_output_when_piped_has_no_progress_bars() {
+    let dir = scratch();
+    let args: Vec<String> = bench_args(dir.path(), "32M", "1")
+        .into_iter()
+        .filter(|a| a != "--json")
+        .collect();
+    let output = nodecheck()
+        .args(&args)
+        .args(["--test", "qd1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stdout.contains("QD1 4 KiB random read"), "{stdout}");
+    assert!(stdout.contains("p99.9"), "{stdout}");
+    assert!(
+        !stderr.contains('\r') && !stderr.contains("\x1b["),
+        "{stderr:?}"
+    );
+}
