@@ -341,6 +341,20 @@ pub fn check(
     findings
 }
 
+/// Whether the behaviour tests positively show the drive fit for a node: the sync and span
+/// tests both ran (the cliff test is opt-in) and every NC8xx finding passed. The judge can
+/// grade an unknown drive `good` on this, as it does on a fast enough qd1/randrw bench.
+pub fn proves_fit(bench: &BenchReport, findings: &[Finding]) -> bool {
+    let behaviour: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.code.starts_with("NC8"))
+        .collect();
+    bench.sync.is_some()
+        && bench.span.is_some()
+        && !behaviour.is_empty()
+        && behaviour.iter().all(|f| f.severity == Severity::Ok)
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -547,6 +561,18 @@ mod tests {
         let findings = check(&report, &BehaviourThresholds::embedded(), None);
         assert_eq!(by_code(&findings, "NC801").severity, Severity::Critical);
         assert_eq!(by_code(&findings, "NC805").severity, Severity::Info);
+    }
+
+    #[test]
+    fn only_a_drive_that_passes_sync_and_span_proves_fit() {
+        let t = BehaviourThresholds::embedded();
+        let tlc = measured(DriveModel::tlc_dram());
+        assert!(proves_fit(&tlc, &check(&tlc, &t, None)));
+        let qlc = measured(DriveModel::qlc_small_slc());
+        assert!(!proves_fit(&qlc, &check(&qlc, &t, None)));
+        let mut sync_only = tlc.clone();
+        sync_only.span = None;
+        assert!(!proves_fit(&sync_only, &check(&sync_only, &t, None)));
     }
 
     #[test]
