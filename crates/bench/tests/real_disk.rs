@@ -273,3 +273,29 @@ fn written_data_reads_back_intact_on_io_uring() {
 fn written_data_reads_back_intact_on_the_portable_engine() {
     write_then_verify(EnginePreference::Psync);
 }
+
+#[test]
+fn sqpoll_ring_runs_qd1() {
+    if !io_uring_available() {
+        return;
+    }
+    let dir = scratch_dir();
+    let mut plan = Plan::new(BenchTarget::Directory(dir.path().to_path_buf()));
+    plan.size = Some(32 << 20);
+    plan.reserve = Some(1 << 30);
+    plan.runtime = Duration::from_millis(500);
+    plan.engine = EnginePreference::IoUring;
+    plan.randrw = false;
+    plan.sqpoll = true;
+    plan.force = true;
+    let report = bench::run(&plan, &mut bench::NoProgress).expect("bench run with SQPOLL");
+    assert_eq!(report.engine, EngineKind::IoUring);
+    let qd1 = report.qd1.expect("qd1 result");
+    assert!(qd1.ios > 10, "{qd1:?}");
+    assert_plausible(&qd1.lat_us);
+    // Either SQPOLL ran, or the reason it did not is in the report.
+    if let Some(reason) = &report.engine_reason {
+        assert!(reason.contains("SQPOLL"), "{reason}");
+    }
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}

@@ -388,3 +388,51 @@ fn text_output_when_piped_has_no_progress_bars() {
         "{stderr:?}"
     );
 }
+
+/// The block device holding `path`, from its st_dev through /sys/dev/block.
+fn device_of(path: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let uevent = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/uevent")).ok()?;
+    let name = uevent.lines().find_map(|l| l.strip_prefix("DEVNAME="))?;
+    Some(PathBuf::from("/dev").join(name))
+}
+
+#[test]
+fn qd1_reads_a_raw_device_read_only_as_root() {
+    if !nix::unistd::geteuid().is_root() {
+        println!("skipping: reading a raw device needs root");
+        return;
+    }
+    let dir = scratch();
+    let Some(device) = device_of(dir.path()).filter(|d| d.exists()) else {
+        println!("skipping: the scratch directory is not on a block device (overlay, tmpfs?)");
+        return;
+    };
+    if let Err(err) = std::fs::File::open(&device) {
+        // Containers and sandboxes often deny device nodes even to root (device cgroup).
+        println!(
+            "skipping: {} cannot be opened here: {err}",
+            device.display()
+        );
+        return;
+    }
+    let output = nodecheck()
+        .args([
+            "bench",
+            "--device",
+            device.to_str().unwrap(),
+            "--test",
+            "qd1",
+        ])
+        .args(["--runtime", "1", "--force", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["qd1"]["target"], "device");
+    assert!(report["qd1"]["iops"].as_f64().unwrap() > 0.0);
+    assert!(report["qd1"]["span_bytes"].as_u64().unwrap() > 1 << 20);
+    assert!(report["randrw"].is_null());
+}
