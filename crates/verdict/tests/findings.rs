@@ -1058,3 +1058,64 @@ fn nc102_990_pro_before_1b2qjxd7() {
     assert!(!has(&v, "NC102"), "{:?}", codes(&v));
     assert_eq!(v.grade, Grade::Good);
 }
+
+#[test]
+fn nc301_usb_bridge_gets_the_udev_unmap_rule() {
+    let mut facts = nvme_machine();
+    let d = drive0(&mut facts);
+    d.name = "sdb".into();
+    d.interface = Some(Interface::Usb);
+    d.model = Some("Portable SSD T5".into());
+    d.trim_supported = Some(false);
+    d.nvme = None;
+    d.pcie_link = None;
+    d.usb = Some(UsbDetails {
+        driver: Some("uas".into()),
+        vendor_id: Some("04e8".into()),
+        product_id: Some("61f5".into()),
+        manufacturer: Some("Samsung".into()),
+        product: Some("Portable SSD T5".into()),
+        speed_mbps: Some(5000),
+    });
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC301",
+        Severity::Warning,
+        &[
+            "over USB",
+            r#"ATTRS{idVendor}=="04e8", ATTRS{idProduct}=="61f5", SUBSYSTEM=="scsi_disk", ATTR{provisioning_mode}="unmap""#,
+            "sg_vpd -p lbpv /dev/sdb",
+        ],
+    );
+}
+
+#[test]
+fn nc402_older_generation_at_full_width_is_info() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).pcie_link = Some(PcieLink {
+        current_gts: Some(8.0),
+        current_width: Some(4),
+        max_gts: Some(16.0),
+        max_width: Some(4),
+    });
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC402",
+        Severity::Info,
+        &["8.0 GT/s x4 of 16.0 GT/s x4"],
+    );
+    drive0(&mut facts).pcie_link = Some(PcieLink {
+        current_gts: Some(2.5),
+        current_width: Some(4),
+        max_gts: Some(8.0),
+        max_width: Some(4),
+    });
+    assert_finding(
+        &run_for(&facts, "geth"),
+        "NC402",
+        Severity::Warning,
+        &["2.5 GT/s x4 of 8.0 GT/s x4"],
+    );
+}

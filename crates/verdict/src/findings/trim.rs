@@ -97,6 +97,18 @@ fn drive_without_trim(drive: &Drive) -> Finding {
         )
         .with_fix("Put the controller in AHCI, HBA or JBOD (IT) mode in the UEFI/BIOS or controller setup so the OS sees the drive directly")
         .about(&drive.name)
+    } else if let Some(fix) = usb_unmap_fix(drive) {
+        Finding::new(
+            "NC301",
+            Severity::Warning,
+            "TRIM does not reach the drive over USB",
+            format!(
+                "{}: {model} is attached over USB and the bridge reports no UNMAP support, so Linux sends no TRIM and writes slow down as the drive fills.",
+                drive.name
+            ),
+        )
+        .with_fix(fix)
+        .about(&drive.name)
     } else {
         Finding::new(
             "NC301",
@@ -165,7 +177,13 @@ fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
                 .and_then(|d| d.controller_driver.as_deref())
                 .map(|d| format!(", driver {d}"))
                 .unwrap_or_default();
-            if drive.is_some_and(|d| d.controller_mode == Some(ControllerMode::Raid)) {
+            if let Some(fix) = drive.and_then(usb_unmap_fix) {
+                (
+                    "TRIM is blocked by the USB bridge".to_owned(),
+                    format!("{name} supports TRIM but the USB bridge in front of it accepts no discard requests (discard_max_bytes = 0), {consequence}."),
+                    fix,
+                )
+            } else if drive.is_some_and(|d| d.controller_mode == Some(ControllerMode::Raid)) {
                 (
                     "TRIM is blocked by the RAID controller".to_owned(),
                     format!("{name} supports TRIM but sits behind a controller in RAID mode{driver} that drops discard requests (discard_max_bytes = 0), {consequence}."),
@@ -198,6 +216,28 @@ fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
     Finding::new("NC302", Severity::Warning, title, detail)
         .with_fix(fix)
         .about(name)
+}
+
+/// Linux leaves UNMAP off for USB bridges it does not know to support it; a udev rule for
+/// the bridge's USB ids turns it on (Arch wiki, "Solid state drive: External SSD with TRIM
+/// support"). It only helps when the bridge really translates UNMAP to TRIM.
+fn usb_unmap_fix(drive: &Drive) -> Option<String> {
+    if drive.interface != Some(Interface::Usb) {
+        return None;
+    }
+    let usb = drive.usb.as_ref();
+    let ids = usb.and_then(|u| Some((u.vendor_id.as_deref()?, u.product_id.as_deref()?)));
+    let hex = |s: &str| !s.is_empty() && s.len() <= 4 && s.chars().all(|c| c.is_ascii_hexdigit());
+    let rule = match ids {
+        Some((vendor, product)) if hex(vendor) && hex(product) => format!(
+            "ACTION==\"add|change\", ATTRS{{idVendor}}==\"{vendor}\", ATTRS{{idProduct}}==\"{product}\", SUBSYSTEM==\"scsi_disk\", ATTR{{provisioning_mode}}=\"unmap\""
+        ),
+        _ => "ACTION==\"add|change\", ATTRS{idVendor}==\"VVVV\", ATTRS{idProduct}==\"PPPP\", SUBSYSTEM==\"scsi_disk\", ATTR{provisioning_mode}=\"unmap\" (ids from `lsusb`)".to_owned(),
+    };
+    Some(format!(
+        "If the bridge supports UNMAP (`sudo sg_vpd -p lbpv /dev/{}`), enable it with a udev rule: `echo '{rule}' | sudo tee /etc/udev/rules.d/50-usb-ssd-trim.rules`, then replug the drive; better, move the drive to an internal M.2 slot",
+        drive.name
+    ))
 }
 
 fn periodic_trim(facts: &Facts) -> Option<Finding> {
