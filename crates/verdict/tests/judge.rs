@@ -395,3 +395,13 @@ fn a_nonsense_benchmark_never_vouches_for_a_drive() {
     assert!(f.detail.contains("QD1 and randrw"), "{f:#?}");
     assert!(!has(&v, "NC701") && !has(&v, "NC702"), "{:?}", codes(&v));
 }
+
+#[test]
+fn a_huge_model_string_is_clipped_in_the_text() {
+    let mut facts = nvme_machine();
+    facts.drives[0].model = Some("X".repeat(100_000));
+    let v = run(&facts);
+    let f = one(&v, "NC103");
+    assert!(f.detail.len() < 400, "{} bytes", f.detail.len());
+    assert!(f.detail.contains('…'));
+}

@@ -169,7 +169,7 @@ fn usb(drive: &Drive, out: &mut Vec<Finding>) {
     let driver = usb.and_then(|u| u.driver.as_deref());
     let bridge = usb
         .and_then(|u| u.product.as_deref().or(u.manufacturer.as_deref()))
-        .map(|p| format!(" via {p}"))
+        .map(|p| format!(" via {}", super::clip(p, 64)))
         .unwrap_or_default();
     let mut detail = format!("{name} is attached over USB{bridge}");
     if let Some(s) = speed {

@@ -9,7 +9,7 @@ use crate::database::{
 };
 use crate::model::{Finding, Grade, Severity};
 
-use super::{format_bytes, format_iops};
+use super::{clip, format_bytes, format_iops};
 
 /// What the identity checks learned about one drive, for the per-drive verdict.
 #[derive(Debug, Clone)]
@@ -32,6 +32,9 @@ pub fn grade_severity(grade: Grade) -> Severity {
         Grade::Bad => Severity::Critical,
     }
 }
+
+/// ATA and NVMe model fields are 40 characters; anything longer is not a real model.
+const MODEL_CHARS: usize = 64;
 
 const REPLACE_FIX: &str = "Replace it with a drive from the Good list: TLC NAND with DRAM, 2 TB or more (see docs/drives.md or `nodecheck db list --grade good`)";
 
@@ -83,19 +86,20 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         interface: drive.interface,
     });
 
+    let shown = clip(model, MODEL_CHARS);
     let Some(entry) = lookup.entry else {
-        let (grade, rule_matched) = generic(drive, Some(model), db, out);
+        let (grade, rule_matched) = generic(drive, Some(&shown), db, out);
         out.push(
             Finding::new(
                 "NC103",
                 Severity::Info,
                 "Drive not in the database",
                 format!(
-                    "{name}: \"{model}\"{} is not in nodecheck's database{}.",
+                    "{name}: \"{shown}\"{} is not in nodecheck's database{}.",
                     drive
                         .firmware
                         .as_deref()
-                        .map(|f| format!(" (firmware {})", f.trim()))
+                        .map(|f| format!(" (firmware {})", clip(f.trim(), MODEL_CHARS)))
                         .unwrap_or_default(),
                     describe_known(drive)
                 ),
@@ -122,7 +126,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
     }
     traits.push(format!("{} class", entry.class.label().to_lowercase()));
     let mut detail = format!(
-        "{name}: \"{model}\" is the {} {} ({}), graded {} in the database.",
+        "{name}: \"{shown}\" is the {} {} ({}), graded {} in the database.",
         entry.vendor,
         entry.family,
         traits.join(", "),
@@ -226,7 +230,7 @@ fn describe_known(drive: &Drive) -> String {
         known.push(format_bytes(cap));
     }
     if let Some(family) = drive.model_family.as_deref() {
-        known.push(format!("smartctl family \"{family}\""));
+        known.push(format!("smartctl family \"{}\"", clip(family, MODEL_CHARS)));
     }
     match drive.rotation_rate_rpm {
         Some(0) => known.push("solid state".to_owned()),

@@ -102,6 +102,15 @@ impl Finding {
     }
 }
 
+/// Strings the drive reports end up in the text verbatim; a hostile or broken drive can report
+/// kilobytes. Real model strings are at most 40 characters (ATA IDENTIFY words 27-46, NVMe MN).
+pub fn clip(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
 /// Decimal units, as drive makers and client docs state sizes ("2 TB", "250 GB").
 pub fn format_bytes(bytes: u64) -> String {
     const UNITS: [(&str, f64); 4] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
@@ -148,6 +157,16 @@ pub fn format_iops(iops: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clip_cuts_on_a_char_boundary() {
+        assert_eq!(
+            clip("Samsung SSD 980 PRO 2TB", 64),
+            "Samsung SSD 980 PRO 2TB"
+        );
+        assert_eq!(clip("ääääää", 3), "äää…");
+        assert_eq!(clip("", 3), "");
+    }
 
     #[test]
     fn bytes_read_like_a_spec_sheet() {

@@ -79,7 +79,10 @@ pub fn is_hard_disk(drive: &Drive) -> bool {
 
 fn drive_without_trim(drive: &Drive) -> Finding {
     let behind_raid = drive.controller_mode == Some(ControllerMode::Raid);
-    let model = drive.model.as_deref().unwrap_or("the drive");
+    let model = drive
+        .model
+        .as_deref()
+        .map_or_else(|| "the drive".to_owned(), |m| super::clip(m, 64));
     if behind_raid {
         let driver = drive
             .controller_driver
