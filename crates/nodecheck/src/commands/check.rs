@@ -90,7 +90,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None => ClientChoice::Strictest,
     };
     let verdict = verdict::judge::judge(&facts, bench.as_ref(), &db, &client);
-    let root_line = needs_root_line(&verdict, &facts, config);
+    let root_line = needs_root_line(&verdict, &facts, config.path.as_deref(), is_root());
     let report = build_report(facts, bench, verdict, datadir, notes, config.client);
 
     let options = RenderOptions::for_stdout(global.verbosity);
@@ -238,8 +238,13 @@ fn measure(
 }
 
 /// The line that tells a non-root user what they are missing and how to get it.
-fn needs_root_line(verdict: &Verdict, facts: &Facts, config: &CheckConfig) -> Option<String> {
-    if !facts.live || is_root() {
+fn needs_root_line(
+    verdict: &Verdict,
+    facts: &Facts,
+    path: Option<&Path>,
+    running_as_root: bool,
+) -> Option<String> {
+    if !facts.live || running_as_root {
         return None;
     }
     let mut missing: Vec<String> = verdict.needs_root.clone();
@@ -256,7 +261,7 @@ fn needs_root_line(verdict: &Verdict, facts: &Facts, config: &CheckConfig) -> Op
     }
     missing.dedup();
     let mut rerun = String::from("sudo nodecheck check");
-    if let Some(path) = &config.path {
+    if let Some(path) = path {
         rerun.push(' ');
         rerun.push_str(&shell_quote(&path.display().to_string()));
     }
@@ -319,6 +324,52 @@ pub(crate) fn build_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn live_fixture_verdict() -> (Facts, Verdict) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        probe::fixture::nvme_degraded_pcie_link(dir.path()).expect("fixture");
+        let root = Root::at(dir.path()).expect("root");
+        let mut facts = probe_facts(&root, Path::new("/var/lib/ethereum"), None).expect("probe");
+        // As if probed on the live machine without root: the NVMe logs need root there.
+        facts.live = true;
+        facts.unavailable.push(probe::Unavailable {
+            fact: "NVMe SMART log (nvme0)".into(),
+            reason: "needs root".into(),
+        });
+        let db = verdict::Database::embedded().expect("db");
+        let verdict = verdict::judge(&facts, None, &db, &ClientChoice::Strictest);
+        (facts, verdict)
+    }
+
+    #[test]
+    fn non_root_hint_names_the_checks_and_the_command() {
+        let (facts, verdict) = live_fixture_verdict();
+        let line = needs_root_line(
+            &verdict,
+            &facts,
+            Some(Path::new("/var/lib/ethereum")),
+            false,
+        )
+        .expect("a hint without root");
+        assert!(line.starts_with("Not running as root: "), "{line}");
+        assert!(line.contains("NVMe SMART log"), "{line}");
+        assert!(
+            line.contains("`sudo nodecheck check /var/lib/ethereum`"),
+            "{line}"
+        );
+        assert_eq!(
+            needs_root_line(&verdict, &facts, None, true),
+            None,
+            "root needs no hint"
+        );
+        let mut replay = facts.clone();
+        replay.live = false;
+        assert_eq!(
+            needs_root_line(&verdict, &replay, None, false),
+            None,
+            "replays need no root"
+        );
+    }
 
     #[test]
     fn paths_are_quoted_for_the_shell() {

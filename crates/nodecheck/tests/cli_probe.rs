@@ -1,0 +1,129 @@
+//! `nodecheck probe`: the facts document of issue 2's output section, from fixture roots and
+//! from this machine, and its readable table.
+
+mod cli_support;
+
+use cli_support::{all_scenarios, nodecheck, stderr, stdout, Fixture};
+
+const DRIVE_KEYS: [&str; 15] = [
+    "name",
+    "model",
+    "firmware",
+    "serial",
+    "interface",
+    "capacity_bytes",
+    "rotational",
+    "temperature_c",
+    "trim_supported",
+    "controller_mode",
+    "sata_link_gbps",
+    "hmb",
+    "pcie_link",
+    "vendor",
+    "health",
+];
+
+#[test]
+fn json_has_the_documented_keys_for_every_fixture() {
+    for scenario in all_scenarios() {
+        let fixture = Fixture::build(scenario);
+        let out = nodecheck()
+            .args(["probe", "--json", "--root"])
+            .arg(fixture.root())
+            .arg(scenario.probe_path)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            scenario.name,
+            stderr(&out)
+        );
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+        for key in [
+            "schema_version",
+            "stack",
+            "trim_effective",
+            "mount",
+            "platform",
+            "io_uring",
+            "drives",
+        ] {
+            assert!(doc.get(key).is_some(), "{}: no {key}", scenario.name);
+        }
+        for drive in doc["drives"].as_array().expect("drives") {
+            for key in DRIVE_KEYS {
+                assert!(
+                    drive.get(key).is_some(),
+                    "{}: drive without {key}",
+                    scenario.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn degraded_link_fixture_reports_its_link() {
+    let fixture = Fixture::named("nvme_degraded_pcie_link");
+    let out = nodecheck()
+        .args(["probe", "--json", "--root"])
+        .arg(fixture.root())
+        .arg("/var/lib/ethereum")
+        .output()
+        .expect("runs");
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let drive = &doc["drives"][0];
+    assert_eq!(drive["model"], "Samsung SSD 980 PRO 2TB");
+    assert_eq!(drive["interface"], "nvme");
+    let link = &drive["pcie_link"];
+    assert!(
+        link["current_width"].as_u64() < link["max_width"].as_u64(),
+        "{link}"
+    );
+}
+
+#[test]
+fn this_machine_probes_in_a_table_and_as_json() {
+    let out = nodecheck().args(["probe", "/"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(
+        table.contains("stack") && table.contains("mount"),
+        "{table}"
+    );
+    let out = nodecheck()
+        .args(["probe", "--json", "/"])
+        .output()
+        .expect("runs");
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(doc["live"], true);
+    assert_eq!(doc["mount"]["mount_point"], "/");
+    for drive in doc["drives"].as_array().expect("drives") {
+        let name = drive["name"].as_str().expect("name");
+        assert!(
+            std::path::Path::new("/sys/block").join(name).exists(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_saved_smartctl_output_is_merged() {
+    let fixture = Fixture::named("sata_ahci");
+    let out = nodecheck()
+        .args(["probe", "--json", "--root"])
+        .arg(fixture.root())
+        .arg("--smartctl-json")
+        .arg(cli_support::smartctl_fixture(
+            "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
+        ))
+        .arg("/var/lib/ethereum")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let text = doc.to_string();
+    assert!(text.contains("smartctl"), "smartctl facts appear: {text}");
+}
