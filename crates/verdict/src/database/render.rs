@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{CrowdResult, Database, DriveEntry, EntryInterface};
+use super::{Class, CrowdResult, Database, DriveEntry, EntryInterface};
 use crate::model::{Grade, Severity};
 
 const INTERFACES: [EntryInterface; 5] = [
@@ -13,6 +13,18 @@ const INTERFACES: [EntryInterface; 5] = [
     EntryInterface::Sas,
     EntryInterface::Usb,
     EntryInterface::Virtio,
+];
+
+/// Within an interface, the order the original list uses: mainstream before performance,
+/// then the rest.
+const CLASSES: [Class; 7] = [
+    Class::Mainstream,
+    Class::Performance,
+    Class::DataCenter,
+    Class::Budget,
+    Class::Portable,
+    Class::Cloud,
+    Class::Hdd,
 ];
 
 /// The Markdown text of `docs/drives.md`. Deterministic: the same database renders to the same
@@ -79,15 +91,20 @@ fn write_doc(db: &Database, out: &mut String) -> std::fmt::Result {
         writeln!(out, "{blurb}")?;
         writeln!(out)?;
         for interface in INTERFACES {
-            let group: Vec<&&DriveEntry> =
-                entries.iter().filter(|e| e.interface == interface).collect();
-            if group.is_empty() {
-                continue;
-            }
-            writeln!(out, "### {} ({})", interface.label(), group.len())?;
-            writeln!(out)?;
-            for e in group {
-                write_entry(db, e, out)?;
+            for class in CLASSES {
+                let group: Vec<&&DriveEntry> = entries
+                    .iter()
+                    .filter(|e| e.interface == interface && e.class == class)
+                    .collect();
+                if group.is_empty() {
+                    continue;
+                }
+                writeln!(out, "### {}: {} ({})", interface.label(), class.label(), group.len())?;
+                writeln!(out)?;
+                for e in group {
+                    write_entry(db, e, out)?;
+                }
+                writeln!(out)?;
             }
         }
     }
@@ -153,7 +170,7 @@ fn write_benchmarks(db: &Database, out: &mut String) -> std::fmt::Result {
 }
 
 fn write_entry(db: &Database, e: &DriveEntry, out: &mut String) -> std::fmt::Result {
-    let mut traits = vec![e.class.label().to_string()];
+    let mut traits = Vec::new();
     if let Some(n) = e.nand {
         traits.push(n.label().to_string());
     }
@@ -247,17 +264,14 @@ fn fix(fix: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// Short citations (`[hall-of-blame](url)`); the full titles are listed once under Sources.
 fn cite(db: &Database, ids: &[String]) -> String {
     let names: Vec<String> = ids
         .iter()
-        .map(
-            |id| match db.source(id).and_then(|s| s.url.as_ref().map(|u| (s, u))) {
-                Some((s, url)) => format!("[{}]({url})", s.title),
-                None => db
-                    .source(id)
-                    .map_or_else(|| id.clone(), |s| s.title.clone()),
-            },
-        )
+        .map(|id| match db.source(id).and_then(|s| s.url.as_ref()) {
+            Some(url) => format!("[{id}]({url})"),
+            None => format!("`{id}`"),
+        })
         .collect();
     names.join(", ")
 }
