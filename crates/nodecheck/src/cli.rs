@@ -116,7 +116,7 @@ pub struct Cli {
 
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Print less: only the verdict line and findings (repeat for none but errors).
+    /// Print less: only problems and the verdict line (-qq: the verdict line only).
     #[arg(short, long, action = ArgAction::Count, global = true, conflicts_with = "verbose")]
     pub quiet: u8,
     /// Print more: passed checks, unavailable facts and why (repeat for more).

@@ -218,6 +218,11 @@ fn measure(
     if let Some(dev) = device {
         match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
             Ok(report) => return Some(report),
+            Err(_) if cancel.is_cancelled() => {
+                stop_on_signal(&cancel, bars);
+                notes.push("Measurement cancelled.".to_string());
+                return None;
+            }
             // Containers and hardened hosts refuse raw devices even to root; a test file
             // answers the same question a little less directly.
             Err(err) => notes.push(format!(
@@ -228,12 +233,30 @@ fn measure(
     }
     match bench::run(&plan_for(BenchTarget::Directory(directory)), &mut bars) {
         Ok(report) => Some(report),
+        Err(_) if cancel.is_cancelled() => {
+            stop_on_signal(&cancel, bars);
+            notes.push("Measurement cancelled.".to_string());
+            None
+        }
         Err(err) => {
             let note = format!("Measurement skipped: {err}");
             say(global, &note);
             notes.push(note);
             None
         }
+    }
+}
+
+/// Ctrl-C or SIGTERM during a measurement: the bench has removed its test file; die of the
+/// signal as the shell expects instead of printing a half-made report.
+pub(crate) fn stop_on_signal(cancel: &bench::CancelToken, bars: crate::progress::Bars) {
+    drop(bars);
+    if let Some(signal) = cancel.signal().filter(|s| *s > 0) {
+        eprintln!(
+            "nodecheck: measurement interrupted by {}; test file removed",
+            bench::error::signal_name(signal)
+        );
+        bench::cancel::reraise(signal);
     }
 }
 

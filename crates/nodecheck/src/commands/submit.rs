@@ -109,8 +109,15 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
     plan.cancel = bench::CancelToken::with_signal_handlers()
         .context("cannot install the Ctrl-C handler that removes the test file")?;
     let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
-    let report = bench::run(&plan, &mut bars).context("the benchmark failed")?;
-    Ok((facts, report))
+    match bench::run(&plan, &mut bars) {
+        Ok(report) => Ok((facts, report)),
+        Err(err) => {
+            if plan.cancel.is_cancelled() {
+                super::check::stop_on_signal(&plan.cancel, bars);
+            }
+            Err(anyhow::Error::new(err).context("the benchmark failed"))
+        }
+    }
 }
 
 fn single_drive(facts: &Facts) -> Result<&Drive> {
