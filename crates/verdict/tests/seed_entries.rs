@@ -805,3 +805,30 @@ fn smartctl_fixture_models_are_graded_as_the_issue_expects() {
     assert_eq!(grade("SAMSUNG MZ7LH1T9HMLT-00005"), Grade::Good);
     assert_eq!(grade("Samsung SSD 970 EVO Plus 250GB"), Grade::Good);
 }
+
+#[test]
+fn sata_models_cut_to_16_characters_resolve_only_when_unambiguous() {
+    let db = db();
+    let sata = probe::facts::Interface::Sata;
+    for (cut, id) in [
+        ("INTEL SSDSC2KG96", "intel-d3-s4610"),
+        ("Micron_5300_MTFD", "micron-5300"),
+        ("KINGSTON SA400S3", "kingston-a400"),
+        ("SAMSUNG MZ7LH1T9", "samsung-pm883"),
+        ("WDC WDS500G2B0A-", "wd-blue-3d-sata"),
+    ] {
+        let l = db.lookup(&DriveQuery::new(cut).interface(sata));
+        assert_eq!(l.entry.map(|e| e.id.as_str()), Some(id), "{cut}");
+        assert_eq!(l.advisories[0].code, format!("{id}/truncated-model"));
+        assert_eq!(l.advisories[0].severity, Severity::Info);
+    }
+    // A cut that ends on a space cannot tell the 870 EVO from the 870 QVO.
+    let l = db.lookup(&DriveQuery::new("Samsung SSD 870 ").interface(sata));
+    assert!(l.entry.is_none());
+    assert_eq!(l.grade, Grade::Unknown);
+    // NVMe model strings are never cut, so a 16-character NVMe prefix is not guessed at.
+    let nvme = DriveQuery::new("Samsung SSD 980 ").interface(probe::facts::Interface::Nvme);
+    assert!(db.lookup(&nvme).entry.is_none());
+    let nvme = DriveQuery::new("WDC WDS100T3X0C-").interface(probe::facts::Interface::Nvme);
+    assert!(db.lookup(&nvme).entry.is_none());
+}

@@ -45,19 +45,35 @@ fn normalize_firmware(firmware: &str) -> &str {
 
 pub(crate) fn lookup<'a>(db: &'a Database, q: &DriveQuery) -> Lookup<'a> {
     let model = normalize_model(q.model);
-    let Some(entry) = pick_entry(db, &model, q) else {
-        return Lookup {
-            entry: None,
-            grade: Grade::Unknown,
-            advisories: Vec::new(),
-            nand: None,
-            dram: None,
-        };
+    let mut advisories = Vec::new();
+    let entry = match pick_entry(db, &model, q) {
+        Some(entry) => entry,
+        None => match pick_by_truncated_prefix(db, &model, q) {
+            Some(entry) => {
+                advisories.push(Advisory {
+                    code: format!("{}/truncated-model", entry.id),
+                    severity: Severity::Info,
+                    text: format!(
+                        "Matched on `{model}`, the first {SCSI_MODEL_LEN} characters of the model: all Linux shows of a SATA drive's name without root. It is the only family in the database whose names start so."
+                    ),
+                    fix: Some("Confirm the full model with `sudo smartctl -i /dev/<drive>` (or run nodecheck as root).".into()),
+                });
+                entry
+            }
+            None => {
+                return Lookup {
+                    entry: None,
+                    grade: Grade::Unknown,
+                    advisories,
+                    nand: None,
+                    dram: None,
+                }
+            }
+        },
     };
     let mut grade = entry.grade;
     let mut nand = entry.nand;
     let mut dram = entry.dram;
-    let mut advisories = Vec::new();
 
     // Capacity first: it decides what hardware this is (the 4TB model is QLC); firmware
     // advisories then apply to that hardware.
@@ -172,6 +188,37 @@ fn pick_entry<'a>(db: &'a Database, model: &str, q: &DriveQuery) -> Option<&'a D
             .find(|e| Some(e.interface) == wanted)
             .unwrap_or(first),
     )
+}
+
+/// libata gives the SCSI layer only the first 16 bytes of the 40-byte ATA model, and that is
+/// what `/sys/block/sdX/device/model` shows; the full string needs IDENTIFY (root) or smartctl.
+const SCSI_MODEL_LEN: usize = 16;
+
+/// Resolves a model cut to 16 characters when the examples of exactly one entry start with it.
+/// Only a cut that ends inside a word (exactly 16 characters after trimming) is tried: a cut
+/// that ends on a space, like `Samsung SSD 870 `, cannot tell EVO from QVO and must stay
+/// unknown. NVMe models are never cut.
+fn pick_by_truncated_prefix<'a>(
+    db: &'a Database,
+    model: &str,
+    q: &DriveQuery,
+) -> Option<&'a DriveEntry> {
+    if q.interface == Some(probe::facts::Interface::Nvme) || model.chars().count() != SCSI_MODEL_LEN
+    {
+        return None;
+    }
+    let prefix = model.to_lowercase();
+    let mut owners = db.drives.iter().filter(|e| {
+        e.examples.iter().any(|x| {
+            let x = normalize_model(x).to_lowercase();
+            x.len() > prefix.len() && x.starts_with(&prefix)
+        })
+    });
+    let first = owners.next()?;
+    match owners.next() {
+        None => Some(first),
+        Some(_) => None,
+    }
 }
 
 fn platform_fits(p: &PlatformMatch, q: &PlatformQuery) -> bool {
