@@ -469,3 +469,98 @@ proptest! {
         prop_assert_eq!(parse_smart_log(&page), Ok(log));
     }
 }
+
+/// A real failed drive: Crucial P3 Plus 4TB (CT4000P3PSSD8, DRAM-less QLC) whose spare ran
+/// out and which went read-only. The values are those `nvme id-ctrl -H` and `nvme smart-log`
+/// printed for it (published in a 2024 blog post, "NVMeが壊れた"), written at the
+/// specification's offsets.
+mod crucial_p3_plus_failed {
+    use super::*;
+
+    fn identify_page() -> Vec<u8> {
+        let mut page = vec![0u8; IDENTIFY_PAGE_LEN];
+        put(&mut page, 0, &0xc0a9_u16.to_le_bytes());
+        put(&mut page, 4, b"2242E67C541A        ");
+        put(&mut page, 24, format!("{:<40}", "CT4000P3PSSD8").as_bytes());
+        put(&mut page, 64, b"P9CR40A ");
+        put(&mut page, 266, &358_u16.to_le_bytes());
+        put(&mut page, 268, &368_u16.to_le_bytes());
+        put(&mut page, 272, &8192_u32.to_le_bytes());
+        put(&mut page, 276, &8192_u32.to_le_bytes());
+        // tnvmcap: 0, this controller does not report it.
+        put(&mut page, 520, &0x005e_u16.to_le_bytes());
+        page[525] = 0x07;
+        page
+    }
+
+    fn smart_log_page() -> Vec<u8> {
+        let mut page = vec![0u8; SMART_LOG_LEN];
+        page[0] = 0x09; // spare below threshold + read-only
+        put(&mut page, 1, &312_u16.to_le_bytes());
+        page[3] = 0;
+        page[4] = 5;
+        page[5] = 1;
+        page[6] = 0x09;
+        for (offset, value) in [
+            (32, 46_956_775_u128),
+            (48, 28_871_767),
+            (64, 419_348_225),
+            (80, 358_937_031),
+            (96, 2_444),
+            (112, 395),
+            (128, 1_103),
+            (144, 40),
+            (160, 0),
+            (176, 4_698),
+        ] {
+            put(&mut page, offset, &value.to_le_bytes());
+        }
+        put(&mut page, 200, &312_u16.to_le_bytes()); // sensor 1
+        put(&mut page, 202, &332_u16.to_le_bytes()); // sensor 2
+        put(&mut page, 214, &312_u16.to_le_bytes()); // sensor 8
+        page
+    }
+
+    #[test]
+    fn identify_shows_a_dramless_drive_with_trim() {
+        let id = parse_identify_controller(&identify_page()).expect("parses");
+        assert_eq!(id.vendor_id, 0xc0a9);
+        assert_eq!(id.model, "CT4000P3PSSD8");
+        assert_eq!(id.serial, "2242E67C541A");
+        assert_eq!(id.firmware, "P9CR40A");
+        assert_eq!((id.wctemp_k, id.cctemp_k), (358, 368));
+        // 8192 x 4 KiB = 32 MiB of host memory requested: no DRAM on the drive.
+        assert_eq!((id.hmpre_4k, id.hmmin_4k), (8192, 8192));
+        assert_eq!(id.total_capacity_bytes, 0);
+        assert!(id.dataset_management && id.write_zeroes && id.volatile_write_cache);
+    }
+
+    #[test]
+    fn smart_log_shows_the_failure() {
+        let log = parse_smart_log(&smart_log_page()).expect("parses");
+        assert_eq!(log.endurance_group_critical_warning, 0x09);
+        assert_eq!(log.controller_busy_minutes, 2_444);
+        assert_eq!(log.host_read_commands, 419_348_225);
+        assert_eq!(log.host_write_commands, 358_937_031);
+        assert_eq!(log.error_log_entries, 4_698);
+        // nvme-cli printed "39 C (312 Kelvin)", rounding with 273; hwmon and this parser
+        // use 273.15.
+        assert_eq!(log.temperature_c(), Some(38.85));
+        assert_eq!(
+            log.sensor_temperatures_c(),
+            vec![(1, 38.85), (2, 58.85), (8, 38.85)]
+        );
+        let health = log.health();
+        assert_eq!(health.critical_warning, Some(0x09));
+        assert_eq!(health.available_spare_pct, Some(0));
+        assert_eq!(health.available_spare_threshold_pct, Some(5));
+        assert_eq!(health.percentage_used, Some(1));
+        assert_eq!(health.data_units_written, Some(28_871_767));
+        // nvme-cli/smartctl: "28,871,767 [14.7 TB]".
+        assert_eq!(health.bytes_written, Some(14_782_344_704_000));
+        assert_eq!(health.power_on_hours, Some(1_103));
+        assert_eq!(health.unsafe_shutdowns, Some(40));
+        assert_eq!(health.media_errors, Some(0));
+        assert_eq!(health.thermal_throttle_t1_transitions, Some(0));
+    }
+}
