@@ -243,14 +243,21 @@ pub fn render_svg(report: &BenchReport) -> Result<String, PlotError> {
     Ok(svg)
 }
 
-/// Renders and writes the plot to `path`, which must end in `.svg`.
-pub fn write_plot(report: &BenchReport, path: &Path) -> Result<(), PlotError> {
+/// Whether a plot can be written to `path` (it must end in `.svg`); check before a long run.
+pub fn check_plot_path(path: &Path) -> Result<(), PlotError> {
     let is_svg = path
         .extension()
         .is_some_and(|ext| ext.eq_ignore_ascii_case("svg"));
-    if !is_svg {
-        return Err(PlotError::Format(path.display().to_string()));
+    if is_svg {
+        Ok(())
+    } else {
+        Err(PlotError::Format(path.display().to_string()))
     }
+}
+
+/// Renders and writes the plot to `path`, which must end in `.svg`.
+pub fn write_plot(report: &BenchReport, path: &Path) -> Result<(), PlotError> {
+    check_plot_path(path)?;
     let svg = render_svg(report)?;
     std::fs::write(path, svg).map_err(|source| PlotError::Write {
         path: path.display().to_string(),

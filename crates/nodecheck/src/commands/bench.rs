@@ -189,6 +189,10 @@ fn behaviour_tests(args: &BenchArgs) -> bench::behaviour::BehaviourTests {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     let mut plan = plan(args)?;
+    if let Some(path) = &args.plot {
+        // Refuse now rather than after a run that may take half an hour.
+        bench::plot::check_plot_path(path).map_err(|err| UsageError(err.to_string()))?;
+    }
     plan.cancel = bench::CancelToken::with_signal_handlers()
         .context("installing the Ctrl-C/SIGTERM handlers that remove the test file")?;
     let outcome = if args.json {

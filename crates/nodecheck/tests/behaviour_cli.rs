@@ -1,0 +1,144 @@
+//! `nodecheck bench --test sync|span|cliff [--plot FILE.svg]` end to end on this machine's disk:
+//! the JSON carries the behaviour result, the plot is a real SVG of it, a block device is
+//! refused, and the scratch directory is left empty.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+/// A scratch directory on a disk-backed file system (O_DIRECT needs one; /tmp may be tmpfs).
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("behaviour-e2e-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("scratch dir")
+}
+
+/// Small and safe on a shared machine: a 256 MiB file, a 1 GiB reserve, --force because a
+/// node process on the test machine must not fail unrelated tests.
+fn nodecheck_bench(dir: &Path, extra: &[&str]) -> Command {
+    let mut command = Command::cargo_bin("nodecheck").expect("the nodecheck binary");
+    command.env_remove("NODECHECK_FORCE_NO_IO_URING");
+    command.arg("bench").arg(dir);
+    command.args(["--size", "256M", "--reserve", "1G", "--force", "--json"]);
+    command.args(extra);
+    command
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("listing the scratch dir")
+        .map(|e| e.expect("dir entry").path())
+        .collect()
+}
+
+#[test]
+fn sync_with_a_plot() {
+    let dir = scratch();
+    let plots = scratch();
+    let plot = plots.path().join("sync.svg");
+    let output = nodecheck_bench(
+        dir.path(),
+        &["--test", "sync", "--runtime", "2", "--burst", "32M"],
+    )
+    .arg("--plot")
+    .arg(&plot)
+    .output()
+    .expect("running nodecheck");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("O_DIRECT") {
+        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the output is JSON");
+    let sync = &report["sync"];
+    assert!(
+        sync["baseline_lat_us"]["p99"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0),
+        "{sync}"
+    );
+    assert!(
+        sync["burst_lat_us"]["max"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0),
+        "{sync}"
+    );
+    assert!(
+        sync["burst_write_mb_s"].as_f64().is_some_and(|v| v > 0.0),
+        "{sync}"
+    );
+    assert_eq!(sync["burst_bytes"].as_u64(), Some(32 << 20));
+    assert!(sync["cycles"].as_array().is_some_and(|c| !c.is_empty()));
+    assert!(report.get("qd1").is_none_or(|v| v.is_null()), "{report}");
+    assert!(
+        report.get("cliff").is_none(),
+        "absent tests are left out: {report}"
+    );
+
+    let svg = std::fs::read_to_string(&plot).expect("the plot was written");
+    assert!(svg.starts_with("<svg"));
+    for text in [
+        "time (s)",
+        "QD1 read latency (us, log)",
+        "reads during write burst",
+    ] {
+        assert!(svg.contains(text), "the plot lacks {text:?}");
+    }
+    assert!(svg.contains("<circle"), "no samples drawn");
+}
+
+#[test]
+fn span_reports_every_span() {
+    let dir = scratch();
+    let output = nodecheck_bench(dir.path(), &["--test", "span"])
+        .output()
+        .expect("running nodecheck");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("O_DIRECT") {
+        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    assert!(entries(dir.path()).is_empty());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let points = report["span"]["points"].as_array().expect("span points");
+    // The default smallest span is 1 GiB, more than this 256 MiB file: one span, the file.
+    assert_eq!(points.len(), 1, "{points:?}");
+    assert_eq!(points[0]["span_bytes"].as_u64(), Some(256 << 20));
+    assert!(points[0]["ios"].as_u64().is_some_and(|n| n > 0));
+}
+
+#[test]
+fn behaviour_tests_refuse_a_block_device() {
+    let dir = scratch();
+    let output = nodecheck_bench(dir.path(), &["--test", "sync", "--device", "/dev/null"])
+        .output()
+        .expect("running nodecheck");
+    assert_eq!(output.status.code(), Some(3), "a usage error");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("read-only"), "{stderr}");
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn a_png_plot_is_refused_before_anything_runs() {
+    let dir = scratch();
+    let plots = scratch();
+    let plot = plots.path().join("sync.png");
+    let output = nodecheck_bench(dir.path(), &["--test", "sync"])
+        .arg("--plot")
+        .arg(&plot)
+        .output()
+        .expect("running nodecheck");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "a usage error: {stderr}");
+    assert!(stderr.contains("only SVG"), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing was measured");
+    assert!(!plot.exists());
+    assert!(entries(dir.path()).is_empty());
+}
