@@ -704,6 +704,20 @@ fn nc504_parity_raid() {
 }
 
 #[test]
+fn nc505_read_only_file_system() {
+    let mut facts = nvme_machine();
+    facts.mount.as_mut().expect("mount").read_only = true;
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC505",
+        Severity::Critical,
+        &["read-only", "sudo mount -o remount,rw /var/lib/ethereum"],
+    );
+    assert_eq!(v.grade, Grade::Bad);
+}
+
+#[test]
 fn nc506_unresolved_stack() {
     let mut facts = nvme_machine();
     facts.unresolved = vec!["overlay: no backing device".into()];

@@ -16,6 +16,7 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
         )
     });
     if let Some(mount) = real_fs {
+        read_only(mount, &mut out);
         atime(mount, &mut out);
         copy_on_write(mount, &facts.path, &mut out);
     }
@@ -143,6 +144,28 @@ fn atime(mount: &MountFacts, out: &mut Vec<Finding>) {
             ),
         )
         .with_fix(fix),
+    );
+}
+
+fn read_only(mount: &MountFacts, out: &mut Vec<Finding>) {
+    if !mount.read_only {
+        return;
+    }
+    let mp = &mount.mount_point;
+    out.push(
+        Finding::new(
+            "NC505",
+            Severity::Critical,
+            "The file system is read-only",
+            format!(
+                "{mp} ({}, {}) is mounted read-only: no client can write its database there. ext4 and xfs remount read-only by themselves after I/O errors.",
+                mount.fs_type, mount.source
+            ),
+        )
+        .with_fix(format!(
+            "Look for I/O errors first: `sudo dmesg | grep -iE 'error|read-only'`; if the drive is healthy, check the file system (unmounted) and remount: `sudo mount -o remount,rw {}`",
+            shell_quote(mp)
+        )),
     );
 }
 
