@@ -498,9 +498,16 @@ impl SmartctlReport {
         self.protocol.as_deref() == Some("ATA")
     }
 
-    /// The interface the protocol implies: NVMe and ATA are unambiguous; SCSI could be SAS,
-    /// USB, virtio-scsi or a cloud volume, so it implies nothing.
+    /// The interface the report implies. smartctl's USB bridge device types (`usbjmicron`,
+    /// `usbcypress`, ... for SATA; `sntjmicron`, `sntasmedia`, `sntrealtek` for NVMe) mean
+    /// USB whatever the protocol. Otherwise NVMe and ATA are taken at their word; SCSI could
+    /// be SAS, USB, virtio-scsi or a cloud volume, so it implies nothing. (`sat` is also used
+    /// through USB-SATA bridges; sysfs, which is merged first, knows better.)
     pub fn interface(&self) -> Option<Interface> {
+        let device_type = self.device_type.as_deref().unwrap_or_default();
+        if device_type.starts_with("usb") || device_type.starts_with("snt") {
+            return Some(Interface::Usb);
+        }
         match self.protocol.as_deref() {
             Some("NVMe") => Some(Interface::Nvme),
             Some("ATA") => Some(Interface::Sata),
@@ -692,10 +699,31 @@ fn merge_health(theirs: &mut Health, ours: Health) {
     }
 }
 
+/// Where distributions install smartctl, for when `PATH` lacks the sbin directories (a
+/// root shell entered with `su` without `-`, cron, systemd units with a minimal PATH).
+const SBIN_LOCATIONS: [&str; 3] = [
+    "/usr/sbin/smartctl",
+    "/usr/local/sbin/smartctl",
+    "/sbin/smartctl",
+];
+
 /// Runs `smartctl -j -x DEV` and parses its output. A non-zero exit status is normal (it is
-/// a bit mask of findings) and is decoded, not treated as failure.
+/// a bit mask of findings) and is decoded, not treated as failure. smartctl is looked up on
+/// `PATH`, then in the usual sbin directories.
 pub fn run_smartctl(dev: &Path) -> Result<SmartctlReport, SmartctlError> {
-    run_smartctl_with(Path::new("smartctl"), dev, DEFAULT_TIMEOUT)
+    match run_smartctl_with(Path::new("smartctl"), dev, DEFAULT_TIMEOUT) {
+        Err(SmartctlError::NotInstalled { program }) => {
+            match SBIN_LOCATIONS
+                .iter()
+                .map(Path::new)
+                .find(|path| path.is_file())
+            {
+                Some(path) => run_smartctl_with(path, dev, DEFAULT_TIMEOUT),
+                None => Err(SmartctlError::NotInstalled { program }),
+            }
+        }
+        other => other,
+    }
 }
 
 /// [`run_smartctl`] with an explicit program and timeout (tests use a stand-in script).

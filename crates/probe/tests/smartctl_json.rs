@@ -838,3 +838,29 @@ proptest! {
         prop_assert_eq!(drive.interface, Some(Interface::Sata));
     }
 }
+
+#[test]
+fn usb_bridge_device_types_mean_usb() {
+    for (device_type, protocol) in [
+        ("sntjmicron", "NVMe"),
+        ("sntasmedia", "NVMe"),
+        ("sntrealtek", "NVMe"),
+        ("usbjmicron", "ATA"),
+        ("usbcypress", "ATA"),
+    ] {
+        let r = parse(&envelope(json!({
+            "device": {"name": "/dev/sdb", "type": device_type, "protocol": protocol},
+        })))
+        .expect("parses");
+        assert_eq!(r.interface(), Some(Interface::Usb), "{device_type}");
+        assert_eq!(r.to_drive().interface, Some(Interface::Usb));
+    }
+    // A sysfs interface is never overridden.
+    let r = report(SAMSUNG_970);
+    let mut drive = Drive {
+        interface: Some(Interface::Usb),
+        ..Drive::default()
+    };
+    r.merge_into(&mut drive);
+    assert_eq!(drive.interface, Some(Interface::Usb));
+}
