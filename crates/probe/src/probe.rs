@@ -594,6 +594,62 @@ mod tests {
     use super::*;
 
     #[test]
+    fn without_root_the_root_only_facts_are_unavailable() {
+        let drives = || {
+            vec![
+                Drive {
+                    name: "nvme0n1".into(),
+                    interface: Some(Interface::Nvme),
+                    ..Drive::default()
+                },
+                Drive {
+                    name: "sda".into(),
+                    interface: Some(Interface::Sata),
+                    ..Drive::default()
+                },
+                Drive {
+                    name: "vda".into(),
+                    interface: Some(Interface::Virtio),
+                    ..Drive::default()
+                },
+            ]
+        };
+        let handles = vec![
+            DriveHandles {
+                nvme_controller: Some("nvme0".into()),
+            },
+            DriveHandles::default(),
+            DriveHandles::default(),
+        ];
+        let mut probed = drives();
+        let (mut unavailable, mut warnings) = (Vec::new(), Vec::new());
+        // Unprivileged on the live machine: nothing is attempted, everything is explained.
+        live_extras(
+            &Root::live(),
+            false,
+            &ProbeOptions::default(),
+            &mut probed,
+            &handles,
+            &mut unavailable,
+            &mut warnings,
+        );
+        let listed: Vec<(&str, &str)> = unavailable
+            .iter()
+            .map(|u| (u.fact.as_str(), u.reason.as_str()))
+            .collect();
+        assert_eq!(
+            listed,
+            vec![
+                ("NVMe Identify Controller (nvme0)", "needs root"),
+                ("NVMe SMART log (nvme0)", "needs root"),
+                ("SMART health (sda)", "needs root (smartctl)"),
+            ]
+        );
+        assert!(warnings.is_empty());
+        assert_eq!(probed, drives(), "no ioctl or smartctl result may appear");
+    }
+
+    #[test]
     fn atime_modes_and_discard() {
         let entry = mounts::parse_mountinfo_line(
             "40 27 259:2 / /data rw,noatime - ext4 /dev/nvme0n1p2 rw,lazytime,discard",
