@@ -50,19 +50,6 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
 
     let (path, datadir) = choose_path(config, root.is_live(), manifest.as_ref());
-    if let Some(note) = &datadir {
-        if note.detected {
-            say(
-                global,
-                &format!(
-                    "Checking {} ({} datadir found; pass a PATH to check another)",
-                    note.path,
-                    note.client.as_deref().unwrap_or("client")
-                ),
-            );
-        }
-    }
-
     let smartctl_json = config.smartctl_json.clone().or_else(|| {
         manifest
             .as_ref()
@@ -74,6 +61,26 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
             })
     });
     let facts = probe_facts(&root, &path, smartctl_json)?;
+
+    // Said before measuring, so a non-root user reads it first and need not wait to rerun.
+    if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {
+        if config.format == Format::Table && global.verbosity >= 0 {
+            // The first line of the report; machine formats keep stdout for the document.
+            emit(&format!("{line}\n"))?;
+        } else {
+            say(global, &line);
+        }
+    }
+    if let Some(note) = datadir.as_ref().filter(|d| d.detected) {
+        say(
+            global,
+            &format!(
+                "Checking {} ({} datadir found; pass a PATH to check another)",
+                note.path,
+                note.client.as_deref().unwrap_or("client")
+            ),
+        );
+    }
 
     let mut notes = Vec::new();
     let bench = if root.is_live() {
@@ -90,7 +97,6 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None => ClientChoice::Strictest,
     };
     let verdict = verdict::judge::judge(&facts, bench.as_ref(), &db, &client);
-    let root_line = needs_root_line(&verdict, &facts, config.path.as_deref(), is_root());
     let report = build_report(facts, bench, verdict, datadir, notes, config.client);
 
     let options = RenderOptions::for_stdout(global.verbosity);
@@ -100,16 +106,6 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
             .with_local_hostname()
     });
     let mut out = String::new();
-    if let Some(line) = root_line {
-        // The first thing a non-root user reads; in machine formats it goes to stderr so the
-        // document stays parseable.
-        if config.format == Format::Table && global.verbosity >= 0 {
-            out.push_str(&line);
-            out.push('\n');
-        } else {
-            say(global, &line);
-        }
-    }
     out.push_str(&render::render(
         &report,
         config.format,
@@ -261,24 +257,11 @@ pub(crate) fn stop_on_signal(cancel: &bench::CancelToken, bars: crate::progress:
 }
 
 /// The line that tells a non-root user what they are missing and how to get it.
-fn needs_root_line(
-    verdict: &Verdict,
-    facts: &Facts,
-    path: Option<&Path>,
-    running_as_root: bool,
-) -> Option<String> {
+fn needs_root_line(facts: &Facts, path: Option<&Path>, running_as_root: bool) -> Option<String> {
     if !facts.live || running_as_root {
         return None;
     }
-    let mut missing: Vec<String> = verdict.needs_root.clone();
-    if missing.is_empty() {
-        missing = facts
-            .unavailable
-            .iter()
-            .filter(|u| u.reason.contains("root"))
-            .map(|u| u.fact.clone())
-            .collect();
-    }
+    let (mut missing, _) = verdict::findings::identity::needs_root(facts);
     if missing.is_empty() {
         return None;
     }
@@ -348,7 +331,7 @@ pub(crate) fn build_report(
 mod tests {
     use super::*;
 
-    fn live_fixture_verdict() -> (Facts, Verdict) {
+    fn live_fixture_facts() -> Facts {
         let dir = tempfile::tempdir().expect("tempdir");
         probe::fixture::nvme_degraded_pcie_link(dir.path()).expect("fixture");
         let root = Root::at(dir.path()).expect("root");
@@ -359,21 +342,14 @@ mod tests {
             fact: "NVMe SMART log (nvme0)".into(),
             reason: "needs root".into(),
         });
-        let db = verdict::Database::embedded().expect("db");
-        let verdict = verdict::judge(&facts, None, &db, &ClientChoice::Strictest);
-        (facts, verdict)
+        facts
     }
 
     #[test]
     fn non_root_hint_names_the_checks_and_the_command() {
-        let (facts, verdict) = live_fixture_verdict();
-        let line = needs_root_line(
-            &verdict,
-            &facts,
-            Some(Path::new("/var/lib/ethereum")),
-            false,
-        )
-        .expect("a hint without root");
+        let facts = live_fixture_facts();
+        let line = needs_root_line(&facts, Some(Path::new("/var/lib/ethereum")), false)
+            .expect("a hint without root");
         assert!(line.starts_with("Not running as root: "), "{line}");
         assert!(line.contains("NVMe SMART log"), "{line}");
         assert!(
@@ -381,14 +357,14 @@ mod tests {
             "{line}"
         );
         assert_eq!(
-            needs_root_line(&verdict, &facts, None, true),
+            needs_root_line(&facts, None, true),
             None,
             "root needs no hint"
         );
         let mut replay = facts.clone();
         replay.live = false;
         assert_eq!(
-            needs_root_line(&verdict, &replay, None, false),
+            needs_root_line(&replay, None, false),
             None,
             "replays need no root"
         );
