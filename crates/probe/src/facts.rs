@@ -296,6 +296,13 @@ pub struct Health {
     pub uncorrectable_sectors: Option<u64>,
     /// smartctl exit status bits, decoded (`disk failing`, `attributes at threshold`, ...).
     pub smartctl_status: Vec<String>,
+    /// ATA attribute 199: interface CRC errors, counted on the link rather than the media; a
+    /// rising count means a bad SATA cable or backplane and causes link downshifts.
+    #[serde(default)]
+    pub crc_errors: Option<u64>,
+    /// ATA attribute 187: errors the drive could not correct and reported to the host.
+    #[serde(default)]
+    pub reported_uncorrectable: Option<u64>,
 }
 
 /// DMI identity and what it says about the hosting platform.

@@ -576,6 +576,8 @@ impl SmartctlReport {
             pending_sectors: self.attribute_raw(197),
             uncorrectable_sectors: self.attribute_raw(198),
             smartctl_status: self.status.clone(),
+            crc_errors: self.attribute_raw(199),
+            reported_uncorrectable: self.attribute_raw(187),
         }
     }
 
@@ -691,6 +693,11 @@ fn merge_health(theirs: &mut Health, ours: Health) {
     fill(
         &mut theirs.uncorrectable_sectors,
         ours.uncorrectable_sectors,
+    );
+    fill(&mut theirs.crc_errors, ours.crc_errors);
+    fill(
+        &mut theirs.reported_uncorrectable,
+        ours.reported_uncorrectable,
     );
     for status in ours.smartctl_status {
         if !theirs.smartctl_status.contains(&status) {

@@ -172,6 +172,12 @@ fn kingston_a400_exit_status_4_and_gib_counter() {
     // 241 Lifetime_Writes_GiB = 398 GiB.
     assert_eq!(health.bytes_written, Some(398 << 30));
     assert_eq!(health.unsafe_shutdowns, Some(3));
+    assert_eq!(health.crc_errors, Some(0), "199 SATA_CRC_Error_Count");
+    assert_eq!(
+        health.reported_uncorrectable,
+        Some(0),
+        "187 Reported_Uncorrect"
+    );
     assert_eq!(health.reallocated_sectors, None);
     assert_eq!(health.smartctl_status, r.status);
 }
@@ -198,6 +204,11 @@ fn wd_red_hard_disk() {
     assert_eq!(health.pending_sectors, Some(0));
     assert_eq!(health.uncorrectable_sectors, Some(0));
     assert_eq!(health.bytes_written, None, "no attribute 241 on this disk");
+    assert_eq!(health.crc_errors, Some(0), "199 UDMA_CRC_Error_Count");
+    assert_eq!(
+        health.reported_uncorrectable, None,
+        "no attribute 187 on this disk"
+    );
     assert_eq!(health.passed, Some(true));
 }
 

@@ -265,6 +265,8 @@ impl SmartLog {
             pending_sectors: None,
             uncorrectable_sectors: None,
             smartctl_status: Vec::new(),
+            crc_errors: None,
+            reported_uncorrectable: None,
         }
     }
 }
