@@ -137,11 +137,18 @@ pub fn judge(
             }),
             _ => None,
         };
-        findings.extend(findings::behaviour::check(
-            report,
-            &BehaviourThresholds::embedded(),
-            listed,
-        ));
+        let behaviour =
+            findings::behaviour::check(report, &BehaviourThresholds::embedded(), listed);
+        // The sync and cliff tests write the way a sync does; when both ran and every
+        // behaviour check passed, the measurement vouches for a drive no list knows.
+        if report.sync.is_some()
+            && report.cliff.is_some()
+            && !behaviour.is_empty()
+            && behaviour.iter().all(|f| f.severity == Severity::Ok)
+        {
+            bench_fast = true;
+        }
+        findings.extend(behaviour);
     }
     let (needs_root, root_finding) = findings::identity::needs_root(facts);
     findings.extend(root_finding);

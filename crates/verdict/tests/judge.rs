@@ -42,6 +42,12 @@ fn unknown_drive_without_problems_is_unknown_until_measured() {
     let v = judge(&facts, Some(&fast), &db(), &ClientChoice::Strictest);
     assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
 
+    // Fast QD1 reads alone do not vouch: QLC drives read fine and fail on writes.
+    let reads_only = bench_report(latency(60.0, 120.0, 240.0), None, EngineKind::IoUring);
+    let v = judge(&facts, Some(&reads_only), &db(), &ClientChoice::Strictest);
+    assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
+    assert_eq!(one(&v, "NC701").severity, Severity::Ok);
+
     // A fast QD1 figure but a flattering span is not proof.
     let mut small_span = fast.clone();
     if let Some(rw) = small_span.randrw.as_mut() {
@@ -190,6 +196,74 @@ fn behaviour_findings_join_the_verdict_and_flag_a_listed_drive_that_measures_wor
         "{worse:#?}"
     );
     assert_eq!(v.grade, Grade::Ugly);
+}
+
+/// The three behaviour tests on one of the bench's simulated drives.
+fn behaviour_of(model: bench::behaviour::models::DriveModel) -> bench::BenchReport {
+    use bench::behaviour::cliff::{run_cliff, CliffPlan};
+    use bench::behaviour::models::MockDrive;
+    use bench::behaviour::span::{run_span, SpanPlan};
+    use bench::behaviour::sync::{run_sync, SyncPlan};
+    const GIB: u64 = 1 << 30;
+    let never = || false;
+    let file = 256 * GIB;
+    let sync = run_sync(
+        &mut MockDrive::new(model.clone(), file, 7),
+        &SyncPlan {
+            runtime: std::time::Duration::from_secs(20),
+            ..SyncPlan::default()
+        },
+        &never,
+    )
+    .expect("sync runs on the mock");
+    let cliff = run_cliff(
+        &mut MockDrive::new(model.clone(), file, 7),
+        &CliffPlan {
+            max_bytes: 200 * GIB,
+            ..CliffPlan::default()
+        },
+        &never,
+    )
+    .expect("cliff runs on the mock");
+    let span = run_span(
+        &mut MockDrive::new(model, file, 7),
+        &SpanPlan {
+            reads_per_span: 3000,
+            ..SpanPlan::default()
+        },
+        &never,
+    )
+    .expect("span runs on the mock");
+    let mut report = bench_report(latency(70.0, 140.0, 260.0), None, EngineKind::Mock);
+    report.engine_reason = None;
+    report.sync = Some(sync);
+    report.cliff = Some(cliff);
+    report.span = Some(span);
+    report
+}
+
+#[test]
+fn an_unknown_drive_is_graded_by_its_behaviour() {
+    use bench::behaviour::models::DriveModel;
+    let facts = unknown_drive();
+
+    let v = judge(
+        &facts,
+        Some(&behaviour_of(DriveModel::tlc_dram())),
+        &db(),
+        &ClientChoice::Strictest,
+    );
+    assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
+
+    let v = judge(
+        &facts,
+        Some(&behaviour_of(DriveModel::qlc_small_slc())),
+        &db(),
+        &ClientChoice::Strictest,
+    );
+    assert!(v.grade >= Grade::Ugly, "{:#?}", v.findings);
+    let cliff = one(&v, "NC804");
+    assert!(cliff.severity >= Severity::Warning, "{cliff:#?}");
 }
 
 // ---------------------------------------------------------------- snapshots
