@@ -152,6 +152,10 @@ pub enum Phase {
     /// Positions in milliseconds of the runtime.
     Qd1,
     RandRw,
+    /// The behaviour tests (crate::behaviour); positions in milliseconds.
+    Sync,
+    Cliff,
+    Span,
 }
 
 /// Progress of a run. The binary draws indicatif bars on a TTY; tests record the calls.
@@ -356,7 +360,13 @@ fn run_on_file(
     }
     if plan.behaviour.any() {
         interrupted(&plan.cancel)?;
-        match crate::behaviour::run_on_test_file(&plan.behaviour, file.path(), &plan.cancel) {
+        let outcome = crate::behaviour::run_on_test_file(
+            &plan.behaviour,
+            file.path(),
+            &plan.cancel,
+            &mut *warnings.progress,
+        );
+        match outcome {
             Ok(measured) => {
                 report.sync = measured.sync;
                 report.cliff = measured.cliff;

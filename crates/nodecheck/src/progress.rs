@@ -25,7 +25,9 @@ impl Bars {
     fn style(phase: Phase) -> ProgressStyle {
         let template = match phase {
             Phase::Prefill => "{msg:<22} [{bar:30}] {bytes}/{total_bytes} {prefix}",
-            Phase::Qd1 | Phase::RandRw => "{msg:<22} [{bar:30}] {elapsed}/{len_s} {prefix}",
+            Phase::Qd1 | Phase::RandRw | Phase::Sync | Phase::Cliff | Phase::Span => {
+                "{msg:<22} [{bar:30}] {elapsed}/{len_s} {prefix}"
+            }
         };
         ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -50,6 +52,9 @@ impl Progress for Bars {
             Phase::Prefill => "writing test file",
             Phase::Qd1 => "QD1 4k random read",
             Phase::RandRw => "randrw 75/25 QD64",
+            Phase::Sync => "sync: reads + bursts",
+            Phase::Cliff => "cliff: sustained writes",
+            Phase::Span => "span: growing spans",
         });
         bar.enable_steady_tick(Duration::from_millis(200));
         self.bar = Some(bar);

@@ -54,6 +54,16 @@ pub fn run_cliff(
     plan: &CliffPlan,
     cancel: &dyn Fn() -> bool,
 ) -> Result<CliffResult, BehaviourError> {
+    run_cliff_with_progress(device, plan, cancel, &mut |_, _| {})
+}
+
+/// [`run_cliff`], telling `progress` the elapsed time, throughput and bytes after each interval.
+pub fn run_cliff_with_progress(
+    device: &mut dyn BehaviourDevice,
+    plan: &CliffPlan,
+    cancel: &dyn Fn() -> bool,
+    progress: &mut dyn FnMut(Duration, &str),
+) -> Result<CliffResult, BehaviourError> {
     let size = device.size();
     let largest_block = u64::from(plan.sequential_block.max(plan.random_block));
     if !plan.sequential_block.is_multiple_of(4096)
@@ -118,6 +128,10 @@ pub fn run_cliff(
             mb_s: rate,
             pattern,
         });
+        progress(
+            end.saturating_sub(began),
+            &format!("{rate:.0} MB/s, {:.1} GB written", written as f64 / 1e9),
+        );
         if analysis::detect_cliff(&mb_s, &plan.rule)
             .cliff_index
             .is_some()

@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::cancel::CancelToken;
 use crate::error::BenchError;
 use crate::report::{EngineKind, LatencySummary};
+use crate::run::{Phase, Progress};
 
 /// What can go wrong while measuring behaviour.
 #[derive(Debug, thiserror::Error)]
@@ -275,27 +276,44 @@ fn bench_error(err: BehaviourError, cancel: &CancelToken) -> BenchError {
 /// Runs the requested behaviour tests on the bench's test file at `path`, which the caller
 /// created, filled and will remove (so the free-space reserve and the cleanup on signals are
 /// the test file's). The span test runs first because the others rewrite the file; the cliff
-/// test last because it leaves the drive's write cache full.
+/// test last because it leaves the drive's write cache full. Progress positions are
+/// milliseconds.
 pub fn run_on_test_file(
     tests: &BehaviourTests,
     path: &Path,
     cancel: &CancelToken,
+    progress: &mut dyn Progress,
 ) -> Result<BehaviourResults, BenchError> {
     let token = cancel.clone();
     let stop: file::Cancel = Arc::new(move || token.is_cancelled());
     let cancelled = || cancel.is_cancelled();
     let mut device = file::FileDevice::open(path, stop).map_err(|e| bench_error(e, cancel))?;
     let mut results = BehaviourResults::default();
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     if let Some(plan) = &tests.span {
-        let measured = span::run_span(&mut device, plan, &cancelled);
+        let spans = span::spans(device.size(), plan).len() as u32;
+        progress.start(Phase::Span, ms(plan.time_per_span * spans));
+        let measured = span::run_span_with_progress(&mut device, plan, &cancelled, &mut |t, s| {
+            progress.update(ms(t), s)
+        });
+        progress.finish(Phase::Span);
         results.span = Some(measured.map_err(|e| bench_error(e, cancel))?);
     }
     if let Some(plan) = &tests.sync {
-        let measured = sync::run_sync(&mut device, plan, &cancelled);
+        progress.start(Phase::Sync, ms(plan.runtime));
+        let measured = sync::run_sync_with_progress(&mut device, plan, &cancelled, &mut |t, s| {
+            progress.update(ms(t), s)
+        });
+        progress.finish(Phase::Sync);
         results.sync = Some(measured.map_err(|e| bench_error(e, cancel))?);
     }
     if let Some(plan) = &tests.cliff {
-        let measured = cliff::run_cliff(&mut device, plan, &cancelled);
+        progress.start(Phase::Cliff, ms(plan.max_runtime));
+        let measured =
+            cliff::run_cliff_with_progress(&mut device, plan, &cancelled, &mut |t, s| {
+                progress.update(ms(t), s)
+            });
+        progress.finish(Phase::Cliff);
         results.cliff = Some(measured.map_err(|e| bench_error(e, cancel))?);
     }
     Ok(results)

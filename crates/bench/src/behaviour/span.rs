@@ -55,6 +55,16 @@ pub fn run_span(
     plan: &SpanPlan,
     cancel: &dyn Fn() -> bool,
 ) -> Result<SpanResult, BehaviourError> {
+    run_span_with_progress(device, plan, cancel, &mut |_, _| {})
+}
+
+/// [`run_span`], telling `progress` the elapsed time and the span being read.
+pub fn run_span_with_progress(
+    device: &mut dyn BehaviourDevice,
+    plan: &SpanPlan,
+    cancel: &dyn Fn() -> bool,
+    progress: &mut dyn FnMut(Duration, &str),
+) -> Result<SpanResult, BehaviourError> {
     let size = device.size();
     if size < 4096 {
         return Err(BehaviourError::FileTooSmall { size, needed: 4096 });
@@ -68,6 +78,10 @@ pub fn run_span(
     let mut rng = SmallRng::seed_from_u64(plan.seed);
     let mut points = Vec::new();
     for span in spans(size, plan) {
+        progress(
+            device.elapsed().saturating_sub(began),
+            &format!("span {:.1} GiB", span as f64 / (1u64 << 30) as f64),
+        );
         let mut hist = LatencyHistogram::new();
         let deadline = device.elapsed() + plan.time_per_span;
         let slots = span / 4096;

@@ -13,6 +13,8 @@ use super::{
     BehaviourDevice, BehaviourError, LatencyPoint, SyncCycle, SyncPhase, SyncResult, WriteBurst,
 };
 
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
 /// Parameters of the sync-like workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SyncPlan {
@@ -120,6 +122,10 @@ struct Reader<'a> {
     rng: SmallRng,
     slots: u64,
     cancel: &'a dyn Fn() -> bool,
+    progress: &'a mut dyn FnMut(Duration, &str),
+    began: Duration,
+    next_tick: Duration,
+    status: String,
 }
 
 impl Reader<'_> {
@@ -130,6 +136,10 @@ impl Reader<'_> {
         }
         let offset = self.rng.gen_range(0..self.slots) * 4096;
         let start = self.device.elapsed();
+        if start >= self.next_tick {
+            self.next_tick = start + PROGRESS_EVERY;
+            (self.progress)(start.saturating_sub(self.began), &self.status);
+        }
         let latency = self.device.read_qd1(offset)?;
         Ok((start, latency.as_secs_f64() * 1e6))
     }
@@ -141,6 +151,17 @@ pub fn run_sync(
     plan: &SyncPlan,
     cancel: &dyn Fn() -> bool,
 ) -> Result<SyncResult, BehaviourError> {
+    run_sync_with_progress(device, plan, cancel, &mut |_, _| {})
+}
+
+/// [`run_sync`], telling `progress` the elapsed time and what is happening about ten times a
+/// second.
+pub fn run_sync_with_progress(
+    device: &mut dyn BehaviourDevice,
+    plan: &SyncPlan,
+    cancel: &dyn Fn() -> bool,
+    progress: &mut dyn FnMut(Duration, &str),
+) -> Result<SyncResult, BehaviourError> {
     let size = device.size();
     plan.validate(size)?;
     let engine = device.engine();
@@ -150,6 +171,10 @@ pub fn run_sync(
         rng: SmallRng::seed_from_u64(plan.seed),
         slots: size / 4096,
         cancel,
+        progress,
+        began,
+        next_tick: began,
+        status: String::new(),
     };
     let mut baseline = LatencyHistogram::new();
     let mut during_burst = LatencyHistogram::new();
@@ -161,6 +186,7 @@ pub fn run_sync(
         if cycle > 0 && reader.device.elapsed().saturating_sub(began) >= plan.runtime {
             break;
         }
+        reader.status = format!("cycle {}: reads", cycle + 1);
         let phase_end = reader.device.elapsed() + plan.read_phase;
         while reader.device.elapsed() < phase_end {
             let (t, lat) = reader.read()?;
@@ -173,6 +199,7 @@ pub fn run_sync(
         }
         let baseline_p99 = baseline.quantile_us(0.99);
 
+        reader.status = format!("cycle {}: write burst", cycle + 1);
         let burst_start = reader.device.elapsed();
         reader.device.start_burst(&WriteBurst {
             total_bytes: plan.burst_bytes,
@@ -201,6 +228,7 @@ pub fn run_sync(
             plan.recovery_window,
             burst_end,
         );
+        reader.status = format!("cycle {}: recovery", cycle + 1);
         let mut recovery = None;
         while reader.device.elapsed().saturating_sub(burst_end) < plan.recovery_timeout {
             let (t, lat) = reader.read()?;
