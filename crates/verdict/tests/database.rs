@@ -442,3 +442,36 @@ proptest! {
         let _ = Database::parse(&text, "fuzz.toml");
     }
 }
+
+#[test]
+fn clients_file_errors_name_the_clients_file() {
+    let clients = EMBEDDED_CLIENTS.replace("min_read_iops = 10000", "min_read_iopz = 10000");
+    let err = Database::parse_parts(MINIMAL, "drives.toml", &clients, "clients.toml")
+        .expect_err("typo in clients");
+    assert_eq!(err.kind(), Some(ErrorKind::UnknownField), "{err}");
+    assert!(err.to_string().starts_with("clients.toml:"), "{err}");
+
+    // The same source id with a different definition in both files is ambiguous.
+    let clash = EMBEDDED_CLIENTS.replacen("id = \"geth-docs\"", "id = \"s\"", 1);
+    let err = Database::parse_parts(MINIMAL, "drives.toml", &clash, "clients.toml")
+        .expect_err("source clash");
+    assert_eq!(err.kind(), Some(ErrorKind::DuplicateId), "{err}");
+    let line = EMBEDDED_CLIENTS
+        .lines()
+        .position(|l| l == "id = \"geth-docs\"")
+        .expect("geth-docs source")
+        + 1;
+    assert_eq!(err.position(), Some((line, 6)), "{err}");
+}
+
+#[test]
+fn validation_rejects_an_entry_graded_unknown() {
+    let text = MINIMAL.replace("grade = \"good\"", "grade = \"unknown\"");
+    let issues = parse(&text).expect("parses").validate();
+    assert!(
+        issues
+            .iter()
+            .any(|i| i.message.contains("must be good, ugly or bad")),
+        "{issues:#?}"
+    );
+}

@@ -81,23 +81,22 @@ pub(crate) fn database(
     }
 
     let (clients, client_sources) = clients(clients_text, clients_origin)?;
-    for s in client_sources {
+    for (s, offset) in client_sources {
         // Drives and clients cite from one pool of sources; the same id in both files would
         // make a citation ambiguous.
         if let Some(existing) = sources.iter().find(|e: &&Source| e.id == s.id) {
             if existing.title != s.title || existing.url != s.url {
-                return Err(DbError::Invalid {
-                    kind: ErrorKind::DuplicateId,
-                    file: clients_origin.to_string(),
-                    line: 1,
-                    column: 1,
-                    message: format!(
+                return Err(DbError::at(
+                    ErrorKind::DuplicateId,
+                    clients_origin,
+                    clients_text,
+                    offset,
+                    format!(
                         "source id `{}` is defined differently in {drives_origin}",
                         s.id
                     ),
-                    fix: "rename the source in one of the files or make both definitions identical"
-                        .into(),
-                });
+                    "rename the source in one of the files or make both definitions identical",
+                ));
             }
             continue;
         }
@@ -120,7 +119,7 @@ pub(crate) fn database(
 pub(crate) fn clients(
     text: &str,
     origin: &str,
-) -> Result<(Vec<ClientNeeds>, Vec<Source>), DbError> {
+) -> Result<(Vec<ClientNeeds>, Vec<(Source, usize)>), DbError> {
     let file: ClientsFile =
         toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
     let ctx = Ctx { origin, text };
@@ -128,7 +127,9 @@ pub(crate) fn clients(
     let mut ids = IdSet::default();
     let mut sources = Vec::with_capacity(file.sources.len());
     for s in file.sources {
-        sources.push(ctx.source(s, &mut ids)?);
+        // Keep where each source was defined: a clash with the drives file is reported there.
+        let offset = s.id.span().start;
+        sources.push((ctx.source(s, &mut ids)?, offset));
     }
     let mut clients = Vec::with_capacity(file.clients.len());
     for c in file.clients {

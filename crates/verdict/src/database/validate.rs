@@ -130,6 +130,9 @@ fn check_entry(
             issues.error(&e.id, format!("`{what}` is empty"));
         }
     }
+    if e.grade == Grade::Unknown {
+        issues.error(&e.id, "an entry's grade must be good, ugly or bad (unknown is what a lookup says when nothing matches)".into());
+    }
     let matchable = !e.models.is_empty() || e.platform.is_some();
     match (&e.unmatchable, matchable) {
         (None, false) => issues.error(
