@@ -116,10 +116,13 @@ pub(crate) fn database(
     })
 }
 
+/// A source and the byte offset of its id in the file that defines it.
+type SourceAt = (Source, usize);
+
 pub(crate) fn clients(
     text: &str,
     origin: &str,
-) -> Result<(Vec<ClientNeeds>, Vec<(Source, usize)>), DbError> {
+) -> Result<(Vec<ClientNeeds>, Vec<SourceAt>), DbError> {
     let file: ClientsFile =
         toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
     let ctx = Ctx { origin, text };
