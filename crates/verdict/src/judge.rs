@@ -139,13 +139,9 @@ pub fn judge(
         };
         let behaviour =
             findings::behaviour::check(report, &BehaviourThresholds::embedded(), listed);
-        // The sync and cliff tests write the way a sync does; when both ran and every
-        // behaviour check passed, the measurement vouches for a drive no list knows.
-        if report.sync.is_some()
-            && report.cliff.is_some()
-            && !behaviour.is_empty()
-            && behaviour.iter().all(|f| f.severity == Severity::Ok)
-        {
+        // Passing behaviour tests (sync with its write bursts, span) vouch for a drive no list
+        // knows; the behaviour module owns what "passing" means.
+        if findings::behaviour::proves_fit(report, &behaviour) {
             bench_fast = true;
         }
         findings.extend(behaviour);
