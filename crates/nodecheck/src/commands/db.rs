@@ -80,9 +80,9 @@ fn render_lookup(
     options: &RenderOptions,
 ) -> String {
     let mut out = String::new();
-    let mut asked = clip(&printable(&config.model), 80);
+    let mut asked = printable(&clip(&config.model, 80));
     if let Some(fw) = &config.firmware {
-        asked.push_str(&format!(", firmware {}", clip(&printable(fw), 20)));
+        asked.push_str(&format!(", firmware {}", printable(&clip(fw, 20))));
     }
     if let Some(c) = config.capacity_bytes {
         asked.push_str(&format!(", {}", format_decimal(c)));

@@ -36,10 +36,10 @@ pub fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
     let mut out = String::new();
     let mut overview = new_table(options);
     overview.set_header(["Fact", "Value"]);
-    overview.add_row(["path".to_string(), clip(&printable(&facts.path), 120)]);
+    overview.add_row(["path".to_string(), printable(&clip(&facts.path, 120))]);
     overview.add_row(["mount".to_string(), text::mount(facts)]);
     if let Some(m) = &facts.mount {
-        overview.add_row(["source".to_string(), clip(&printable(&m.source), 120)]);
+        overview.add_row(["source".to_string(), printable(&clip(&m.source, 120))]);
     }
     overview.add_row(["stack".to_string(), text::stack(facts)]);
     overview.add_row([
@@ -53,7 +53,7 @@ pub fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
     ]);
     let uring = match (facts.io_uring.available, &facts.io_uring.reason) {
         (Some(true), _) => "available".to_string(),
-        (Some(false), Some(reason)) => format!("blocked: {}", clip(&printable(reason), 100)),
+        (Some(false), Some(reason)) => format!("blocked: {}", printable(&clip(reason, 100))),
         (Some(false), None) => "blocked".to_string(),
         (None, _) => "unknown".to_string(),
     };
@@ -63,12 +63,12 @@ pub fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
             format!("layer {}", layer.depth),
             format!(
                 "{} ({:?}{}) discard_max_bytes {}",
-                clip(&printable(&layer.name), 24),
+                printable(&clip(&layer.name, 24)),
                 layer.kind,
                 layer
                     .detail
                     .as_deref()
-                    .map(|d| format!(", {}", clip(&printable(d), 40)))
+                    .map(|d| format!(", {}", printable(&clip(d, 40))))
                     .unwrap_or_default(),
                 layer
                     .discard_max_bytes
@@ -78,20 +78,20 @@ pub fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
         ]);
     }
     for u in &facts.unresolved {
-        overview.add_row(["unresolved".to_string(), clip(&printable(u), 120)]);
+        overview.add_row(["unresolved".to_string(), printable(&clip(u, 120))]);
     }
     for u in &facts.unavailable {
         overview.add_row([
             "unavailable".to_string(),
             format!(
                 "{} ({})",
-                clip(&printable(&u.fact), 60),
-                clip(&printable(&u.reason), 60)
+                printable(&clip(&u.fact, 60)),
+                printable(&clip(&u.reason, 60))
             ),
         ]);
     }
     for w in &facts.warnings {
-        overview.add_row(["warning".to_string(), clip(&printable(w), 200)]);
+        overview.add_row(["warning".to_string(), printable(&clip(w, 200))]);
     }
     out.push_str(&overview.to_string());
     out.push('\n');
@@ -104,10 +104,10 @@ pub fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
 
 fn drive_table(drive: &Drive, options: &RenderOptions) -> Table {
     let mut table = new_table(options);
-    table.set_header([clip(&printable(&drive.name), 24), String::new()]);
+    table.set_header([printable(&clip(&drive.name, 24)), String::new()]);
     let opt = |v: &Option<String>| {
         v.as_deref()
-            .map(|s| clip(&printable(s), 100))
+            .map(|s| printable(&clip(s, 100)))
             .unwrap_or_else(|| "unknown".into())
     };
     let rows: Vec<(&str, String)> = vec![
@@ -130,10 +130,10 @@ fn drive_table(drive: &Drive, options: &RenderOptions) -> Table {
             "controller",
             match (&drive.controller_mode, &drive.controller_driver) {
                 (Some(mode), Some(driver)) => {
-                    format!("{mode:?} ({})", clip(&printable(driver), 30))
+                    format!("{mode:?} ({})", printable(&clip(driver, 30)))
                 }
                 (Some(mode), None) => format!("{mode:?}"),
-                (None, Some(driver)) => clip(&printable(driver), 30),
+                (None, Some(driver)) => printable(&clip(driver, 30)),
                 (None, None) => "unknown".into(),
             },
         ),

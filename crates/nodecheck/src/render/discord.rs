@@ -110,7 +110,8 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
 }
 
 fn one_line(value: &str, max: usize) -> String {
-    clip(&printable(&value.replace(['\n', '\r'], " ")), max)
+    // Cut first: hostile facts can be megabytes long.
+    printable(&clip(value, max).replace(['\n', '\r'], " "))
 }
 
 /// Lines under a character budget: a line that does not fit is skipped, so later shorter
@@ -143,5 +144,88 @@ impl Message {
 
     fn finish(self) -> String {
         self.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{DriveGrade, Report};
+    use verdict::{Finding, Grade};
+
+    /// Worse than any machine: eight drives with megabyte model strings and sixty findings
+    /// with long details and fixes.
+    fn monster() -> Report {
+        let huge = "X".repeat(1 << 20);
+        let mut facts = probe::Facts {
+            path: format!("/home/alice/{huge}"),
+            ..probe::Facts::default()
+        };
+        for i in 0..8 {
+            facts.drives.push(probe::Drive {
+                name: format!("sd{i}"),
+                model: Some(huge.clone()),
+                serial: Some(format!("SERIAL{i:08}")),
+                ..probe::Drive::default()
+            });
+        }
+        let findings = (0..60)
+            .map(|i| Finding {
+                code: format!("NC{:03}", 100 + i),
+                severity: if i % 2 == 0 {
+                    Severity::Critical
+                } else {
+                    Severity::Warning
+                },
+                title: format!("Problem {i} {}", "é".repeat(300)),
+                detail: huge.clone(),
+                fix: Some(format!("run `fix {i}` {}", "y".repeat(500))),
+                subject: Some(format!("sd{}", i % 8)),
+            })
+            .collect();
+        Report {
+            schema_version: crate::report::SCHEMA_VERSION,
+            nodecheck_version: "0.0.0".into(),
+            database_version: "test".into(),
+            grade: Grade::Bad,
+            summary: format!("BAD: {huge}"),
+            client: Default::default(),
+            findings,
+            drives: vec![DriveGrade {
+                drive: "sd0".into(),
+                model: None,
+                grade: Grade::Bad,
+                family: None,
+            }],
+            datadir: None,
+            notes: vec![huge],
+            facts,
+            bench: None,
+        }
+    }
+
+    #[test]
+    fn the_worst_report_still_fits_one_message() {
+        let report = monster();
+        let mut redactor = Redactor::new();
+        redactor.add_literal("SERIAL00000000");
+        for r in [None, Some(&redactor)] {
+            let text = render(&report, r);
+            assert!(
+                text.chars().count() < LIMIT,
+                "{} characters",
+                text.chars().count()
+            );
+            assert!(text.contains("left out"), "says what it dropped");
+            assert!(text.starts_with("**nodecheck: BAD**"));
+        }
+    }
+
+    #[test]
+    fn the_worst_report_table_fits_80_columns() {
+        let text = crate::render::table::render(&monster(), &Default::default());
+        for line in text.lines().filter(|l| l.contains('│')) {
+            assert!(line.chars().count() <= 80, "{line}");
+        }
     }
 }

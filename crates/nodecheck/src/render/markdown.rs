@@ -137,10 +137,8 @@ fn marker(severity: Severity) -> &'static str {
 
 /// Text safe inside a table cell or list item: one line, no pipes breaking the table.
 fn cell(value: &str, max: usize) -> String {
-    clip(
-        &printable(&value.replace(['\n', '\r'], " ")).replace('|', "\\|"),
-        max,
-    )
+    // Cut first: hostile facts can be megabytes long.
+    printable(&clip(value, max).replace(['\n', '\r'], " ")).replace('|', "\\|")
 }
 
 /// Text inside backticks: no backticks or pipes of its own.

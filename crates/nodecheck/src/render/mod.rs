@@ -60,12 +60,15 @@ pub fn render(
 /// Cuts a string to at most `max` characters, marking the cut with `…`. Hostile facts (a 1 MB
 /// model string) must not blow up any output.
 pub fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    // Stops counting at `max`, so a megabyte string costs no more than a short one.
+    if text.char_indices().nth(max).is_none() {
         return text.to_string();
     }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
+    let cut = text
+        .char_indices()
+        .nth(max.saturating_sub(1))
+        .map_or(0, |(index, _)| index);
+    format!("{}…", &text[..cut])
 }
 
 /// Replaces control characters (from hostile sysfs strings) so they cannot move the cursor
@@ -79,7 +82,7 @@ pub fn printable(text: &str) -> String {
 /// A fact for display: clipped, printable, `unknown` when absent.
 pub fn shown(value: Option<&str>, max: usize) -> String {
     match value {
-        Some(v) if !v.trim().is_empty() => clip(&printable(v.trim()), max),
+        Some(v) if !v.trim().is_empty() => printable(&clip(v.trim(), max)),
         _ => "unknown".to_string(),
     }
 }
@@ -134,7 +137,7 @@ pub mod text {
             return "mount not found".to_string();
         };
         let mut parts = vec![
-            clip(&super::printable(&m.fs_type), 20),
+            super::printable(&clip(&m.fs_type, 20)),
             atime(m.atime).to_string(),
         ];
         if m.lazytime {
@@ -152,7 +155,7 @@ pub mod text {
         }
         format!(
             "{} ({})",
-            clip(&super::printable(&m.mount_point), 60),
+            super::printable(&clip(&m.mount_point, 60)),
             parts.join(", ")
         )
     }
@@ -165,7 +168,7 @@ pub mod text {
         let names: Vec<String> = facts
             .stack
             .iter()
-            .map(|n| clip(&super::printable(n), 24))
+            .map(|n| super::printable(&clip(n, 24)))
             .collect();
         clip(&names.join(" → "), 120)
     }
@@ -174,12 +177,12 @@ pub mod text {
         let p = &facts.platform;
         let mut parts = Vec::new();
         if let Some(cloud) = &p.cloud {
-            parts.push(clip(&super::printable(cloud), 20));
+            parts.push(super::printable(&clip(cloud, 20)));
         }
         let dmi: Vec<String> = [&p.sys_vendor, &p.product_name]
             .into_iter()
             .flatten()
-            .map(|s| clip(&super::printable(s.trim()), 30))
+            .map(|s| super::printable(&clip(s.trim(), 30)))
             .collect();
         if !dmi.is_empty() {
             parts.push(dmi.join(" "));

@@ -50,19 +50,19 @@ fn overview(report: &Report, out: &mut String) {
                 .unwrap_or_default();
             out.push_str(&format!(
                 "Datadir: {}{client}, detected\n",
-                clip(&printable(&d.path), 60)
+                printable(&clip(&d.path, 60))
             ));
             if !d.others.is_empty() {
                 out.push_str(&format!(
                     "  also found: {}\n",
-                    clip(&printable(&d.others.join(", ")), 66)
+                    printable(&clip(&d.others.join(", "), 66))
                 ));
             }
         }
     }
     out.push_str(&format!(
         "Path:     {}\n",
-        clip(&printable(&facts.path), 68)
+        printable(&clip(&facts.path, 68))
     ));
     out.push_str(&format!("Mount:    {}\n", text::mount(facts)));
     out.push_str(&format!("Stack:    {}\n", text::stack(facts)));
@@ -72,14 +72,14 @@ fn overview(report: &Report, out: &mut String) {
     if !facts.live {
         out.push_str(&format!(
             "Source:   replayed from {}\n",
-            clip(&printable(&facts.root), 60)
+            printable(&clip(&facts.root, 60))
         ));
     }
     for unresolved in &facts.unresolved {
-        out.push_str(&format!("Note:     {}\n", clip(&printable(unresolved), 68)));
+        out.push_str(&format!("Note:     {}\n", printable(&clip(unresolved, 68))));
     }
     for note in &report.notes {
-        out.push_str(&format!("Note:     {}\n", clip(&printable(note), 200)));
+        out.push_str(&format!("Note:     {}\n", printable(&clip(note, 200))));
     }
 }
 
@@ -97,7 +97,7 @@ fn drives(report: &Report, options: &RenderOptions, out: &mut String) {
             .find(|g| g.drive == drive.name)
             .map(|g| g.grade);
         table.add_row(vec![
-            Cell::new(clip(&printable(&drive.name), 12)),
+            Cell::new(printable(&clip(&drive.name, 12))),
             Cell::new(text::model(drive, 40)),
             Cell::new(text::firmware(drive)),
             Cell::new(text::capacity(drive)),
@@ -125,7 +125,7 @@ fn measurements(report: &Report, out: &mut String) {
         out.push('\n');
     }
     for warning in &bench.warnings {
-        out.push_str(&format!("  bench: {}\n", clip(&printable(warning), 150)));
+        out.push_str(&format!("  bench: {}\n", printable(&clip(warning, 150))));
     }
 }
 
@@ -136,12 +136,12 @@ fn unavailable(report: &Report, options: &RenderOptions, out: &mut String) {
     for u in &report.facts.unavailable {
         out.push_str(&format!(
             "Unavailable: {} ({})\n",
-            clip(&printable(&u.fact), 60),
-            clip(&printable(&u.reason), 60)
+            printable(&clip(&u.fact, 60)),
+            printable(&clip(&u.reason, 60))
         ));
     }
     for w in &report.facts.warnings {
-        out.push_str(&format!("Probe warning: {}\n", clip(&printable(w), 150)));
+        out.push_str(&format!("Probe warning: {}\n", printable(&clip(w, 150))));
     }
 }
 
@@ -163,21 +163,21 @@ fn findings(report: &Report, options: &RenderOptions, out: &mut String) {
     let mut table = new_table(options);
     table.set_header(["", "Code", "Finding and fix"]);
     for f in shown {
-        let mut body = clip(&printable(&f.title), 200);
+        let mut body = printable(&clip(&f.title, 200));
         if let Some(subject) = &f.subject {
-            body = format!("{} [{}]", body, clip(&printable(subject), 20));
+            body = format!("{} [{}]", body, printable(&clip(subject, 20)));
         }
         if !f.detail.is_empty() {
             body.push('\n');
-            body.push_str(&clip(&f.detail.replace(['\r', '\t'], " "), 600));
+            body.push_str(&clip(&f.detail, 600).replace(['\r', '\t'], " "));
         }
         if let Some(fix) = &f.fix {
             body.push_str("\nFix: ");
-            body.push_str(&clip(&fix.replace(['\r', '\t'], " "), 400));
+            body.push_str(&clip(fix, 400).replace(['\r', '\t'], " "));
         }
         table.add_row(vec![
             severity_cell(f.severity, options),
-            Cell::new(clip(&printable(&f.code), 8)),
+            Cell::new(printable(&clip(&f.code, 8))),
             Cell::new(body),
         ]);
     }
@@ -220,10 +220,10 @@ fn grade_color(grade: Grade) -> Color {
 
 /// The last line, the one people read: `BAD: ...`.
 fn verdict_line(report: &Report, options: &RenderOptions) -> String {
-    let summary = clip(&printable(&report.summary), 300);
+    let summary = printable(&clip(&report.summary, 300));
     let mut line = summary.clone();
     if let Some(client) = &report.client.fails_first {
-        line.push_str(&format!(" [fails {} first]", clip(&printable(client), 12)));
+        line.push_str(&format!(" [fails {} first]", printable(&clip(client, 12))));
     }
     if !options.color {
         return line;
