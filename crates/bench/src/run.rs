@@ -363,6 +363,7 @@ fn run_on_file(
         let outcome = crate::behaviour::run_on_test_file(
             &plan.behaviour,
             file.path(),
+            Some(choice),
             &plan.cancel,
             &mut *warnings.progress,
         );

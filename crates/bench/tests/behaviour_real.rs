@@ -76,6 +76,8 @@ fn sync_on_this_disk() {
     assert_empty(dir.path());
     let sync = report.sync.expect("sync result");
     assert_eq!(sync.engine, EngineKind::Psync);
+    // Bursts run on the engine the bench chose (io_uring here unless the sandbox blocks it).
+    assert_eq!(sync.burst_engine, Some(report.engine));
     assert!(!sync.cycles.is_empty());
     assert_eq!(sync.span_bytes, 256 * MIB);
     let base = sync.baseline_lat_us;

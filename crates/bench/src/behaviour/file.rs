@@ -20,7 +20,9 @@ use rand::{Rng, RngCore, SeedableRng};
 use super::{
     BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern,
 };
+use crate::engine::{Engine, Target};
 use crate::report::EngineKind;
+use crate::workload::{Direction, Io, Job};
 
 const ALIGN: usize = 4096;
 /// More writer threads than this would measure the scheduler of a 2-core VM, not the drive.
@@ -76,6 +78,8 @@ pub struct FileDevice {
     stop: Arc<AtomicBool>,
     cancel: Cancel,
     burst: Option<(JoinHandle<()>, Receiver<BurstMessage>)>,
+    /// The bench engine that issues write bursts; `None`: a thread per outstanding write.
+    burst_engine: Option<Arc<dyn Engine>>,
 }
 
 impl FileDevice {
@@ -110,7 +114,15 @@ impl FileDevice {
             stop: Arc::new(AtomicBool::new(false)),
             cancel,
             burst: None,
+            burst_engine: None,
         })
+    }
+
+    /// Issues write bursts on `engine` (io_uring keeps the whole queue depth in one ring, so
+    /// the burst costs the QD1 reader less CPU than a thread per outstanding write).
+    pub fn with_burst_engine(mut self, engine: Box<dyn Engine>) -> Self {
+        self.burst_engine = Some(Arc::from(engine));
+        self
     }
 
     fn finish_burst_thread(&mut self) {
@@ -199,9 +211,95 @@ fn run_burst(
     })
 }
 
+/// Random writes of 4 KiB multiples for one share of a burst, for the bench engines.
+struct BurstJob {
+    rng: SmallRng,
+    remaining: u64,
+    min_blocks: u64,
+    max_blocks: u64,
+    slots: u64,
+    stopped: Arc<dyn Fn() -> bool + Send + Sync>,
+}
+
+impl Job for BurstJob {
+    fn next_io(&mut self, _now: Duration) -> Option<Io> {
+        if self.remaining == 0 || (self.stopped)() {
+            return None;
+        }
+        let blocks = self.rng.gen_range(self.min_blocks..=self.max_blocks);
+        let len = blocks * ALIGN as u64;
+        self.remaining = self.remaining.saturating_sub(len);
+        let offset = self.rng.gen_range(0..=self.slots.saturating_sub(blocks)) * ALIGN as u64;
+        Some(Io {
+            offset,
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+            direction: Direction::Write,
+        })
+    }
+
+    fn complete(&mut self, _io: &Io, _latency: Duration, _now: Duration, _data: &[u8]) {}
+}
+
+fn run_burst_on_engine(
+    engine: &dyn Engine,
+    file: &File,
+    size: u64,
+    burst: WriteBurst,
+    stopped: Arc<dyn Fn() -> bool + Send + Sync>,
+) -> Result<BurstOutcome, BehaviourError> {
+    let start = Instant::now();
+    let (min_blocks, max_blocks) = block_sizes(burst.min_block, burst.max_block);
+    let (job_count, depth) = engine.layout(burst.queue_depth.max(1));
+    let job_count = u64::from(job_count.max(1));
+    let clone = file.try_clone().map_err(|source| BehaviourError::Io {
+        op: "duplicating the test file descriptor",
+        offset: 0,
+        source,
+    })?;
+    let target = Target::new(clone, size, true);
+    let mut jobs: Vec<BurstJob> = (0..job_count)
+        .map(|index| BurstJob {
+            rng: SmallRng::seed_from_u64(burst.seed ^ (index << 32)),
+            // The first job takes the remainder so that the shares add up to the burst.
+            remaining: burst.total_bytes / job_count
+                + if index == 0 {
+                    burst.total_bytes % job_count
+                } else {
+                    0
+                },
+            min_blocks,
+            max_blocks,
+            slots: size / ALIGN as u64,
+            stopped: Arc::clone(&stopped),
+        })
+        .collect();
+    let mut refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
+    engine.run(&target, depth, &mut refs, &mut || {})?;
+    if stopped() {
+        return Err(BehaviourError::Interrupted);
+    }
+    let sync_start = Instant::now();
+    file.sync_data().map_err(|source| BehaviourError::Io {
+        op: "fdatasync",
+        offset: 0,
+        source,
+    })?;
+    Ok(BurstOutcome {
+        bytes: burst.total_bytes,
+        duration: start.elapsed(),
+        fdatasync: sync_start.elapsed(),
+    })
+}
+
 impl BehaviourDevice for FileDevice {
     fn engine(&self) -> EngineKind {
         EngineKind::Psync
+    }
+
+    fn burst_engine(&self) -> EngineKind {
+        self.burst_engine
+            .as_ref()
+            .map_or(EngineKind::Psync, |engine| engine.kind())
     }
 
     fn size(&self) -> u64 {
@@ -234,14 +332,20 @@ impl BehaviourDevice for FileDevice {
         let file = Arc::clone(&self.file);
         let cancel = Arc::clone(&self.cancel);
         let stop = Arc::clone(&self.stop);
+        let engine = self.burst_engine.clone();
         let size = self.size;
         let burst = *burst;
         let handle = std::thread::Builder::new()
             .name("nodecheck-burst".into())
             .spawn(move || {
+                let stopped: Arc<dyn Fn() -> bool + Send + Sync> =
+                    Arc::new(move || stop.load(Ordering::Relaxed) || cancel());
+                let outcome = match engine {
+                    Some(engine) => run_burst_on_engine(&*engine, &file, size, burst, stopped),
+                    None => run_burst(&file, size, burst, &*stopped),
+                };
                 // The receiver may be gone if the run was abandoned; nothing is left to tell.
-                let stopped = move || stop.load(Ordering::Relaxed) || cancel();
-                let _ = tx.send(run_burst(&file, size, burst, &stopped));
+                let _ = tx.send(outcome);
             })
             .map_err(|source| BehaviourError::Io {
                 op: "spawn burst thread",

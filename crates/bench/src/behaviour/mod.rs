@@ -23,6 +23,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::cancel::CancelToken;
+use crate::engine::EngineChoice;
 use crate::error::BenchError;
 use crate::report::{EngineKind, LatencySummary};
 use crate::run::{Phase, Progress};
@@ -45,6 +46,9 @@ pub enum BehaviourError {
     WriterPanicked,
     #[error("interrupted")]
     Interrupted,
+    /// The bench engine that ran a write burst failed.
+    #[error(transparent)]
+    Engine(#[from] BenchError),
 }
 
 /// One burst of random writes at high queue depth, closed by `fdatasync`: the commit half of a
@@ -92,7 +96,12 @@ pub enum WritePattern {
 /// [`BehaviourDevice::size`]; the clock is the device's so that a simulated device can run on
 /// virtual time and make every decision of the workloads reproducible.
 pub trait BehaviourDevice {
+    /// The engine of the QD1 reads (and of everything else unless said below).
     fn engine(&self) -> EngineKind;
+    /// The engine of the write bursts.
+    fn burst_engine(&self) -> EngineKind {
+        self.engine()
+    }
     /// Bytes of the test file that may be read and written.
     fn size(&self) -> u64;
     /// Time since the device was opened.
@@ -146,7 +155,12 @@ pub struct SyncCycle {
 /// `--test sync`: QD1 reads, a write burst while a QD1 reader keeps sampling, recovery.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SyncResult {
+    /// The engine of the QD1 reader.
     pub engine: EngineKind,
+    /// The engine that issued the write bursts (io_uring when available: one ring at the
+    /// full queue depth instead of a thread per outstanding write).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_engine: Option<EngineKind>,
     pub runtime_s: f64,
     pub span_bytes: u64,
     pub burst_bytes: u64,
@@ -270,17 +284,20 @@ fn bench_error(err: BehaviourError, cancel: &CancelToken) -> BenchError {
         BehaviourError::InvalidPlan(why) => BenchError::InvalidPlan(why),
         other @ BehaviourError::FileTooSmall { .. } => BenchError::InvalidPlan(other.to_string()),
         other @ BehaviourError::WriterPanicked => BenchError::Engine(other.to_string()),
+        BehaviourError::Engine(err) => err,
     }
 }
 
 /// Runs the requested behaviour tests on the bench's test file at `path`, which the caller
 /// created, filled and will remove (so the free-space reserve and the cleanup on signals are
-/// the test file's). The span test runs first because the others rewrite the file; the cliff
+/// the test file's). Write bursts run on `burst_engine` when given (the bench's io_uring or
+/// psync engine), else on a thread per outstanding write. The span test runs first because the others rewrite the file; the cliff
 /// test last because it leaves the drive's write cache full. Progress positions are
 /// milliseconds.
 pub fn run_on_test_file(
     tests: &BehaviourTests,
     path: &Path,
+    burst_engine: Option<&EngineChoice>,
     cancel: &CancelToken,
     progress: &mut dyn Progress,
 ) -> Result<BehaviourResults, BenchError> {
@@ -288,6 +305,9 @@ pub fn run_on_test_file(
     let stop: file::Cancel = Arc::new(move || token.is_cancelled());
     let cancelled = || cancel.is_cancelled();
     let mut device = file::FileDevice::open(path, stop).map_err(|e| bench_error(e, cancel))?;
+    if let (Some(choice), Some(plan)) = (burst_engine, &tests.sync) {
+        device = device.with_burst_engine(choice.engine(plan.burst_block_max));
+    }
     let mut results = BehaviourResults::default();
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     if let Some(plan) = &tests.span {

@@ -165,6 +165,7 @@ pub fn run_sync_with_progress(
     let size = device.size();
     plan.validate(size)?;
     let engine = device.engine();
+    let burst_engine = device.burst_engine();
     let began = device.elapsed();
     let mut reader = Reader {
         device,
@@ -256,6 +257,7 @@ pub fn run_sync_with_progress(
     let unrecovered = cycles.iter().filter(|c| c.recovery_ms.is_none()).count();
     Ok(SyncResult {
         engine,
+        burst_engine: Some(burst_engine),
         runtime_s: secs(reader.device.elapsed()),
         span_bytes: size,
         burst_bytes: plan.burst_bytes,

@@ -307,12 +307,14 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
     if let Some(sync) = &report.sync {
         let _ = writeln!(
             out,
-            "\nsync: {} cycles of QD1 reads + {} random writes at QD{} with fdatasync ({:.0} s, {})",
+            "\nsync: {} cycles of QD1 reads + {} random writes at QD{} with fdatasync ({:.0} s, \
+             reads {}, bursts {})",
             sync.cycles.len(),
             ByteSize(sync.burst_bytes),
             sync.burst_queue_depth,
             sync.runtime_s,
-            engine_name(sync.engine)
+            engine_name(sync.engine),
+            engine_name(sync.burst_engine.unwrap_or(sync.engine))
         );
         out.push_str(&latency_line("baseline us", &sync.baseline_lat_us));
         out.push_str(&latency_line("in burst us", &sync.burst_lat_us));
