@@ -1,13 +1,13 @@
 //! Plots of the behaviour tests, for people who would rather look than read: read latency over
-//! time through the sync test's bursts, and write throughput over the gigabytes written in the
-//! cliff test. SVG only: it needs no font files or native libraries, so it renders the same on
+//! time through the sync test's bursts, write throughput over the gigabytes written in the
+//! cliff test, and read latency over the spans of the span test. SVG only: it needs no font files or native libraries, so it renders the same on
 //! every machine and embeds in a markdown report or a GitHub comment.
 
 use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::behaviour::{CliffResult, SyncPhase, SyncResult, WritePattern};
+use crate::behaviour::{CliffResult, SpanResult, SyncPhase, SyncResult, WritePattern};
 use crate::report::BenchReport;
 
 const WIDTH: u32 = 1000;
@@ -20,10 +20,12 @@ const BASELINE_COLOUR: RGBColor = RGBColor(44, 160, 44);
 const SEQUENTIAL_COLOUR: RGBColor = RGBColor(31, 119, 180);
 const RANDOM_COLOUR: RGBColor = RGBColor(148, 103, 189);
 const CLIFF_COLOUR: RGBColor = RGBColor(214, 39, 40);
+const MEAN_COLOUR: RGBColor = RGBColor(31, 119, 180);
+const P99_COLOUR: RGBColor = RGBColor(255, 127, 14);
 
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
-    #[error("nothing to plot: the report has no sync or cliff result")]
+    #[error("nothing to plot: the report has no sync, cliff or span result")]
     Nothing,
     #[error("only SVG plots are supported; name the file *.svg (got {0})")]
     Format(String),
@@ -215,9 +217,75 @@ fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
     Ok(())
 }
 
-/// Renders the report's sync and cliff results (whichever are present, one panel each) as SVG.
+fn draw_span(area: &Area<'_>, span: &SpanResult) -> Result<(), PlotError> {
+    let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
+    let finite = |v: f64| v.is_finite() && v > 0.0;
+    let points: Vec<(f64, f64, f64)> = span
+        .points
+        .iter()
+        .filter(|p| p.span_bytes > 0 && finite(p.lat_us.mean) && finite(p.lat_us.p99))
+        .map(|p| (gib(p.span_bytes), p.lat_us.mean, p.lat_us.p99))
+        .collect();
+    let x_lo = points.iter().map(|p| p.0).fold(f64::MAX, f64::min);
+    let x_hi = points.iter().map(|p| p.0).fold(0.0_f64, f64::max);
+    let (x_lo, x_hi) = if x_hi > 0.0 {
+        (x_lo / 1.5, x_hi * 1.5)
+    } else {
+        (0.5, 2.0)
+    };
+    let y_hi = points.iter().map(|p| p.2).fold(1.0_f64, f64::max) * 1.15;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!(
+                "span: QD1 read latency over growing spans ({:.2}x largest/smallest)",
+                span.latency_ratio
+            ),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d((x_lo..x_hi).log_scale(), 0.0..y_hi)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("span of the random reads (GiB, log)")
+        .y_desc("QD1 read latency (us)")
+        .light_line_style(WHITE)
+        .x_label_formatter(&|v| format!("{v:.1}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()
+        .map_err(draw_err)?;
+    for (pick, colour, label) in [(0usize, MEAN_COLOUR, "mean"), (1usize, P99_COLOUR, "p99")] {
+        let line: Vec<(f64, f64)> = points
+            .iter()
+            .map(|p| (p.0, if pick == 0 { p.1 } else { p.2 }))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
+            .map_err(draw_err)?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+        chart
+            .draw_series(line.into_iter().map(|p| Circle::new(p, 3, colour.filled())))
+            .map_err(draw_err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+/// Renders the report's sync, cliff and span results (whichever are present, one panel each)
+/// as SVG.
 pub fn render_svg(report: &BenchReport) -> Result<String, PlotError> {
-    let panels = usize::from(report.sync.is_some()) + usize::from(report.cliff.is_some());
+    let panels = usize::from(report.sync.is_some())
+        + usize::from(report.cliff.is_some())
+        + usize::from(report.span.is_some());
     if panels == 0 {
         return Err(PlotError::Nothing);
     }
@@ -236,6 +304,11 @@ pub fn render_svg(report: &BenchReport) -> Result<String, PlotError> {
         if let Some(cliff) = &report.cliff {
             if let Some(area) = areas.next() {
                 draw_cliff(area, cliff)?;
+            }
+        }
+        if let Some(span) = &report.span {
+            if let Some(area) = areas.next() {
+                draw_span(area, span)?;
             }
         }
         root.present().map_err(draw_err)?;

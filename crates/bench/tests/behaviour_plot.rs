@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use bench::behaviour::cliff::{run_cliff, CliffPlan};
 use bench::behaviour::models::{DriveModel, MockDrive};
+use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
 use bench::plot::{render_svg, write_plot, PlotError};
 use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
@@ -143,6 +144,37 @@ fn sync_plot_alone_has_one_panel_with_all_phases() {
         assert!(s.contains(text), "missing {text}: {s}");
     }
     assert!(!s.contains("written (GB)"));
+}
+
+#[test]
+fn span_plot_shows_both_statistics_over_the_spans() {
+    let never = || false;
+    let plan = SpanPlan {
+        reads_per_span: 500,
+        ..SpanPlan::default()
+    };
+    let span = run_span(
+        &mut MockDrive::new(DriveModel::dramless_tlc(), 128 * GIB, 5),
+        &plan,
+        &never,
+    )
+    .expect("span");
+    let mut report = report_of_qlc(false, false);
+    report.span = Some(span);
+    let svg = render_svg(&report).expect("renders");
+    let s = structure(&svg);
+    assert!(s.contains("viewBox: 0 0 1000 500"), "{s}");
+    for text in [
+        "span of the random reads (GiB, log)",
+        "QD1 read latency (us)",
+        "mean",
+        "p99",
+        "largest/smallest",
+    ] {
+        assert!(s.contains(text), "missing {text}: {s}");
+    }
+    // One marker per span and statistic: 1, 2, 4, ... 128 GiB.
+    assert_eq!(svg.matches("<circle").count(), 2 * 8, "{s}");
 }
 
 #[test]

@@ -103,7 +103,8 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_size_arg, default_value = "1G")]
     pub burst: u64,
 
-    /// Draw the sync or cliff result to this SVG file (latency over time, throughput over GB).
+    /// Draw the sync, cliff or span result to this SVG file (latency over time, throughput
+    /// over GB written, latency over span).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 
