@@ -277,3 +277,26 @@ fn progress_bars_render_on_a_tty_and_vanish_when_piped() {
         "no bar in a pipe: {err}"
     );
 }
+
+#[test]
+fn without_a_path_a_client_datadir_is_detected_and_named() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let datadir = home.path().join(".ethereum");
+    std::fs::create_dir(&datadir).expect("mkdir");
+    let out = nodecheck()
+        .env("HOME", home.path())
+        .args(["check", "--bench", "none", "--json"])
+        .output()
+        .expect("runs");
+    let report: Report = serde_json::from_str(&stdout(&out)).expect("report");
+    let note = report.datadir.expect("the choice is reported");
+    assert!(note.detected);
+    assert_eq!(note.path, datadir.display().to_string());
+    assert_eq!(note.client.as_deref(), Some("geth"));
+    assert_eq!(report.facts.path, datadir.display().to_string());
+    assert!(
+        stderr(&out).contains("geth datadir found"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -71,15 +71,21 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
             say(global, &line);
         }
     }
-    if let Some(note) = datadir.as_ref().filter(|d| d.detected) {
-        say(
+    match &datadir {
+        Some(note) if note.detected => say(
             global,
             &format!(
                 "Checking {} ({} datadir found; pass a PATH to check another)",
                 note.path,
                 note.client.as_deref().unwrap_or("client")
             ),
-        );
+        ),
+        Some(_) => say(
+            global,
+            "No client datadir found in the default places; checking the current directory \
+             (pass the node's data directory as PATH)",
+        ),
+        None => {}
     }
 
     let mut notes = Vec::new();
@@ -146,7 +152,15 @@ fn choose_path(
             };
             (found.path, Some(note))
         }
-        None => (PathBuf::from("."), None),
+        None => {
+            let note = DatadirNote {
+                path: ".".to_string(),
+                detected: false,
+                client: None,
+                others: Vec::new(),
+            };
+            (PathBuf::from("."), Some(note))
+        }
     }
 }
 
