@@ -46,14 +46,29 @@ impl UringEngine {
 }
 
 fn build_ring(config: &EngineConfig, entries: u32) -> io::Result<IoUring> {
-    let mut builder = IoUring::builder();
-    if config.sqpoll {
-        builder.setup_sqpoll(SQPOLL_IDLE_MS);
+    let builder = |task_run_hints: bool| {
+        let mut builder = IoUring::builder();
+        if config.sqpoll {
+            builder.setup_sqpoll(SQPOLL_IDLE_MS);
+        }
+        if config.iopoll {
+            builder.setup_iopoll();
+        }
+        if task_run_hints && !config.sqpoll {
+            // Each ring has one thread (single issuer) that reaps in the kernel only when it
+            // asks (deferred task run), so completions do not interrupt it with IPIs; fio sets
+            // the same flags. Kernels before 6.1 reject them, then the plain ring is used.
+            builder
+                .setup_coop_taskrun()
+                .setup_single_issuer()
+                .setup_defer_taskrun();
+        }
+        builder
+    };
+    match builder(true).build(entries) {
+        Err(err) if err.raw_os_error() == Some(libc::EINVAL) => builder(false).build(entries),
+        other => other,
     }
-    if config.iopoll {
-        builder.setup_iopoll();
-    }
-    builder.build(entries)
 }
 
 /// Why io_uring is unusable, in the operator's terms.
