@@ -139,6 +139,28 @@ fn submit_prints_a_block_that_db_check_accepts() {
     assert!(lookup.entry.is_some(), "the block's model finds its entry");
     assert_eq!(r.span_bytes, measured.randrw.as_ref().map(|x| x.span_bytes));
     assert!(r.date.as_deref().is_some_and(|d| d.len() == 10));
+
+    // And the real thing, when `cargo xtask` has been built beside this binary (.ci/run runs
+    // `cargo xtask db-check` before the tests).
+    let xtask = std::path::Path::new(env!("CARGO_BIN_EXE_nodecheck")).with_file_name("xtask");
+    if !xtask.exists() {
+        println!("skipped `cargo xtask db-check FILE`: no xtask binary at {}", xtask.display());
+        return;
+    }
+    let block_file = dir.path().join("result.toml");
+    std::fs::write(&block_file, &block).expect("write");
+    let checked = std::process::Command::new(&xtask)
+        .arg("db-check")
+        .arg(&block_file)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("xtask runs");
+    assert!(
+        checked.status.success(),
+        "cargo xtask db-check refuses the block:\n{}{}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
 }
 
 #[test]

@@ -61,8 +61,16 @@ pub fn run(config: &SubmitConfig, global: &GlobalOptions) -> Result<u8> {
         None => measure_now(config, global)?,
     };
     let block = result_block(&facts, &bench, &today_utc())?;
-    emit(&block)?;
-    say(global, &pull_request_steps(&facts));
+    let entry = entry_for(&facts, global);
+    let header = match &entry {
+        Some(id) => format!("# paste under the [[drives]] entry with id = \"{id}\" in data/drives.toml\n"),
+        None => "# no [[drives]] entry matches this model yet: add one first (docs/contributing-drives.md)\n"
+            .to_string(),
+    };
+    // After the block's own first comment line, which names the drive.
+    let (first, rest) = block.split_once('\n').unwrap_or((block.as_str(), ""));
+    emit(&format!("{first}\n{header}{rest}"))?;
+    say(global, &pull_request_steps(&facts, entry.as_deref()));
     Ok(crate::exit_codes::GOOD)
 }
 
@@ -180,9 +188,18 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
         drives: ResultDrives { results: vec![row] },
     };
     let toml = toml::to_string(&block).context("cannot write the result block as TOML")?;
-    Ok(format!(
-        "# nodecheck result for {model}: paste under its [[drives]] entry in data/drives.toml\n{toml}"
-    ))
+    Ok(format!("# nodecheck result for {model}\n{toml}"))
+}
+
+/// The database entry the result belongs under, as `cargo xtask db-check` will place it.
+fn entry_for(facts: &Facts, global: &GlobalOptions) -> Option<String> {
+    let db = crate::database::load(global).ok()?;
+    let drive = facts.drives.first()?;
+    let mut query = verdict::DriveQuery::new(drive.model.as_deref()?);
+    query.firmware = drive.firmware.as_deref();
+    query.capacity_bytes = drive.capacity_bytes;
+    query.interface = drive.interface;
+    db.lookup(&query).entry.map(|e| e.id.clone())
 }
 
 fn iops(value: f64) -> u32 {
@@ -209,19 +226,26 @@ fn engine_id(engine: EngineKind) -> &'static str {
     }
 }
 
-fn pull_request_steps(facts: &Facts) -> String {
+fn pull_request_steps(facts: &Facts, entry: Option<&str>) -> String {
     let model = facts
         .drives
         .first()
         .and_then(|d| d.model.as_deref())
         .unwrap_or("your drive");
+    let place = match entry {
+        Some(id) => format!(
+            "Paste the block above into data/drives.toml under the [[drives]] entry with \
+             id = \"{id}\", after its other results."
+        ),
+        None => format!(
+            "No entry matches \"{model}\" yet: add a [[drives]] entry for it first \
+             (docs/contributing-drives.md), then paste the block above under it."
+        ),
+    };
     format!(
         "\nTo contribute this result:\n\
          1. Fork the nodecheck repository and clone your fork.\n\
-         2. Find the [[drives]] entry matching \"{model}\" in data/drives.toml \
-            (`nodecheck db lookup \"{model}\"` names it) and paste the block above under it, \
-            after its other results; a drive with no entry needs one first \
-            (docs/contributing-drives.md).\n\
+         2. {place}\n\
          3. Save the block to a file and check it: `cargo xtask db-check result.toml`, \
             then `cargo xtask db-check` for the whole database.\n\
          4. Commit (\"data: {model} result\"), push, and open a pull request with the \
