@@ -33,8 +33,9 @@ fn check_json(args: &[&str]) -> Report {
 }
 
 /// What legitimately differs between the live machine and its replay: where the files were
-/// read from and by whom, the io_uring_setup attempt only a live run makes, and free space,
-/// which other processes on this shared machine change between the two runs.
+/// read from and by whom, the io_uring_setup attempt only a live run makes, and what changes
+/// by itself between the two runs (free space on a shared machine, drive temperature and
+/// health counters).
 fn comparable(mut report: Report) -> Report {
     report.facts.root = String::new();
     report.facts.live = false;
@@ -44,6 +45,10 @@ fn comparable(mut report: Report) -> Report {
     report.facts.unavailable.clear();
     if let Some(m) = &mut report.facts.mount {
         m.free_bytes = None;
+    }
+    for drive in &mut report.facts.drives {
+        drive.temperature_c = None;
+        drive.health = None;
     }
     for f in &mut report.findings {
         f.detail.clear();
