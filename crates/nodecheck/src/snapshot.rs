@@ -442,6 +442,49 @@ mod tests {
         );
     }
 
+    /// A hostile archive: a symlink pointing out of the tree, then a file "inside" it.
+    #[test]
+    fn unpack_never_writes_outside_its_directory() {
+        let outside = tempfile::tempdir().expect("tempdir");
+        let work = tempfile::tempdir().expect("tempdir");
+        let archive = work.path().join("evil.tar.gz");
+        {
+            let file = fs::File::create(&archive).expect("create");
+            let mut builder = tar::Builder::new(GzEncoder::new(file, Compression::default()));
+            let mut link = tar::Header::new_gnu();
+            link.set_entry_type(tar::EntryType::Symlink);
+            link.set_size(0);
+            builder
+                .append_link(&mut link, "sys", outside.path())
+                .expect("link");
+            append_file(&mut builder, Path::new("sys/planted"), b"owned").expect("file");
+            builder.into_inner().expect("tar").finish().expect("gzip");
+        }
+        let err = unpack(&archive).err().expect("refused");
+        assert!(format!("{err:#}").contains("symlink"), "{err:#}");
+        assert!(
+            !outside.path().join("planted").exists(),
+            "wrote through the link"
+        );
+    }
+
+    #[test]
+    fn an_archive_without_a_manifest_is_not_a_snapshot() {
+        let work = tempfile::tempdir().expect("tempdir");
+        let archive = work.path().join("plain.tar.gz");
+        {
+            let file = fs::File::create(&archive).expect("create");
+            let mut builder = tar::Builder::new(GzEncoder::new(file, Compression::default()));
+            append_file(&mut builder, Path::new("hello.txt"), b"hi").expect("file");
+            builder.into_inner().expect("tar").finish().expect("gzip");
+        }
+        let err = unpack(&archive).err().expect("refused");
+        assert!(
+            format!("{err:#}").contains("not a nodecheck snapshot"),
+            "{err:#}"
+        );
+    }
+
     #[test]
     fn write_through_symlink_is_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
