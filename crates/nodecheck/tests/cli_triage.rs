@@ -124,3 +124,29 @@ fn garbage_never_panics() {
         );
     }
 }
+
+#[test]
+fn a_saved_probe_document_is_judged_like_the_check() {
+    let fixture = cli_support::Fixture::named("sata_raid_mode_trim_blocked");
+    let probe = nodecheck()
+        .args(["probe", "--json", "--root"])
+        .arg(fixture.root())
+        .arg(fixture.scenario.probe_path)
+        .output()
+        .expect("runs");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let saved = dir.path().join("facts.json");
+    std::fs::write(&saved, &probe.stdout).expect("write");
+    let out = nodecheck()
+        .arg("triage")
+        .arg(&saved)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    let triaged: Report = serde_json::from_str(&stdout(&out)).expect("report");
+    let checked: Report =
+        serde_json::from_slice(&fixture.check(&["--json"]).stdout).expect("report");
+    assert_eq!(triaged.grade, checked.grade);
+    assert_eq!(triaged.facts, checked.facts);
+    assert_eq!(out.status.code(), fixture.check(&[]).status.code());
+}
