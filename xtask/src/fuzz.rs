@@ -94,6 +94,7 @@ fn seed_corpus(root: &Path, target: &str) -> Option<PathBuf> {
     let dir = match target {
         "smartctl_json" => root.join("crates/probe/tests/data/smartctl"),
         "ata_identify" => root.join("crates/probe/tests/data/ata"),
+        "drive_database" => root.join("data"),
         _ => return None,
     };
     dir.is_dir().then_some(dir)
