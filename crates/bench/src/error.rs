@@ -141,4 +141,18 @@ mod tests {
         assert_eq!(ByteSize(150 << 30).to_string(), "150.0 GiB");
         assert_eq!(ByteSize(3 << 29).to_string(), "1.5 GiB");
     }
+
+    proptest::proptest! {
+        #[test]
+        fn parse_size_never_panics(text in "\\PC{0,40}") {
+            let _ = parse_size(&text);
+        }
+
+        #[test]
+        fn whole_sizes_round_trip(value in 0u64..1_000_000, unit in 0usize..5) {
+            let suffix = ["", "K", "M", "G", "T"][unit];
+            let parsed = parse_size(&format!("{value}{suffix}")).unwrap();
+            proptest::prop_assert_eq!(parsed, value << (10 * unit as u32));
+        }
+    }
 }

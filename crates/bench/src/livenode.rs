@@ -214,4 +214,11 @@ mod tests {
         assert!(scan(&root.path().join("missing"), 1).is_empty());
         assert_eq!(identify("", &[]), None);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn identify_never_panics(comm in "\\PC{0,20}", cmdline in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let _ = identify(&comm, &cmdline);
+        }
+    }
 }

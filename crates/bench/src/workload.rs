@@ -23,6 +23,15 @@ pub enum Direction {
     Write,
 }
 
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        })
+    }
+}
+
 /// One I/O request: `len` bytes at byte `offset` of the target. Engines require `offset` and
 /// `len` to be multiples of [`ALIGN`] (O_DIRECT) and `len <= EngineConfig::max_io_bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

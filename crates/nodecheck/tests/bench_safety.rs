@@ -436,3 +436,36 @@ fn qd1_reads_a_raw_device_read_only_as_root() {
     assert!(report["qd1"]["span_bytes"].as_u64().unwrap() > 1 << 20);
     assert!(report["randrw"].is_null());
 }
+
+#[test]
+fn keep_going_reports_failed_tests_as_warnings() {
+    // IOPOLL needs a driver with poll queues: where it has none (virtio, most SATA), each test
+    // fails; --keep-going reports both and, with nothing measured, exits 4. Where polling
+    // works, both tests succeed.
+    let dir = scratch();
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--iopoll", "--keep-going", "--engine", "io-uring"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("io_uring") && output.stdout.is_empty() {
+        println!("skipping: io_uring unavailable here: {stderr}");
+        return;
+    }
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let warnings = report["warnings"].to_string();
+    if report["qd1"].is_null() {
+        assert!(
+            warnings.contains("qd1 failed, continuing (--keep-going)"),
+            "{warnings}"
+        );
+        assert!(warnings.contains("randrw failed"), "{warnings}");
+        assert_eq!(output.status.code(), Some(4), "{output:?}");
+        assert!(stderr.contains("no test completed"), "{stderr}");
+    } else {
+        assert!(output.status.success(), "{output:?}");
+        assert!(!report["randrw"].is_null());
+    }
+    assert!(entries(dir.path()).is_empty());
+}

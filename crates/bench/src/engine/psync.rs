@@ -77,7 +77,7 @@ fn worker(
         let done = Instant::now();
         if transferred != io.len as usize {
             return Err(BenchError::Engine(format!(
-                "short {:?} of {} bytes at offset {}: {transferred} bytes",
+                "short {} of {} bytes at offset {}: {transferred} bytes",
                 io.direction, io.len, io.offset
             )));
         }
@@ -108,7 +108,7 @@ fn transfer(fd: RawFd, io: &Io, buf: &mut [u8]) -> Result<usize, BenchError> {
         if err.kind() != io::ErrorKind::Interrupted {
             return Err(BenchError::io(
                 format!(
-                    "{:?} of {} bytes at offset {}",
+                    "{} of {} bytes at offset {}",
                     io.direction, io.len, io.offset
                 ),
                 err,

@@ -340,7 +340,7 @@ impl UringEngine {
                 }
                 if result as u32 != slot.io.len {
                     failure.get_or_insert(BenchError::Engine(format!(
-                        "short {:?} of {} bytes at offset {}: {} bytes",
+                        "short {} of {} bytes at offset {}: {} bytes",
                         slot.io.direction, slot.io.len, slot.io.offset, result
                     )));
                     issuing = false;
@@ -393,7 +393,7 @@ fn io_failure(io: &Io, err: io::Error, iopoll: bool) -> BenchError {
     };
     BenchError::io(
         format!(
-            "{:?} of {} bytes at offset {}{hint}",
+            "{} of {} bytes at offset {}{hint}",
             io.direction, io.len, io.offset
         ),
         err,

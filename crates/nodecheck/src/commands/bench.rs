@@ -227,6 +227,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     } else {
         emit(&render_text(&report))?;
     }
+    if report.qd1.is_none() && report.randrw.is_none() {
+        // --keep-going went on past every failure: the warnings say why, nothing was measured.
+        eprintln!("nodecheck: error: no test completed; see the warnings");
+        return Ok(crate::exit_codes::COULD_NOT_CHECK);
+    }
     Ok(crate::exit_codes::GOOD)
 }
 
