@@ -313,6 +313,9 @@ pub struct Platform {
     pub board_vendor: Option<String>,
     pub board_name: Option<String>,
     pub bios_vendor: Option<String>,
+    /// DMI `bios_version`: some hosts (Netcup) tell their products apart only here.
+    #[serde(default)]
+    pub bios_version: Option<String>,
     /// Hypervisor or cloud recognised from DMI and drive models: `aws`, `gcp`, `azure`,
     /// `hetzner`, `ovh`, `contabo`, `netcup`, `digitalocean`, `kvm`, `vmware`, `xen`, ...
     pub cloud: Option<String>,

@@ -40,6 +40,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenario("md_raid1", md_raid1),
     scenario("dm_crypt", dm_crypt),
     scenario("virtio_vps", virtio_vps),
+    scenario("netcup_rs", netcup_rs),
     scenario("aws_ebs", aws_ebs),
     scenario("btrfs_two_devices", btrfs_two_devices),
     scenario("zfs_dataset", zfs_dataset),
@@ -1148,8 +1149,21 @@ pub fn dm_crypt(dir: &Path) -> io::Result<()> {
 /// A Hetzner Cloud VPS: virtio-blk `vda`, DMI says Hetzner.
 pub fn virtio_vps(dir: &Path) -> io::Result<()> {
     let tree = FixtureTree::new(dir)?;
-    tree.kernel("6.1.0-26-amd64", Some(0))?;
     tree.dmi("Hetzner", "vServer", "", "", "Hetzner")?;
+    virtio_guest(&tree)
+}
+
+/// A Netcup root server: a KVM guest that names its product line only in the DMI BIOS version.
+pub fn netcup_rs(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    tree.dmi("netcup", "KVM Server", "", "", "netcup")?;
+    tree.attr("/sys/devices/virtual/dmi/id/bios_version", "RS 2000 G9")?;
+    virtio_guest(&tree)
+}
+
+/// The storage of a typical KVM guest: one virtio disk, ext4 root on its first partition.
+fn virtio_guest(tree: &FixtureTree) -> io::Result<()> {
+    tree.kernel("6.1.0-26-amd64", Some(0))?;
     tree.systemd(true)?;
     let pci_dir = "/sys/devices/pci0000:00/0000:00:04.0";
     tree.pci_function(
@@ -1190,7 +1204,7 @@ pub fn virtio_vps(dir: &Path) -> io::Result<()> {
     tree.link(&format!("{disk_dir}/device"), &virtio)?;
     tree.attr(&format!("{disk_dir}/serial"), "")?;
     tree.partition(&disk_dir, "vda", 1, 252, 1, 2048, 671_086_592)?;
-    write_mounts(&tree, &standard_mounts("252:1", "/dev/vda1", None))?;
+    write_mounts(tree, &standard_mounts("252:1", "/dev/vda1", None))?;
     tree.statvfs("/", 250_000_000_000, 337_000_000_000)
 }
 

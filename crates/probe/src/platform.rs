@@ -51,11 +51,11 @@ pub fn read(root: &Root, drives: &[Drive]) -> Platform {
         board_vendor: attr("board_vendor"),
         board_name: attr("board_name"),
         bios_vendor: attr("bios_vendor"),
+        bios_version: attr("bios_version"),
         cloud: None,
         virtualized: None,
     };
     let asset_tag = attr("chassis_asset_tag");
-    let bios_version = attr("bios_version");
     let hypervisor_type = root.read_attr("/sys/hypervisor/type");
 
     let identity: Vec<String> = [
@@ -63,7 +63,7 @@ pub fn read(root: &Root, drives: &[Drive]) -> Platform {
         &platform.product_name,
         &platform.board_vendor,
         &platform.bios_vendor,
-        &bios_version,
+        &platform.bios_version,
     ]
     .into_iter()
     .flatten()

@@ -320,6 +320,22 @@ fn virtio_vps() {
 }
 
 #[test]
+fn netcup_rs() {
+    let probed = run("netcup_rs");
+    let facts = &probed.facts;
+    assert_eq!(facts.platform.sys_vendor.as_deref(), Some("netcup"));
+    assert_eq!(facts.platform.product_name.as_deref(), Some("KVM Server"));
+    assert_eq!(
+        facts.platform.bios_version.as_deref(),
+        Some("RS 2000 G9"),
+        "Netcup names the product line only in the BIOS version"
+    );
+    assert_eq!(facts.platform.cloud.as_deref(), Some("netcup"));
+    assert_eq!(only_drive(facts).interface, Some(Interface::Virtio));
+    snapshot("netcup_rs", facts);
+}
+
+#[test]
 fn aws_ebs() {
     let probed = run("aws_ebs");
     let facts = &probed.facts;

@@ -497,7 +497,7 @@ impl<'a> From<&'a probe::facts::Platform> for PlatformQuery<'a> {
         PlatformQuery {
             sys_vendor: p.sys_vendor.as_deref(),
             product_name: p.product_name.as_deref(),
-            bios_version: None,
+            bios_version: p.bios_version.as_deref(),
             cloud: p.cloud.as_deref(),
         }
     }

@@ -120,6 +120,14 @@ fn vps_and_cloud_volumes() {
     let v = judged("virtio_vps");
     assert!(has(&v, "NC602") || has(&v, "NC601"), "{:?}", codes(&v));
 
+    // Netcup names its product line only in the DMI BIOS version.
+    let v = judged("netcup_rs");
+    let vps = all(&v, "NC601");
+    assert!(
+        vps.iter().any(|f| f.detail.contains("`netcup-rs`")),
+        "{vps:#?}"
+    );
+
     let v = judged("aws_ebs");
     let advisory = all(&v, "NC102");
     assert!(

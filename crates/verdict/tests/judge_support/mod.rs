@@ -129,6 +129,7 @@ pub fn nvme_machine() -> Facts {
             board_vendor: Some("ASUSTeK COMPUTER INC.".into()),
             board_name: Some("PRIME B550-PLUS".into()),
             bios_vendor: Some("American Megatrends Inc.".into()),
+            bios_version: None,
             cloud: None,
             virtualized: Some(false),
         },
