@@ -62,9 +62,9 @@ pub fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
         overview.add_row([
             format!("layer {}", layer.depth),
             format!(
-                "{} ({:?}{}) discard_max_bytes {}",
+                "{} ({}{}) discard_max_bytes {}",
                 printable(&clip(&layer.name, 24)),
-                layer.kind,
+                json_name(&layer.kind),
                 layer
                     .detail
                     .as_deref()
@@ -130,9 +130,9 @@ fn drive_table(drive: &Drive, options: &RenderOptions) -> Table {
             "controller",
             match (&drive.controller_mode, &drive.controller_driver) {
                 (Some(mode), Some(driver)) => {
-                    format!("{mode:?} ({})", printable(&clip(driver, 30)))
+                    format!("{} ({})", json_name(mode), printable(&clip(driver, 30)))
                 }
-                (Some(mode), None) => format!("{mode:?}"),
+                (Some(mode), None) => json_name(mode),
                 (None, Some(driver)) => printable(&clip(driver, 30)),
                 (None, None) => "unknown".into(),
             },
@@ -216,6 +216,14 @@ fn new_table(options: &RenderOptions) -> Table {
         table.force_no_tty();
     }
     table
+}
+
+/// The name a value has in the JSON document (`lvm`, `ahci`), so the table and `--json` agree.
+fn json_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => "unknown".into(),
+    }
 }
 
 fn yes_no(value: Option<bool>) -> String {
