@@ -17,7 +17,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = render_drives_markdown(&db);
     for entry in &db.drives {
         for example in &entry.examples {
-            let _ = db.lookup(&DriveQuery::new(example).firmware(text).capacity(4_000_000_000_000));
+            let _ = db.lookup(
+                &DriveQuery::new(example)
+                    .firmware(text)
+                    .capacity(4_000_000_000_000),
+            );
         }
     }
     let _ = db.lookup(&DriveQuery::new(text));
