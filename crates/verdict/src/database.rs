@@ -482,8 +482,8 @@ pub struct Advisory {
     pub fix: Option<String>,
 }
 
-/// The DMI identity a platform lookup uses. Build it from `probe::Platform` with `From`, and
-/// add `bios_version` when known: Netcup tells VPS and RS products apart only there.
+/// The DMI identity a platform lookup uses; `From<&probe::Platform>` builds it from the facts.
+/// Netcup tells its VPS and RS products apart only by `bios_version`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PlatformQuery<'a> {
     pub sys_vendor: Option<&'a str>,

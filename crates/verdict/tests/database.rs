@@ -344,6 +344,18 @@ fn platform_lookup_recognises_netcup_lines_and_contabo() {
         ("contabo-vps-ssd", Grade::Bad)
     );
 
+    let netcup_rs = probe::facts::Platform {
+        sys_vendor: Some("netcup".into()),
+        product_name: Some("KVM Server".into()),
+        bios_version: Some("RS 2000 G9".into()),
+        cloud: Some("netcup".into()),
+        ..probe::facts::Platform::default()
+    };
+    let found = db
+        .lookup_platform(&netcup_rs, &["QEMU HARDDISK"])
+        .map(|e| e.id.as_str());
+    assert_eq!(found, Some("netcup-rs"));
+
     let platform = probe::facts::Platform {
         sys_vendor: Some("Amazon EC2".into()),
         product_name: Some("m6i.xlarge".into()),
