@@ -21,6 +21,12 @@ fn id(model: &str) -> Option<&'static str> {
 /// (model A, entry of A, model B, entry of B): each must resolve to its own entry.
 const PAIRS: &[(&str, Option<&str>, &str, Option<&str>)] = &[
     (
+        "Corsair MP600 PRO",
+        Some("corsair-mp600-pro"),
+        "Corsair MP600 MINI",
+        None,
+    ),
+    (
         "Samsung SSD 980 1TB",
         Some("samsung-980"),
         "Samsung SSD 980 PRO 1TB",
