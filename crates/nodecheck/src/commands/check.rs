@@ -215,6 +215,9 @@ fn measure(
         plan.qd1 = true;
         plan.randrw = depth == BenchDepth::Full;
         plan.cancel = cancel.clone();
+        // Reading the raw device is what `ioping -D` does beside a running node: it writes
+        // nothing, so a running client only skews the figures (the bench says so in a warning).
+        plan.force = matches!(plan.target, BenchTarget::Device(_));
         if depth == BenchDepth::Quick {
             plan.runtime = QUICK_RUNTIME;
             if matches!(plan.target, BenchTarget::Directory(_)) {
