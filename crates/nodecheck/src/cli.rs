@@ -100,6 +100,7 @@ fn version_text() -> &'static str {
     version = version_text(),
     about = "Is the storage under your Ethereum node's data directory fit for a sync? Why not, and what to do.",
     after_help = MAIN_EXAMPLES,
+    override_usage = "nodecheck [OPTIONS] [PATH]\n       nodecheck [-q|-v] [--db FILE] <COMMAND> [ARGS]",
     subcommand_negates_reqs = true
 )]
 pub struct Cli {
@@ -119,10 +120,10 @@ pub struct GlobalArgs {
     /// Print less: only problems and the verdict line (-qq: the verdict line only).
     #[arg(short, long, action = ArgAction::Count, global = true, conflicts_with = "verbose")]
     pub quiet: u8,
-    /// Print more: passed checks, unavailable facts and why (repeat for more).
+    /// Print more: passed checks, facts that could not be read and why, probe warnings.
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
-    /// Use this drive database (a TOML file or a data/ directory) instead of the embedded one.
+    /// Use this drives file (data/drives.toml format) instead of the embedded database.
     #[arg(long, value_name = "FILE", global = true, env = "NODECHECK_DB")]
     pub db: Option<PathBuf>,
 }
