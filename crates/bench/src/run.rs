@@ -55,6 +55,9 @@ pub struct Plan {
     pub engine: EnginePreference,
     pub sqpoll: bool,
     pub iopoll: bool,
+    /// io_uring: the most requests submitted per `io_uring_enter` (see
+    /// [`EngineConfig::submit_batch`]).
+    pub submit_batch: u32,
     /// Run even though an Ethereum client is running.
     pub force: bool,
     /// Continue with the next test when one fails (the failure becomes a warning).
@@ -86,6 +89,7 @@ impl Plan {
             engine: EnginePreference::Auto,
             sqpoll: false,
             iopoll: false,
+            submit_batch: 1,
             force: false,
             keep_going: false,
             clean_stale: false,
@@ -221,6 +225,7 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
         sqpoll: plan.sqpoll,
         iopoll: plan.iopoll,
         fixed_buffers: true,
+        submit_batch: plan.submit_batch,
     };
     let registered =
         (PREFILL_QUEUE_DEPTH * PREFILL_CHUNK).max(plan.queue_depth * plan.block_size) as usize;

@@ -469,3 +469,56 @@ fn keep_going_reports_failed_tests_as_warnings() {
     }
     assert!(entries(dir.path()).is_empty());
 }
+
+/// linux/capability.h: the capability that exempts from RLIMIT_MEMLOCK.
+const CAP_IPC_LOCK: libc::c_ulong = 14;
+
+#[test]
+fn a_low_memlock_limit_drops_fixed_buffers_and_says_so() {
+    use std::os::unix::process::CommandExt;
+    let dir = scratch();
+    let mut command = nodecheck();
+    command.args(bench_args(dir.path(), "32M", "1"));
+    // SAFETY: only async-signal-safe calls (prctl, setrlimit) between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            // Root is exempt from RLIMIT_MEMLOCK through CAP_IPC_LOCK; drop it from the bounding
+            // set so the exec'd process lacks it, as an unprivileged user would.
+            if libc::prctl(libc::PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0) != 0
+                && nix::unistd::geteuid().is_root()
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            let limit = libc::rlimit {
+                rlim_cur: 64 * 1024,
+                rlim_max: 64 * 1024,
+            };
+            if libc::setrlimit(libc::RLIMIT_MEMLOCK, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = match command.output() {
+        Ok(output) => output,
+        Err(err) => {
+            println!("skipping: cannot drop CAP_IPC_LOCK or lower RLIMIT_MEMLOCK here: {err}");
+            return;
+        }
+    };
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let reason = report["engine_reason"].as_str().unwrap_or_default();
+    match report["engine"].as_str() {
+        // Registered buffers refused: io_uring still runs, without them, and says so.
+        Some("io_uring") => {
+            assert!(reason.contains("without fixed buffers"), "{report}");
+            assert!(reason.contains("RLIMIT_MEMLOCK 64 KiB"), "{reason}");
+        }
+        // Older kernels charge the ring itself: then the portable engine, with the reason.
+        Some("psync") => assert!(reason.contains("RLIMIT_MEMLOCK"), "{reason}"),
+        other => panic!("unexpected engine {other:?}"),
+    }
+    assert!(!report["qd1"].is_null() && !report["randrw"].is_null());
+    assert!(entries(dir.path()).is_empty());
+}

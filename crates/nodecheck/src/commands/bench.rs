@@ -86,6 +86,11 @@ pub struct BenchArgs {
     #[arg(long)]
     pub iopoll: bool,
 
+    /// io_uring: the most new requests per io_uring_enter. 1 hands each to the device at once,
+    /// like fio's default; larger saves system calls where the device does not mind bursts.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub submit_batch: u32,
+
     /// When a test fails, report it and go on with the next.
     #[arg(long)]
     pub keep_going: bool,
@@ -145,6 +150,7 @@ pub fn plan(args: &BenchArgs) -> Result<Plan, UsageError> {
     plan.seed = args.seed;
     plan.sqpoll = args.sqpoll;
     plan.iopoll = args.iopoll;
+    plan.submit_batch = args.submit_batch;
     plan.engine = match args.engine {
         EngineArg::Auto => EnginePreference::Auto,
         EngineArg::IoUring => EnginePreference::IoUring,
