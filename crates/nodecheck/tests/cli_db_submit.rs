@@ -144,7 +144,10 @@ fn submit_prints_a_block_that_db_check_accepts() {
     // `cargo xtask db-check` before the tests).
     let xtask = std::path::Path::new(env!("CARGO_BIN_EXE_nodecheck")).with_file_name("xtask");
     if !xtask.exists() {
-        println!("skipped `cargo xtask db-check FILE`: no xtask binary at {}", xtask.display());
+        println!(
+            "skipped `cargo xtask db-check FILE`: no xtask binary at {}",
+            xtask.display()
+        );
         return;
     }
     let block_file = dir.path().join("result.toml");
