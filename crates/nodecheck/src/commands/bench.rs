@@ -233,7 +233,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     } else {
         emit(&render_text(&report))?;
     }
-    if report.qd1.is_none() && report.randrw.is_none() {
+    let measured_nothing = report.qd1.is_none()
+        && report.randrw.is_none()
+        && report.sync.is_none()
+        && report.cliff.is_none()
+        && report.span.is_none();
+    if measured_nothing {
         // --keep-going went on past every failure: the warnings say why, nothing was measured.
         eprintln!("nodecheck: error: no test completed; see the warnings");
         return Ok(crate::exit_codes::COULD_NOT_CHECK);
