@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "\
 usage: cargo xtask bench vs-fio [--quick] [--dir DIR] [--size SIZE] [--runtime SECS] [--rounds N]
-                                [--ceiling-size SIZE]
+                                [--ceiling-size SIZE] [--settle SECS]
 
   --quick          1 GiB file, 3 s per run, 2 rounds (for CI)
   --dir DIR        where the test files go (default target/bench-vs-fio; must allow O_DIRECT)
@@ -22,6 +22,7 @@ usage: cargo xtask bench vs-fio [--quick] [--dir DIR] [--size SIZE] [--runtime S
   --runtime SECS   seconds per run (default 15)
   --rounds N       A/B rounds, order alternating (default 3)
   --ceiling-size   page-cached file for the engine ceiling (default 512M)
+  --settle SECS    sync and pause before each device run (default 3; 1 with --quick)
 ";
 
 struct Options {
@@ -30,6 +31,9 @@ struct Options {
     runtime: u64,
     rounds: usize,
     ceiling_size: u64,
+    /// Pause before each device run so the previous run's writes (the host's write-back on a
+    /// VM, the drive's cache) do not land on whoever runs next.
+    settle: std::time::Duration,
 }
 
 fn parse_options(args: &[String]) -> Result<Options> {
@@ -39,6 +43,7 @@ fn parse_options(args: &[String]) -> Result<Options> {
         runtime: 15,
         rounds: 3,
         ceiling_size: 512 << 20,
+        settle: std::time::Duration::from_secs(3),
     };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
@@ -52,12 +57,17 @@ fn parse_options(args: &[String]) -> Result<Options> {
                 options.size = 1 << 30;
                 options.runtime = 3;
                 options.rounds = 2;
+                options.settle = std::time::Duration::from_secs(1);
             }
             "--dir" => options.dir = PathBuf::from(value("--dir")?),
             "--size" => options.size = parse_size(&value("--size")?)?,
             "--ceiling-size" => options.ceiling_size = parse_size(&value("--ceiling-size")?)?,
             "--runtime" => options.runtime = value("--runtime")?.parse().context("--runtime")?,
             "--rounds" => options.rounds = value("--rounds")?.parse().context("--rounds")?,
+            "--settle" => {
+                options.settle =
+                    std::time::Duration::from_secs(value("--settle")?.parse().context("--settle")?)
+            }
             "-h" | "--help" => {
                 print!("{USAGE}");
                 std::process::exit(0);
@@ -310,6 +320,13 @@ fn nodecheck(runner: &Path, workload: Workload, file: &Path, runtime: u64) -> Re
     })
 }
 
+/// Flushes dirty data and waits, so that one run's writes are not paid by the next.
+fn settle(pause: std::time::Duration) {
+    // SAFETY: sync(2) has no preconditions.
+    unsafe { libc::sync() };
+    std::thread::sleep(pause);
+}
+
 struct Ratios {
     name: &'static str,
     /// Whether higher is better (IOPS) or lower (CPU, latency), for the target column.
@@ -410,6 +427,9 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
                     [1, 2, 0]
                 };
                 for which in order {
+                    if workload != Workload::Ceiling {
+                        settle(options.settle);
+                    }
                     samples[which] = match which {
                         0 => nodecheck(runner, workload, path, options.runtime)?,
                         1 => fio(workload, "io_uring", path, size, options.runtime)?,
