@@ -219,7 +219,24 @@ fn read_sata(root: &Root, path: &Path, drive: &mut Drive) {
             // An empty `id` belongs to a port multiplier, not a disk.
             if !raw.iter().all(u8::is_ascii_whitespace) {
                 match ata::parse_identify_text(&raw) {
-                    Ok(identify) => apply_identify(&identify, drive, &mut details),
+                    Ok(identify) => {
+                        if identify.checksum_ok == Some(false) {
+                            // Still used, as smartctl and hdparm do: the kernel itself took
+                            // this response, some firmware signs it with a wrong sum, and the
+                            // strings and capability bits are mostly what the drive meant. A
+                            // corrupted field shows up as a model no database knows, not as a
+                            // wrong verdict about a known one; the warning lets a reader
+                            // discount the drive's identity and capabilities.
+                            root.warn(format!(
+                                "{}: IDENTIFY data at {} fails its integrity checksum (word 255); \
+                                 model, firmware, serial, TRIM and link speed are taken from it \
+                                 but may be corrupted",
+                                drive.name,
+                                class_dir.join("id").display()
+                            ));
+                        }
+                        apply_identify(&identify, drive, &mut details);
+                    }
                     Err(err) => root.warn(format!(
                         "{}: IDENTIFY data unusable: {err}",
                         class_dir.join("id").display()

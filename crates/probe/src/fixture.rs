@@ -1610,6 +1610,23 @@ pub fn hostile_garbage_identify(dir: &Path) -> io::Result<()> {
     )
 }
 
+/// [`sata_ahci`] with an IDENTIFY dump that parses but fails its word 255 checksum: the signed
+/// response of a real drive with one bit of the serial flipped after signing, as a flaky link,
+/// a firmware bug or a hand-edited dump leaves it. Not in [`SCENARIOS`]: it differs from
+/// `sata_ahci` only by a warning.
+pub fn sata_ahci_identify_checksum_mismatch(dir: &Path) -> io::Result<()> {
+    sata_ahci(dir)?;
+    let tree = FixtureTree::new(dir)?;
+    let spec = crucial_mx500(3, "sda", 0, "2235E6A1B2C3");
+    let mut words = spec.identify.build();
+    // Word 10 is the first serial word (ATA8-ACS 7.16.7).
+    words[10] ^= 0x0100;
+    tree.write(
+        &format!("{AHCI_DIR}/ata3/link3/dev3.0/ata_device/dev3.0/id"),
+        encode_identify_text(&words),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
