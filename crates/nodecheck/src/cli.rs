@@ -41,7 +41,7 @@ Examples:
   nodecheck probe /var/lib/ethereum
   sudo nodecheck probe --json . > facts.json
   nodecheck probe --root ./fixture /var/lib/ethereum --json
-  nodecheck probe --smartctl-json saved-smartctl.json /";
+  nodecheck probe --smartctl-json sda.json --smartctl-json sdb.json /   one saved output per drive";
 
 const DB_LOOKUP_EXAMPLES: &str = "\
 Examples:
@@ -66,8 +66,8 @@ Examples:
   sudo nodecheck snapshot -o node.tar.gz /var/lib/ethereum
   nodecheck check --snapshot node.tar.gz       replay it anywhere
 
-The archive holds exactly the sysfs, procfs and /etc files the probe read, plus smartctl JSON,
-with serial numbers, hostnames, UUIDs and /home paths redacted unless --no-redact.";
+The archive holds exactly the sysfs, procfs and /etc files the probe read, plus one smartctl
+JSON per drive (as root), with serial numbers, hostnames, UUIDs and /home paths redacted unless --no-redact.";
 
 const SUBMIT_EXAMPLES: &str = "\
 Examples:
@@ -217,9 +217,10 @@ pub struct CheckArgs {
     /// How much to measure (ignored under --root/--snapshot: nothing is measured there).
     #[arg(long, value_enum, default_value = "quick")]
     pub bench: BenchArg,
-    /// Use this saved `smartctl -j -x` output for the drive.
+    /// Use this saved `smartctl -j -x` output for the drive it describes; repeat once per
+    /// drive.
     #[arg(long, value_name = "FILE")]
-    pub smartctl_json: Option<PathBuf>,
+    pub smartctl_json: Vec<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -232,9 +233,10 @@ pub struct ProbeArgs {
     /// Read /sys, /proc and /etc under DIR instead of `/`.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Use this saved `smartctl -j -x` output instead of running smartctl.
+    /// Use this saved `smartctl -j -x` output instead of running smartctl on the drive it
+    /// describes; repeat once per drive.
     #[arg(long, value_name = "FILE")]
-    pub smartctl_json: Option<PathBuf>,
+    pub smartctl_json: Vec<PathBuf>,
     /// Print the facts as one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -379,7 +381,7 @@ impl CheckArgs {
             || self.snapshot.is_some()
             || self.client.is_some()
             || self.bench != BenchArg::Quick
-            || self.smartctl_json.is_some()
+            || !self.smartctl_json.is_empty()
             || self.output.format.is_some()
             || self.output.json
             || self.output.no_redact

@@ -99,14 +99,14 @@ pub struct CheckConfig {
     pub bench: BenchDepth,
     pub format: Format,
     pub redact: bool,
-    pub smartctl_json: Option<PathBuf>,
+    pub smartctl_json: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ProbeConfig {
     pub path: PathBuf,
     pub root: Option<PathBuf>,
-    pub smartctl_json: Option<PathBuf>,
+    pub smartctl_json: Vec<PathBuf>,
     pub json: bool,
 }
 

@@ -4,8 +4,9 @@
 //!
 //! Layout of the `.tar.gz`: the machine's tree at the top (`sys/...`, `proc/...`, `etc/...`),
 //! symlinks kept as symlinks, `.nodecheck/statvfs.json` with the file system's free and total
-//! bytes (the probe reads it under a replay root), saved `smartctl -j -x` outputs in
-//! [`SMARTCTL_DIR`], and [`MANIFEST`] saying which path was asked about.
+//! bytes (the probe reads it under a replay root), one saved `smartctl -j -x` output per drive in
+//! [`SMARTCTL_DIR`], and [`MANIFEST`] saying which path was asked about and which drives have a
+//! smartctl output. docs/json.md documents the layout.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -38,7 +39,8 @@ pub struct Manifest {
     pub nodecheck_version: String,
     /// The path the probe was asked about on the original machine.
     pub path: String,
-    /// Drive names with a saved smartctl output in [`SMARTCTL_DIR`].
+    /// Drive names with a saved smartctl output in [`SMARTCTL_DIR`]; the replay merges all
+    /// of them.
     #[serde(default)]
     pub smartctl: Vec<String>,
     pub redacted: bool,
@@ -232,7 +234,12 @@ fn redact_file(redactor: &Redactor, path: &Path, bytes: Vec<u8>) -> Vec<u8> {
 
 /// IDENTIFY DEVICE words 10–19 hold the serial number (ATA8-ACS 7.16.7). The dump is 256
 /// four-digit hex words; words are replaced in place (`2020` = two spaces) so the layout stays.
+///
+/// A dump the drive signed with a valid word 255 checksum is re-signed over the blanked words,
+/// so the replay does not report as corruption what redaction did; a dump whose checksum was
+/// already wrong stays wrong, so the replay warns as the live probe did.
 pub fn blank_identify_serial(text: &str) -> String {
+    let resigned = resigned_integrity_word(text);
     let mut out = String::with_capacity(text.len());
     let mut word_index = 0usize;
     let mut rest = text;
@@ -250,6 +257,8 @@ pub fn blank_identify_serial(text: &str) -> String {
         let is_word = token.len() == 4 && token.chars().all(|c| c.is_ascii_hexdigit());
         if is_word && (10..20).contains(&word_index) {
             out.push_str("2020");
+        } else if let (true, 255, Some(integrity)) = (is_word, word_index, resigned) {
+            out.push_str(&format!("{integrity:04x}"));
         } else {
             out.push_str(token);
         }
@@ -259,6 +268,40 @@ pub fn blank_identify_serial(text: &str) -> String {
         rest = &rest[token_end..];
     }
     out
+}
+
+/// Word 255 for the dump with its serial blanked, when the original carried a valid
+/// signature (low byte 0xA5) and checksum (high byte making all 512 bytes sum to zero).
+fn resigned_integrity_word(text: &str) -> Option<u16> {
+    const INTEGRITY_SIGNATURE: u16 = 0x00A5;
+    let mut words = probe::ata::parse_identify_words_text(text.as_bytes()).ok()?;
+    if probe::ata::parse_identify_words(&words).checksum_ok != Some(true) {
+        return None;
+    }
+    for word in &mut words[10..20] {
+        *word = 0x2020;
+    }
+    let [_, signature] = INTEGRITY_SIGNATURE.to_be_bytes();
+    let sum = words[..255]
+        .iter()
+        .flat_map(|word| word.to_be_bytes())
+        .fold(signature, u8::wrapping_add);
+    let checksum = 0u8.wrapping_sub(sum);
+    Some((u16::from(checksum) << 8) | INTEGRITY_SIGNATURE)
+}
+
+/// The saved smartctl outputs of an unpacked snapshot, one per drive its manifest lists, for
+/// the replay to merge into every drive. Snapshots with a single smartctl file (or none)
+/// replay the same way.
+pub fn smartctl_files(root: &Path, manifest: &Manifest) -> Vec<PathBuf> {
+    manifest
+        .smartctl
+        .iter()
+        .map(|drive| {
+            root.join(SMARTCTL_DIR)
+                .join(format!("{}.json", safe_name(drive)))
+        })
+        .collect()
 }
 
 /// smartctl's JSON names the serial and the WWN; drop them structurally, then redact the text.
@@ -430,6 +473,64 @@ mod tests {
         assert_eq!(tokens[9], "0009");
         assert!(tokens[10..20].iter().all(|t| *t == "2020"));
         assert_eq!(tokens[20], "0014");
+    }
+
+    fn identify_dump(serial: &str) -> String {
+        let words = probe::ata::IdentifyBuilder::new()
+            .model("Samsung SSD 870 QVO 4TB")
+            .firmware("SVQ02B6Q")
+            .serial(serial)
+            .trim(true, true)
+            .build();
+        probe::ata::encode_identify_text(&words)
+    }
+
+    #[test]
+    fn a_signed_identify_dump_stays_valid_after_blanking() {
+        let dump = identify_dump("S5VYNG0N123456A");
+        let before = probe::ata::parse_identify_text(dump.as_bytes()).expect("valid dump");
+        assert_eq!(before.checksum_ok, Some(true));
+        assert_eq!(before.serial, "S5VYNG0N123456A");
+        let out = blank_identify_serial(&dump);
+        assert_eq!(out.len(), dump.len());
+        let after = probe::ata::parse_identify_text(out.as_bytes()).expect("still a dump");
+        assert_eq!(after.serial, "");
+        assert_eq!(after.checksum_ok, Some(true), "re-signed");
+        assert_eq!(after.model, before.model);
+    }
+
+    #[test]
+    fn a_bad_identify_checksum_survives_blanking() {
+        let dump = identify_dump("S5VYNG0N123456A");
+        let mut words = probe::ata::parse_identify_words_text(dump.as_bytes()).expect("dump");
+        words[30] ^= 0x0001;
+        let corrupted = probe::ata::encode_identify_text(&words);
+        let out = blank_identify_serial(&corrupted);
+        let after = probe::ata::parse_identify_text(out.as_bytes()).expect("still a dump");
+        assert_eq!(after.serial, "");
+        assert_eq!(
+            after.checksum_ok,
+            Some(false),
+            "the replay must warn as live did"
+        );
+    }
+
+    #[test]
+    fn every_listed_smartctl_file_is_replayed() {
+        let manifest = Manifest {
+            format: 1,
+            nodecheck_version: "0".to_string(),
+            path: "/".to_string(),
+            smartctl: vec!["sda".to_string(), "nvme0n1".to_string()],
+            redacted: true,
+        };
+        assert_eq!(
+            smartctl_files(Path::new("/x"), &manifest),
+            vec![
+                PathBuf::from("/x/nodecheck/smartctl/sda.json"),
+                PathBuf::from("/x/nodecheck/smartctl/nvme0n1.json"),
+            ]
+        );
     }
 
     #[test]

@@ -221,7 +221,7 @@ fn read_sata(root: &Root, path: &Path, drive: &mut Drive) {
                 match ata::parse_identify_text(&raw) {
                     Ok(identify) => {
                         if identify.checksum_ok == Some(false) {
-                            // Still used, as smartctl and hdparm do: the kernel itself took
+                            // Still used, as smartctl and hdparm do: the kernel itself kept
                             // this response, some firmware signs it with a wrong sum, and the
                             // strings and capability bits are mostly what the drive meant. A
                             // corrupted field shows up as a model no database knows, not as a

@@ -21,8 +21,9 @@ pub const SNAPSHOT_STATVFS: &str = "/.nodecheck/statvfs.json";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeOptions {
-    /// A saved `smartctl -j -x` output to merge into the matching drive.
-    pub smartctl_json: Option<PathBuf>,
+    /// Saved `smartctl -j -x` outputs (one per drive, in any order), each merged into the
+    /// drive it describes.
+    pub smartctl_json: Vec<PathBuf>,
     /// Run `smartctl -j -x` per drive (live machine, as root, when installed).
     pub run_smartctl: bool,
     /// Send NVMe admin commands (live machine, as root).
@@ -32,7 +33,7 @@ pub struct ProbeOptions {
 impl Default for ProbeOptions {
     fn default() -> Self {
         ProbeOptions {
-            smartctl_json: None,
+            smartctl_json: Vec::new(),
             run_smartctl: true,
             ioctls: true,
         }
@@ -136,17 +137,23 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         handles.push(handle);
     }
 
+    // Matched before the live extras so that a drive with a saved report is neither said to
+    // lack SMART data nor queried again; merged after them so the saved report is what counts.
+    let saved = smartctl_merge::load_saved(&opts.smartctl_json, &drives, &mut warnings);
     live_extras(
         root,
         privileged,
         opts,
+        &saved,
         &mut drives,
         &handles,
         &mut unavailable,
         &mut warnings,
     );
-    if let Some(file) = &opts.smartctl_json {
-        smartctl_merge::merge_saved(file, &mut drives, &mut warnings);
+    for (index, report) in &saved {
+        if let Some(drive) = drives.get_mut(*index) {
+            report.merge_into(drive);
+        }
     }
 
     let platform = platform::read(root, &drives);
@@ -187,75 +194,106 @@ mod smartctl_merge {
     /// smartctl -x of a drive with long logs is a few hundred KiB.
     const SAVED_CAP: u64 = 16 << 20;
 
-    /// Merges a saved report into the drive it describes: same device name, else same
-    /// serial, else the only drive. Anything else is a warning, never a guess.
-    pub fn merge_saved(file: &Path, drives: &mut [Drive], warnings: &mut Vec<String>) {
-        let mut bytes = Vec::new();
-        let read = std::fs::File::open(file)
-            .and_then(|handle| handle.take(SAVED_CAP).read_to_end(&mut bytes));
-        if let Err(err) = read {
-            warnings.push(format!("smartctl JSON {}: {err}", file.display()));
-            return;
-        }
-        let report = match smartctl::parse(&bytes) {
-            Ok(report) => report,
-            Err(err) => {
-                warnings.push(format!("smartctl JSON {}: {err}", file.display()));
-                return;
+    /// Reads the saved reports and pairs each with the drive it describes: same device name
+    /// (or NVMe controller), else same serial, else — for a single report on a machine with a
+    /// single drive — that drive. Each drive takes at most one report, and the passes run in
+    /// that order over all reports, so a report naming `sdb` is never beaten to `sdb` by one
+    /// matched only by serial. A report that matches nothing is a warning naming the file,
+    /// never a guess.
+    pub fn load_saved(
+        files: &[PathBuf],
+        drives: &[Drive],
+        warnings: &mut Vec<String>,
+    ) -> Vec<(usize, SmartctlReport)> {
+        let mut reports: Vec<(&Path, SmartctlReport)> = Vec::new();
+        for file in files {
+            match read_saved(file) {
+                Ok(report) => reports.push((file.as_path(), report)),
+                Err(err) => warnings.push(format!("smartctl JSON {}: {err}", file.display())),
             }
-        };
-        match matching_drive(&report, drives) {
-            Some(index) => {
-                if let Some(drive) = drives.get_mut(index) {
-                    report.merge_into(drive);
+        }
+
+        let mut drive_taken = vec![false; drives.len()];
+        let mut matched: Vec<Option<usize>> = vec![None; reports.len()];
+        let passes: [fn(&SmartctlReport, &Drive) -> bool; 2] = [same_device, same_serial];
+        for pass in passes {
+            for (slot, (_, report)) in matched.iter_mut().zip(&reports) {
+                if slot.is_some() {
+                    continue;
+                }
+                let found = drives
+                    .iter()
+                    .enumerate()
+                    .position(|(index, drive)| !drive_taken[index] && pass(report, drive));
+                if let Some(index) = found {
+                    drive_taken[index] = true;
+                    *slot = Some(index);
                 }
             }
-            None => warnings.push(format!(
-                "smartctl JSON {} (device {}, serial {}) matches none of the probed drives; not merged",
-                file.display(),
-                report.device_name.as_deref().unwrap_or("unknown"),
-                report.serial.as_deref().unwrap_or("unknown"),
-            )),
         }
+        if drives.len() == 1 && reports.len() == 1 && !drive_taken[0] {
+            matched[0] = Some(0);
+        }
+
+        let mut out = Vec::new();
+        for ((file, report), slot) in reports.into_iter().zip(matched) {
+            match slot {
+                Some(index) => out.push((index, report)),
+                None => warnings.push(format!(
+                    "smartctl JSON {} (device {}, serial {}) matches none of the probed drives{}; not merged",
+                    file.display(),
+                    report.device_name.as_deref().unwrap_or("unknown"),
+                    report.serial.as_deref().unwrap_or("unknown"),
+                    if files.len() > 1 { " (that another file did not already match)" } else { "" },
+                )),
+            }
+        }
+        out
     }
 
-    fn matching_drive(report: &SmartctlReport, drives: &[Drive]) -> Option<usize> {
+    fn read_saved(file: &Path) -> Result<SmartctlReport, String> {
+        let mut bytes = Vec::new();
+        std::fs::File::open(file)
+            .and_then(|handle| handle.take(SAVED_CAP).read_to_end(&mut bytes))
+            .map_err(|err| err.to_string())?;
+        smartctl::parse(&bytes).map_err(|err| err.to_string())
+    }
+
+    /// smartctl names NVMe by controller (`/dev/nvme0`) as often as by namespace.
+    fn same_device(report: &SmartctlReport, drive: &Drive) -> bool {
         let device = report
             .device_name
             .as_deref()
             .and_then(|name| Path::new(name).file_name())
             .and_then(|name| name.to_str());
-        if let Some(device) = device {
-            // smartctl names NVMe by controller (`/dev/nvme0`) as often as by namespace.
-            let found = drives.iter().position(|drive| {
-                drive.name == device
-                    || drive
-                        .nvme
-                        .as_ref()
-                        .is_some_and(|nvme| nvme.controller == device)
-            });
-            if found.is_some() {
-                return found;
-            }
-        }
-        if let Some(serial) = report.serial.as_deref() {
-            let found = drives
-                .iter()
-                .position(|drive| drive.serial.as_deref() == Some(serial));
-            if found.is_some() {
-                return found;
-            }
-        }
-        (drives.len() == 1).then_some(0)
+        device.is_some_and(|device| {
+            drive.name == device
+                || drive
+                    .nvme
+                    .as_ref()
+                    .is_some_and(|nvme| nvme.controller == device)
+        })
+    }
+
+    fn same_serial(report: &SmartctlReport, drive: &Drive) -> bool {
+        report
+            .serial
+            .as_deref()
+            .is_some_and(|serial| drive.serial.as_deref() == Some(serial))
     }
 
     /// Runs smartctl on every drive that has SMART (not virtio/xen/mmc).
+    /// Drives for which `has_saved` is true already have a saved report and are skipped.
     pub fn run_for_drives(
         drives: &mut [Drive],
+        has_saved: &dyn Fn(usize) -> bool,
         unavailable: &mut Vec<Unavailable>,
         warnings: &mut Vec<String>,
     ) {
-        for drive in drives.iter_mut() {
+        for (index, drive) in drives.iter_mut().enumerate() {
+            if has_saved(index) {
+                continue;
+            }
             if !matches!(
                 drive.interface,
                 Some(Interface::Nvme | Interface::Sata | Interface::Sas | Interface::Usb)
@@ -492,17 +530,21 @@ fn fstrim_timer(root: &Root) -> Option<bool> {
 }
 
 /// NVMe admin commands and smartctl: only on the live machine, only as root.
+// The probe's inputs and accumulators are threaded explicitly, as everywhere in probe().
+#[allow(clippy::too_many_arguments)]
 fn live_extras(
     root: &Root,
     privileged: bool,
     opts: &ProbeOptions,
+    saved: &[(usize, smartctl::SmartctlReport)],
     drives: &mut [Drive],
     handles: &[DriveHandles],
     unavailable: &mut Vec<Unavailable>,
     warnings: &mut Vec<String>,
 ) {
     let not_live_reason = "replayed root: no ioctls or external programs";
-    for (drive, handle) in drives.iter_mut().zip(handles) {
+    let has_saved = |index: usize| saved.iter().any(|(matched, _)| *matched == index);
+    for (index, (drive, handle)) in drives.iter_mut().zip(handles).enumerate() {
         if let Some(controller) = &handle.nvme_controller {
             let facts = [
                 format!("NVMe Identify Controller ({controller})"),
@@ -528,7 +570,7 @@ fn live_extras(
             drive.interface,
             Some(Interface::Sata) | Some(Interface::Sas) | Some(Interface::Usb)
         ) && drive.health.is_none()
-            && opts.smartctl_json.is_none()
+            && !has_saved(index)
         {
             let reason = if !root.is_live() {
                 Some(not_live_reason.to_string())
@@ -546,7 +588,7 @@ fn live_extras(
         }
     }
     if root.is_live() && privileged && opts.run_smartctl {
-        smartctl_merge::run_for_drives(drives, unavailable, warnings);
+        smartctl_merge::run_for_drives(drives, &has_saved, unavailable, warnings);
     }
 }
 
@@ -628,6 +670,7 @@ mod tests {
             &Root::live(),
             false,
             &ProbeOptions::default(),
+            &[],
             &mut probed,
             &handles,
             &mut unavailable,

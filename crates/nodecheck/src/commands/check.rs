@@ -50,16 +50,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
 
     let (path, datadir) = choose_path(config, root.is_live(), manifest.as_ref());
-    let smartctl_json = config.smartctl_json.clone().or_else(|| {
+    let smartctl_json = if config.smartctl_json.is_empty() {
         manifest
             .as_ref()
-            .and_then(|m| m.smartctl.first())
-            .map(|drive| {
-                root.base()
-                    .join(snapshot::SMARTCTL_DIR)
-                    .join(format!("{drive}.json"))
-            })
-    });
+            .map(|m| snapshot::smartctl_files(root.base(), m))
+            .unwrap_or_default()
+    } else {
+        config.smartctl_json.clone()
+    };
     let facts = probe_facts(&root, &path, smartctl_json)?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
@@ -164,11 +162,7 @@ fn choose_path(
     }
 }
 
-pub(crate) fn probe_facts(
-    root: &Root,
-    path: &Path,
-    smartctl_json: Option<PathBuf>,
-) -> Result<Facts> {
+pub(crate) fn probe_facts(root: &Root, path: &Path, smartctl_json: Vec<PathBuf>) -> Result<Facts> {
     let options = probe::ProbeOptions {
         smartctl_json,
         ..probe::ProbeOptions::default()
@@ -352,7 +346,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         probe::fixture::nvme_degraded_pcie_link(dir.path()).expect("fixture");
         let root = Root::at(dir.path()).expect("root");
-        let mut facts = probe_facts(&root, Path::new("/var/lib/ethereum"), None).expect("probe");
+        let mut facts =
+            probe_facts(&root, Path::new("/var/lib/ethereum"), Vec::new()).expect("probe");
         // As if probed on the live machine without root: the NVMe logs need root there.
         facts.live = true;
         facts.unavailable.push(probe::Unavailable {

@@ -1,0 +1,201 @@
+//! Saved smartctl outputs for machines with several drives: `--smartctl-json FILE` given once
+//! per drive on `probe` and `check`, and snapshots that carry one output per drive.
+
+mod cli_support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use cli_support::{nodecheck, smartctl_fixture, stderr, stdout, Fixture};
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use nodecheck::snapshot::{Manifest, MANIFEST, SMARTCTL_DIR};
+
+const PM883: &str = "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json";
+const A400: &str = "sat-Phison_Driven_SSDs-KINGSTON_SA400M8120G-sda.json";
+
+/// A real saved output as smartctl would have printed it for `device` (both real files were
+/// taken on `/dev/sda`; md_raid1's second drive is `sdb`).
+fn saved_for(dir: &Path, source: &str, device: &str) -> PathBuf {
+    let bytes = fs::read(smartctl_fixture(source)).expect("saved output");
+    let mut value: serde_json::Value = serde_json::from_slice(&bytes).expect("valid JSON");
+    value["device"]["name"] = format!("/dev/{device}").into();
+    value["device"]["info_name"] = format!("/dev/{device} [SAT]").into();
+    let out = dir.join(format!("{device}.json"));
+    fs::write(&out, serde_json::to_vec_pretty(&value).expect("serialize")).expect("write");
+    out
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|err| panic!("{err}: {}", stderr(out)))
+}
+
+/// `model_family` per drive name, from a probe document or a check report's `facts`.
+fn families(facts: &serde_json::Value) -> Vec<(String, Option<String>)> {
+    facts["drives"]
+        .as_array()
+        .expect("drives")
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().expect("name").to_string(),
+                d["model_family"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+fn both_families() -> Vec<(String, Option<String>)> {
+    vec![
+        ("sda".to_string(), Some("Samsung based SSDs".to_string())),
+        ("sdb".to_string(), Some("Phison Driven SSDs".to_string())),
+    ]
+}
+
+fn warnings(facts: &serde_json::Value) -> Vec<String> {
+    facts["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .map(|w| w.as_str().expect("text").to_string())
+        .collect()
+}
+
+#[test]
+fn probe_takes_one_smartctl_file_per_drive() {
+    let fixture = Fixture::named("md_raid1");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let sdb = saved_for(scratch.path(), A400, "sdb");
+    let out = nodecheck()
+        .args(["probe", "--json", "--root"])
+        .arg(fixture.root())
+        .arg("--smartctl-json")
+        .arg(&sdb)
+        .arg("--smartctl-json")
+        .arg(smartctl_fixture(PM883))
+        .arg("/var/lib/ethereum")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc = json(&out);
+    assert_eq!(families(&doc), both_families());
+    assert_eq!(warnings(&doc), Vec::<String>::new());
+}
+
+#[test]
+fn check_takes_one_smartctl_file_per_drive_and_names_the_one_that_fits_none() {
+    let fixture = Fixture::named("md_raid1");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let sdb = saved_for(scratch.path(), A400, "sdb");
+    let stranger = saved_for(scratch.path(), A400, "sdq");
+    let out = fixture.check(&[
+        "--json",
+        "--smartctl-json",
+        sdb.to_str().expect("utf-8"),
+        "--smartctl-json",
+        smartctl_fixture(PM883).to_str().expect("utf-8"),
+        "--smartctl-json",
+        stranger.to_str().expect("utf-8"),
+    ]);
+    let report = json(&out);
+    assert_eq!(families(&report["facts"]), both_families());
+    let warnings = warnings(&report["facts"]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(&stranger.display().to_string())
+            && warnings[0].contains("matches none"),
+        "{warnings:?}"
+    );
+}
+
+/// A snapshot tree of the md_raid1 machine as `nodecheck snapshot` run as root writes it: the
+/// fixture, the manifest, and one smartctl output per listed drive.
+fn snapshot_tree(dir: &Path, drives: &[(&str, &str)]) {
+    probe::fixture::md_raid1(dir).expect("fixture builds");
+    let smartctl_dir = dir.join(SMARTCTL_DIR);
+    fs::create_dir_all(&smartctl_dir).expect("mkdir");
+    for (drive, source) in drives {
+        saved_for(&smartctl_dir, source, drive);
+    }
+    let manifest = Manifest {
+        format: 1,
+        nodecheck_version: env!("CARGO_PKG_VERSION").to_string(),
+        path: probe::fixture::DATADIR.to_string(),
+        smartctl: drives.iter().map(|(drive, _)| drive.to_string()).collect(),
+        redacted: false,
+    };
+    fs::write(
+        dir.join(MANIFEST),
+        serde_json::to_vec_pretty(&manifest).expect("serialize"),
+    )
+    .expect("write manifest");
+}
+
+fn pack(tree: &Path, archive: &Path) {
+    let file = fs::File::create(archive).expect("create");
+    let mut builder = tar::Builder::new(GzEncoder::new(file, Compression::default()));
+    builder.follow_symlinks(false);
+    let mut names: Vec<_> = fs::read_dir(tree)
+        .expect("read tree")
+        .map(|entry| entry.expect("entry").file_name())
+        .collect();
+    names.sort();
+    for name in names {
+        let path = tree.join(&name);
+        if path.is_dir() {
+            builder.append_dir_all(&name, &path).expect("add dir");
+        } else {
+            builder
+                .append_path_with_name(&path, &name)
+                .expect("add file");
+        }
+    }
+    builder.into_inner().expect("tar").finish().expect("gzip");
+}
+
+fn replay(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let out = nodecheck()
+        .args(["check", "--json"])
+        .args(args)
+        .output()
+        .expect("runs");
+    assert!(matches!(out.status.code(), Some(0..=2)), "{}", stderr(&out));
+    json(&out)
+}
+
+#[test]
+fn a_snapshot_with_a_smartctl_file_per_drive_replays_all_of_them() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let tree = scratch.path().join("tree");
+    snapshot_tree(&tree, &[("sda", PM883), ("sdb", A400)]);
+    let archive = scratch.path().join("node.tar.gz");
+    pack(&tree, &archive);
+
+    let from_archive = replay(&["--snapshot".as_ref(), archive.as_os_str()]);
+    assert_eq!(families(&from_archive["facts"]), both_families());
+    assert_eq!(warnings(&from_archive["facts"]), Vec::<String>::new());
+
+    let from_tree = replay(&["--root".as_ref(), tree.as_os_str()]);
+    assert_eq!(families(&from_tree["facts"]), both_families());
+    assert_eq!(
+        from_tree["facts"]["drives"],
+        from_archive["facts"]["drives"]
+    );
+}
+
+/// Snapshots written before several outputs were replayed hold one; they replay unchanged.
+#[test]
+fn a_snapshot_with_a_single_smartctl_file_still_replays() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let tree = scratch.path().join("tree");
+    snapshot_tree(&tree, &[("sda", PM883)]);
+    let report = replay(&["--root".as_ref(), tree.as_os_str()]);
+    assert_eq!(
+        families(&report["facts"]),
+        vec![
+            ("sda".to_string(), Some("Samsung based SSDs".to_string())),
+            ("sdb".to_string(), None),
+        ]
+    );
+    assert_eq!(warnings(&report["facts"]), Vec::<String>::new());
+}
