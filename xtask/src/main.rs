@@ -7,6 +7,7 @@ mod bench_fio;
 mod bench_probe;
 mod db;
 mod dist;
+mod fixture;
 mod fuzz;
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ tasks:
   bench probe              measure a full probe: wall time and peak memory
   bench vs-fio [opts]      nodecheck's engine against fio on the same file (alias: bench-vs-fio)
   dist                     generate shell completions and the man page into target/dist
+  fixture NAME DIR         write a probe fixture tree (--list names them) to replay with --root
 ";
 
 fn main() -> Result<()> {
@@ -45,6 +47,7 @@ fn main() -> Result<()> {
         },
         "bench-vs-fio" => bench_fio::run(rest),
         "dist" => dist::run(rest),
+        "fixture" => fixture::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
