@@ -51,9 +51,10 @@ pub struct BenchArgs {
     #[arg(long = "test", value_enum, default_value_t = TestArg::All)]
     pub test: TestArg,
 
-    /// Seconds per test.
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    pub runtime: u64,
+    /// Seconds per test [default: 60]. The cliff test stops by itself once the cliff is
+    /// established, else after 30 minutes; --runtime shortens or raises that cap.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub runtime: Option<u64>,
 
     /// Test file size (the randrw span), e.g. 20G. Default 150G, the community's figure; shrunk
     /// with a warning to keep the reserve free.
@@ -108,6 +109,11 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_size_arg, default_value = "1G")]
     pub burst: u64,
 
+    /// Most bytes `--test cliff` may write, e.g. 200G [default: 1T]. It overwrites the test
+    /// file in place, so this bounds wear and time, not space.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    pub cliff_budget: Option<u64>,
+
     /// Draw the sync, cliff or span result to this SVG file (latency over time, throughput
     /// over GB written, latency over span).
     #[arg(long, value_name = "FILE.svg")]
@@ -137,11 +143,21 @@ pub fn plan(args: &BenchArgs) -> Result<Plan, UsageError> {
         }
         None => BenchTarget::Directory(args.path.clone()),
     };
+    if args.cliff_budget.is_some() && args.test != TestArg::Cliff {
+        return Err(UsageError(
+            "--cliff-budget sizes the cliff test; use it with --test cliff".to_string(),
+        ));
+    }
+    if args.cliff_budget == Some(0) {
+        return Err(UsageError(
+            "--cliff-budget must be above zero: the cliff test needs to write".to_string(),
+        ));
+    }
     let mut plan = Plan::new(target);
     plan.qd1 = matches!(args.test, TestArg::Qd1 | TestArg::All);
     plan.randrw = matches!(args.test, TestArg::Randrw | TestArg::All);
     plan.behaviour = behaviour_tests(args);
-    plan.runtime = Duration::from_secs(args.runtime);
+    plan.runtime = runtime(args);
     plan.size = args.size;
     plan.reserve = args.reserve;
     plan.force = args.force;
@@ -159,10 +175,18 @@ pub fn plan(args: &BenchArgs) -> Result<Plan, UsageError> {
     Ok(plan)
 }
 
-/// The behaviour test `--test` asks for, sized by `--runtime`, `--burst` and `--seed`.
+/// Seconds per test when `--runtime` is not given.
+pub const DEFAULT_RUNTIME_S: u64 = 60;
+
+fn runtime(args: &BenchArgs) -> Duration {
+    Duration::from_secs(args.runtime.unwrap_or(DEFAULT_RUNTIME_S))
+}
+
+/// The behaviour test `--test` asks for, sized by `--runtime`, `--burst`, `--cliff-budget` and
+/// `--seed`.
 fn behaviour_tests(args: &BenchArgs) -> bench::behaviour::BehaviourTests {
     use bench::behaviour::{cliff::CliffPlan, span::SpanPlan, sync::SyncPlan, BehaviourTests};
-    let runtime = Duration::from_secs(args.runtime);
+    let runtime = runtime(args);
     match args.test {
         TestArg::Sync => BehaviourTests {
             sync: Some(SyncPlan {
@@ -173,11 +197,14 @@ fn behaviour_tests(args: &BenchArgs) -> bench::behaviour::BehaviourTests {
             }),
             ..BehaviourTests::default()
         },
-        // The cliff test stops by itself once the cliff is established; --runtime only caps
-        // it when the user raised it above the default cap.
+        // The cliff test stops by itself once the cliff is established; its own 30-minute cap
+        // applies unless --runtime was given, which then shortens or raises it.
         TestArg::Cliff => BehaviourTests {
             cliff: Some(CliffPlan {
-                max_runtime: runtime.max(CliffPlan::default().max_runtime),
+                max_runtime: args
+                    .runtime
+                    .map_or(CliffPlan::default().max_runtime, Duration::from_secs),
+                max_bytes: args.cliff_budget.unwrap_or(CliffPlan::default().max_bytes),
                 seed: args.seed,
                 ..CliffPlan::default()
             }),
@@ -444,6 +471,43 @@ mod tests {
         assert_eq!(plan.reserve, Some(1 << 30));
         assert_eq!(plan.engine, EnginePreference::Psync);
         assert!(plan.force && plan.keep_going && plan.clean_stale);
+    }
+
+    fn cliff_plan(argv: &[&str]) -> bench::behaviour::cliff::CliffPlan {
+        plan(&parse(argv))
+            .unwrap()
+            .behaviour
+            .cliff
+            .expect("a cliff plan")
+    }
+
+    #[test]
+    fn cliff_keeps_its_cap_unless_runtime_or_budget_say_otherwise() {
+        let default = bench::behaviour::cliff::CliffPlan::default();
+        let plain = cliff_plan(&["/data", "--test", "cliff"]);
+        assert_eq!(plain.max_runtime, default.max_runtime);
+        assert_eq!(plain.max_bytes, default.max_bytes);
+        let short = cliff_plan(&[
+            "/data",
+            "--test",
+            "cliff",
+            "--runtime",
+            "90",
+            "--cliff-budget",
+            "20G",
+        ]);
+        assert_eq!(short.max_runtime, Duration::from_secs(90));
+        assert_eq!(short.max_bytes, 20 << 30);
+        let long = cliff_plan(&["/data", "--test", "cliff", "--runtime", "3600"]);
+        assert_eq!(long.max_runtime, Duration::from_secs(3600));
+    }
+
+    #[test]
+    fn cliff_budget_only_with_the_cliff_test() {
+        let err = plan(&parse(&["/data", "--cliff-budget", "1G"])).unwrap_err();
+        assert!(err.0.contains("--test cliff"), "{err}");
+        let err = plan(&parse(&["/data", "--test", "cliff", "--cliff-budget", "0"])).unwrap_err();
+        assert!(err.0.contains("above zero"), "{err}");
     }
 
     #[test]
