@@ -8,8 +8,9 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 use crate::commands;
 use crate::config::{
-    BenchDepth, CheckConfig, ClientName, CommandConfig, Config, DbListConfig, DbLookupConfig,
-    Format, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig, TriageConfig,
+    BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, DbListConfig,
+    DbLookupConfig, Format, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig,
+    TriageConfig,
 };
 use crate::size::parse_size;
 
@@ -30,6 +31,7 @@ Examples:
   sudo nodecheck check /var/lib/ethereum
   nodecheck check --bench none --json /var/lib/geth
   nodecheck check --bench full --client reth /var/lib/reth
+  nodecheck check --bench full --plot sync.svg --format markdown > r.md
   nodecheck check --format prometheus > /var/lib/node_exporter/textfile/nodecheck.prom
   nodecheck check --snapshot operator.tar.gz         replay another machine's snapshot
   nodecheck check --root ./fixture /var/lib/ethereum replay an unpacked tree
@@ -167,7 +169,8 @@ pub enum BenchArg {
     None,
     /// About 10 s of QD1 4 KiB random reads.
     Quick,
-    /// QD1 latency plus the community's randrw 75/25 QD64 test.
+    /// QD1 latency, the community's randrw 75/25 QD64 test, and the behaviour tests `sync`
+    /// and `span` (a 150 GiB test file; several minutes).
     Full,
 }
 
@@ -221,8 +224,28 @@ pub struct CheckArgs {
     /// drive.
     #[arg(long, value_name = "FILE")]
     pub smartctl_json: Vec<PathBuf>,
+    /// Draw what --bench full measured (read latency through the sync test's write bursts,
+    /// latency over the span test's spans) to this SVG file; the markdown report links it.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Test file size, e.g. 256M for a quick trial run [default: 1G for quick, 150G for full,
+    /// shrunk to keep the reserve]. Smaller than 150G, randrw is not comparable with the list.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bench_size)]
+    pub bench_size: Option<u64>,
+    /// Seconds per test, e.g. 2 for a quick trial run [default: 10 for quick, 60 for full].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub bench_runtime: Option<u64>,
+    /// Free space the test file must leave, e.g. 2G [default: 5G for quick, max(10 % of the
+    /// file system, 50 GiB) for full]; lower it only on a disk no node uses.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bench_size)]
+    pub bench_reserve: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Test file sizes are binary, as in `nodecheck bench --size`.
+fn parse_bench_size(text: &str) -> Result<u64, String> {
+    bench::error::parse_size(text)
 }
 
 #[derive(Debug, Args)]
@@ -382,6 +405,10 @@ impl CheckArgs {
             || self.client.is_some()
             || self.bench != BenchArg::Quick
             || !self.smartctl_json.is_empty()
+            || self.plot.is_some()
+            || self.bench_size.is_some()
+            || self.bench_runtime.is_some()
+            || self.bench_reserve.is_some()
             || self.output.format.is_some()
             || self.output.json
             || self.output.no_redact
@@ -440,6 +467,12 @@ impl From<CheckArgs> for CheckConfig {
                 }
             },
             smartctl_json: args.smartctl_json,
+            tuning: BenchTuning {
+                size: args.bench_size,
+                runtime: args.bench_runtime.map(std::time::Duration::from_secs),
+                reserve: args.bench_reserve,
+            },
+            plot: args.plot,
         }
     }
 }
@@ -476,6 +509,41 @@ mod tests {
             CommandConfig::Check(check) => assert_eq!(check.bench, BenchDepth::None),
             other => panic!("expected check, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn bench_tuning_and_plot_reach_the_check() {
+        let cli = Cli::try_parse_from([
+            "nodecheck",
+            "check",
+            "--bench",
+            "full",
+            "--bench-size",
+            "64M",
+            "--bench-runtime",
+            "2",
+            "--bench-reserve",
+            "1G",
+            "--plot",
+            "out.svg",
+        ])
+        .expect("parses");
+        match cli.into_config().expect("valid").command {
+            CommandConfig::Check(check) => {
+                assert_eq!(check.bench, BenchDepth::Full);
+                assert_eq!(check.tuning.size, Some(64 << 20));
+                assert_eq!(
+                    check.tuning.runtime,
+                    Some(std::time::Duration::from_secs(2))
+                );
+                assert_eq!(check.tuning.reserve, Some(1 << 30));
+                assert_eq!(check.plot, Some(PathBuf::from("out.svg")));
+            }
+            other => panic!("expected check, got {other:?}"),
+        }
+        let cli =
+            Cli::try_parse_from(["nodecheck", "--plot", "x.svg", "db", "list"]).expect("parses");
+        assert!(cli.into_config().is_err(), "check options before db");
     }
 
     #[test]

@@ -100,6 +100,22 @@ pub struct CheckConfig {
     pub format: Format,
     pub redact: bool,
     pub smartctl_json: Vec<PathBuf>,
+    /// Overrides of the measurement's size, runtime and reserve (quick runs, tests).
+    pub tuning: BenchTuning,
+    /// Where to draw the behaviour tests of `--bench full` (an `.svg` file).
+    pub plot: Option<PathBuf>,
+}
+
+/// What `--bench-size`, `--bench-runtime` and `--bench-reserve` change; `None` keeps the
+/// depth's own value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BenchTuning {
+    /// Test file size.
+    pub size: Option<u64>,
+    /// Per test.
+    pub runtime: Option<std::time::Duration>,
+    /// Free space to keep.
+    pub reserve: Option<u64>,
 }
 
 #[derive(Debug, Clone)]

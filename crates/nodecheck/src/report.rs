@@ -35,6 +35,10 @@ pub struct Report {
     pub facts: probe::Facts,
     #[serde(default)]
     pub bench: Option<bench::BenchReport>,
+    /// The SVG plot of the behaviour tests that `check --plot` wrote, as given on the command
+    /// line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plot: Option<String>,
 }
 
 /// Which client's needs the verdict applied.

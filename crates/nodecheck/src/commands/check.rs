@@ -4,13 +4,16 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use bench::behaviour::{span::SpanPlan, sync::SyncPlan, BehaviourTests};
 use bench::{BenchReport, BenchTarget, Plan};
 use probe::root::Root;
 use probe::Facts;
 use verdict::judge::{ClientChoice, Verdict};
 
-use super::{emit, is_root, say};
-use crate::config::{BenchDepth, CheckConfig, ClientName, Format, GlobalOptions, SourceChoice};
+use super::{emit, is_root, say, UsageError};
+use crate::config::{
+    BenchDepth, BenchTuning, CheckConfig, ClientName, Format, GlobalOptions, SourceChoice,
+};
 use crate::datadir;
 use crate::redact::Redactor;
 use crate::render::{self, RenderOptions};
@@ -28,6 +31,10 @@ const QUICK_FILE_BYTES: u64 = 1 << 30;
 const QUICK_RESERVE_BYTES: u64 = 5 << 30;
 
 pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
+    if let Some(plot) = &config.plot {
+        // Refused now rather than after a run of several minutes.
+        check_plot_request(plot, config)?;
+    }
     let db = crate::database::load(global)?;
 
     // Keeps an unpacked snapshot alive until the report is printed.
@@ -88,7 +95,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
 
     let mut notes = Vec::new();
     let bench = if root.is_live() {
-        measure(config.bench, &path, &facts, global, &mut notes)
+        measure(config, &path, &facts, global, &mut notes)
     } else {
         if config.bench != BenchDepth::None {
             notes.push("Replayed machine: nothing was measured.".to_string());
@@ -101,7 +108,16 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None => ClientChoice::Strictest,
     };
     let verdict = verdict::judge::judge(&facts, bench.as_ref(), &db, &client);
-    let report = build_report(facts, bench, verdict, datadir, notes, config.client);
+    let plot = match (&config.plot, &bench) {
+        (Some(path), Some(measured)) => draw_plot(path, measured, global, &mut notes),
+        (Some(_), None) => {
+            notes.push("No plot written: nothing was measured.".to_string());
+            None
+        }
+        (None, _) => None,
+    };
+    let mut report = build_report(facts, bench, verdict, datadir, notes, config.client);
+    report.plot = plot;
 
     let options = RenderOptions::for_stdout(global.verbosity);
     let redactor = config.redact.then(|| {
@@ -118,6 +134,45 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     ));
     emit(&out)?;
     Ok(report::exit_code(report.grade))
+}
+
+/// `--plot` draws the behaviour tests, which only a live `--bench full` runs, into an SVG file.
+fn check_plot_request(plot: &Path, config: &CheckConfig) -> Result<()> {
+    if config.source != SourceChoice::Live {
+        return Err(UsageError(
+            "--plot draws measurements, and nothing is measured under --root or --snapshot"
+                .to_string(),
+        )
+        .into());
+    }
+    if config.bench != BenchDepth::Full {
+        return Err(UsageError(
+            "--plot draws the sync and span tests, which only --bench full runs; add --bench full"
+                .to_string(),
+        )
+        .into());
+    }
+    bench::plot::check_plot_path(plot).map_err(|err| UsageError(err.to_string()))?;
+    Ok(())
+}
+
+/// Writes the plot of what was measured; returns the path for the report. A plot that cannot
+/// be drawn does not cost the operator the verdict of a long run: it becomes a note.
+fn draw_plot(
+    path: &Path,
+    measured: &BenchReport,
+    global: &GlobalOptions,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    match bench::plot::write_plot(measured, path) {
+        Ok(()) => Some(path.display().to_string()),
+        Err(err) => {
+            let note = format!("No plot written to {}: {err}", path.display());
+            say(global, &note);
+            notes.push(note);
+            None
+        }
+    }
 }
 
 /// PATH as given; else under a replay the path the snapshot was taken for; else a detected
@@ -171,16 +226,17 @@ pub(crate) fn probe_facts(root: &Root, path: &Path, smartctl_json: Vec<PathBuf>)
         .with_context(|| format!("cannot probe the storage under {}", path.display()))
 }
 
-/// Runs the measurement `depth` asks for. A measurement that cannot run (an Ethereum client
-/// is running, no space, io_uring blocked and no fallback) does not stop the check: the
+/// Runs the measurement `config.bench` asks for. A measurement that cannot run (an Ethereum
+/// client is running, no space, io_uring blocked and no fallback) does not stop the check: the
 /// verdict is still worth having, and the reason becomes a note.
 fn measure(
-    depth: BenchDepth,
+    config: &CheckConfig,
     path: &Path,
     facts: &Facts,
     global: &GlobalOptions,
     notes: &mut Vec<String>,
 ) -> Option<BenchReport> {
+    let depth = config.bench;
     if depth == BenchDepth::None {
         return None;
     }
@@ -205,20 +261,8 @@ fn measure(
         }
     };
     let plan_for = |target: BenchTarget| {
-        let mut plan = Plan::new(target);
-        plan.qd1 = true;
-        plan.randrw = depth == BenchDepth::Full;
+        let mut plan = plan_for_depth(target, depth, &config.tuning);
         plan.cancel = cancel.clone();
-        // Reading the raw device is what `ioping -D` does beside a running node: it writes
-        // nothing, so a running client only skews the figures (the bench says so in a warning).
-        plan.force = matches!(plan.target, BenchTarget::Device(_));
-        if depth == BenchDepth::Quick {
-            plan.runtime = QUICK_RUNTIME;
-            if matches!(plan.target, BenchTarget::Directory(_)) {
-                plan.size = Some(QUICK_FILE_BYTES);
-                plan.reserve = Some(QUICK_RESERVE_BYTES);
-            }
-        }
         plan
     };
     let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
@@ -251,6 +295,69 @@ fn measure(
             notes.push(note);
             None
         }
+    }
+}
+
+/// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.
+fn plan_for_depth(target: BenchTarget, depth: BenchDepth, tuning: &BenchTuning) -> Plan {
+    let mut plan = Plan::new(target);
+    let on_file = matches!(plan.target, BenchTarget::Directory(_));
+    plan.qd1 = true;
+    plan.randrw = depth == BenchDepth::Full;
+    // Reading the raw device is what `ioping -D` does beside a running node: it writes
+    // nothing, so a running client only skews the figures (the bench says so in a warning).
+    plan.force = !on_file;
+    if depth == BenchDepth::Quick {
+        plan.runtime = QUICK_RUNTIME;
+        if on_file {
+            plan.size = Some(QUICK_FILE_BYTES);
+            plan.reserve = Some(QUICK_RESERVE_BYTES);
+        }
+    }
+    if let Some(runtime) = tuning.runtime {
+        plan.runtime = runtime;
+    }
+    if on_file {
+        plan.size = tuning.size.or(plan.size);
+        plan.reserve = tuning.reserve.or(plan.reserve);
+        if depth == BenchDepth::Full {
+            plan.behaviour = full_behaviour(plan.runtime, plan.size, plan.seed);
+        }
+    }
+    plan
+}
+
+/// The behaviour tests of `--bench full`: the sync cycle and the span test, which grade a
+/// drive the database does not know by what it does rather than its name (docs/behaviour.md).
+/// On the full 150 GiB file and a 60 s runtime they run with their documented defaults; a
+/// smaller file or shorter runtime (`--bench-size`, `--bench-runtime`) scales them down so that
+/// they still see several spans and a whole cycle in about the runtime.
+fn full_behaviour(runtime: Duration, size: Option<u64>, seed: u64) -> BehaviourTests {
+    const PAGE: u64 = 4096;
+    let file = size.unwrap_or(bench::testfile::COMMUNITY_SIZE);
+    let sync = SyncPlan::default();
+    let span = SpanPlan::default();
+    // A quarter of the file at most, so a burst on a small file does not rewrite it all.
+    let burst_bytes = sync.burst_bytes.min((file / 4).max(1 << 20)) / PAGE * PAGE;
+    let min_span = (span.min_span.min(file / 8) / PAGE * PAGE).max(PAGE);
+    BehaviourTests {
+        sync: Some(SyncPlan {
+            runtime,
+            read_phase: sync.read_phase.min(runtime / 2),
+            recovery_timeout: sync
+                .recovery_timeout
+                .min(runtime.max(Duration::from_secs(2))),
+            burst_bytes,
+            seed,
+            ..sync
+        }),
+        span: Some(SpanPlan {
+            min_span,
+            time_per_span: span.time_per_span.min(runtime),
+            seed,
+            ..span
+        }),
+        cliff: None,
     }
 }
 
@@ -335,6 +442,7 @@ pub(crate) fn build_report(
         notes,
         facts,
         bench,
+        plot: None,
     }
 }
 
@@ -380,6 +488,72 @@ mod tests {
             None,
             "replays need no root"
         );
+    }
+
+    #[test]
+    fn full_runs_sync_and_span_with_their_defaults_on_the_community_file() {
+        let target = BenchTarget::Directory("/data".into());
+        let plan = plan_for_depth(target.clone(), BenchDepth::Full, &BenchTuning::default());
+        assert!(plan.qd1 && plan.randrw);
+        assert_eq!(plan.size, None, "the bench's 150 GiB default");
+        let sync = plan.behaviour.sync.expect("sync runs in full");
+        let span = plan.behaviour.span.expect("span runs in full");
+        assert!(
+            plan.behaviour.cliff.is_none(),
+            "the cliff test stays opt-in"
+        );
+        let defaults = SyncPlan::default();
+        assert_eq!(sync.burst_bytes, defaults.burst_bytes);
+        assert_eq!(sync.read_phase, defaults.read_phase);
+        assert_eq!(sync.recovery_timeout, defaults.recovery_timeout);
+        assert_eq!(sync.runtime, plan.runtime);
+        assert_eq!(span.min_span, SpanPlan::default().min_span);
+        assert_eq!(span.time_per_span, SpanPlan::default().time_per_span);
+
+        let quick = plan_for_depth(target, BenchDepth::Quick, &BenchTuning::default());
+        assert!(quick.qd1 && !quick.randrw && !quick.behaviour.any());
+        assert_eq!(quick.runtime, QUICK_RUNTIME);
+        assert_eq!(quick.size, Some(QUICK_FILE_BYTES));
+    }
+
+    #[test]
+    fn a_small_full_run_scales_the_behaviour_tests_down() {
+        let tuning = BenchTuning {
+            size: Some(64 << 20),
+            runtime: Some(Duration::from_secs(1)),
+            reserve: Some(1 << 30),
+        };
+        let plan = plan_for_depth(
+            BenchTarget::Directory("/data".into()),
+            BenchDepth::Full,
+            &tuning,
+        );
+        assert_eq!(plan.size, Some(64 << 20));
+        assert_eq!(plan.reserve, Some(1 << 30));
+        assert_eq!(plan.runtime, Duration::from_secs(1));
+        let sync = plan.behaviour.sync.expect("sync");
+        assert_eq!(sync.burst_bytes, 16 << 20);
+        assert_eq!(sync.read_phase, Duration::from_millis(500));
+        assert_eq!(sync.recovery_timeout, Duration::from_secs(2));
+        let span = plan.behaviour.span.expect("span");
+        assert_eq!(span.min_span, 8 << 20);
+        assert_eq!(bench::behaviour::span::spans(64 << 20, &span).len(), 4);
+        assert_eq!(span.time_per_span, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_device_plan_never_writes() {
+        let plan = plan_for_depth(
+            BenchTarget::Device("/dev/nvme0n1".into()),
+            BenchDepth::Quick,
+            &BenchTuning {
+                size: Some(1 << 20),
+                ..BenchTuning::default()
+            },
+        );
+        assert!(plan.qd1 && !plan.randrw && !plan.behaviour.any());
+        assert_eq!(plan.size, None);
+        assert!(plan.force);
     }
 
     #[test]

@@ -201,6 +201,7 @@ mod tests {
             notes: vec![huge],
             facts,
             bench: None,
+            plot: None,
         }
     }
 

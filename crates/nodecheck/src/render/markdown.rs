@@ -2,6 +2,8 @@
 //! facts, measurements, every finding with its fix, and the full JSON folded away for the
 //! volunteer who wants to re-run `nodecheck triage` on it.
 
+use std::path::Path;
+
 use verdict::Severity;
 
 use super::{clip, printable, text};
@@ -67,9 +69,15 @@ pub fn render(report: &Report) -> String {
 
     if let Some(bench) = &report.bench {
         out.push_str("### Measurements\n\n");
-        for line in [text::qd1(bench), text::randrw(bench)]
-            .into_iter()
-            .flatten()
+        for line in [
+            text::qd1(bench),
+            text::randrw(bench),
+            text::sync(bench),
+            text::span(bench),
+            text::cliff(bench),
+        ]
+        .into_iter()
+        .flatten()
         {
             out.push_str(&format!("- {}\n", cell(&line, 300)));
         }
@@ -77,6 +85,10 @@ pub fn render(report: &Report) -> String {
             out.push_str(&format!("- note: {}\n", cell(warning, 200)));
         }
         out.push('\n');
+    }
+
+    if let (Some(plot), Some(bench)) = (&report.plot, &report.bench) {
+        out.push_str(&plot_section(plot, bench));
     }
 
     out.push_str("### Findings\n\n");
@@ -117,12 +129,57 @@ pub fn render(report: &Report) -> String {
     }
 
     // The full document lets a volunteer run `nodecheck triage` on the paste.
-    let json = super::json::render(report);
+    let json = super::json::render(&without_plot_samples(report));
     out.push_str(
         "\n<details><summary>Full report (JSON, for <code>nodecheck triage</code>)</summary>\n\n```json\n",
     );
     out.push_str(&json.replace("```", "'''"));
     out.push_str("```\n\n</details>\n");
+    out
+}
+
+/// The report without the behaviour tests' plot samples: thousands of points that the plot
+/// shows better, which would push the paste past a GitHub comment's 65,536 characters, and
+/// which `nodecheck triage` does not need (the summaries are kept).
+fn without_plot_samples(report: &Report) -> Report {
+    let mut compact = report.clone();
+    if let Some(bench) = compact.bench.as_mut() {
+        if let Some(sync) = bench.sync.as_mut() {
+            sync.samples.clear();
+        }
+        if let Some(cliff) = bench.cliff.as_mut() {
+            cliff.samples.clear();
+        }
+    }
+    compact
+}
+
+/// A link to the plot by its file name, relative to the report: the report and the plot are
+/// meant to travel together (attached to the same issue or saved side by side).
+fn plot_section(plot: &str, bench: &bench::BenchReport) -> String {
+    let name = Path::new(plot)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| plot.to_string());
+    format!(
+        "### Plot\n\n[{}]({}): {}.\n\n",
+        cell(&name, 120).replace(['[', ']'], ""),
+        link_target(&name),
+        text::plot_caption(bench)
+    )
+}
+
+/// A link destination: everything but unreserved URL characters percent-encoded, so spaces,
+/// parentheses and brackets in a file name cannot end the link early.
+fn link_target(name: &str) -> String {
+    let mut out = String::new();
+    for byte in name.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
     out
 }
 
@@ -144,4 +201,53 @@ fn cell(value: &str, max: usize) -> String {
 /// Text inside backticks: no backticks or pipes of its own.
 fn code(value: &str, max: usize) -> String {
     cell(&value.replace('`', "'"), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench::behaviour::{SpanPoint, SpanResult};
+    use bench::{BenchReport, EngineKind, LatencySummary};
+
+    fn span_only() -> BenchReport {
+        BenchReport {
+            schema_version: bench::SCHEMA_VERSION,
+            path: "/data".into(),
+            engine: EngineKind::Mock,
+            engine_reason: None,
+            qd1: None,
+            randrw: None,
+            sync: None,
+            cliff: None,
+            span: Some(SpanResult {
+                engine: EngineKind::Mock,
+                runtime_s: 1.0,
+                points: vec![SpanPoint {
+                    span_bytes: 1 << 30,
+                    ios: 100,
+                    lat_us: LatencySummary::default(),
+                }],
+                latency_ratio: 1.0,
+                p99_ratio: 1.0,
+            }),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_plot_is_linked_by_its_file_name_with_a_caption() {
+        let section = plot_section("/home/op/reports/node 1 (sync).svg", &span_only());
+        assert_eq!(
+            section,
+            "### Plot\n\n[node 1 (sync).svg](node%201%20%28sync%29.svg): \
+             QD1 read latency over the span test's growing spans.\n\n"
+        );
+        assert!(!section.contains("/home"), "{section}");
+    }
+
+    #[test]
+    fn link_targets_cannot_break_out_of_the_link() {
+        assert_eq!(link_target("a](x).svg"), "a%5D%28x%29.svg");
+        assert_eq!(link_target("ü.svg"), "%C3%BC.svg");
+    }
 }

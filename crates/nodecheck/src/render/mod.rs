@@ -244,6 +244,84 @@ pub mod text {
         ))
     }
 
+    /// `sync cycle (1 GiB write bursts at QD32): QD1 read p99 95 µs alone, p99 1.2 ms / max
+    /// 4.1 ms during bursts, recovery 120 ms (median), bursts 850 MB/s`.
+    pub fn sync(bench: &bench::BenchReport) -> Option<String> {
+        let s = bench.sync.as_ref()?;
+        let recovery = match (s.recovery_ms_median, s.unrecovered_cycles) {
+            (Some(median), 0) => format!("recovery {median:.0} ms (median)"),
+            (Some(median), n) => format!(
+                "recovery {median:.0} ms (median), {n} cycles not recovered in {:.0} s",
+                s.recovery_timeout_s
+            ),
+            (None, _) => format!(
+                "reads not back to baseline within {:.0} s",
+                s.recovery_timeout_s
+            ),
+        };
+        Some(format!(
+            "sync cycle ({} write bursts at QD{}): QD1 read p99 {} alone, p99 {} / max {} during bursts, {recovery}, bursts {:.0} MB/s",
+            format_binary(s.burst_bytes),
+            s.burst_queue_depth,
+            format_latency_us(s.baseline_lat_us.p99),
+            format_latency_us(s.burst_lat_us.p99),
+            format_latency_us(s.burst_lat_us.max),
+            s.burst_write_mb_s,
+        ))
+    }
+
+    /// `span: QD1 read latency over 1 GiB to 150 GiB: mean 1.04x, p99 1.10x`.
+    pub fn span(bench: &bench::BenchReport) -> Option<String> {
+        let s = bench.span.as_ref()?;
+        let (first, last) = (s.points.first()?, s.points.last()?);
+        Some(format!(
+            "span: QD1 read latency over {} to {}: mean {:.2}x, p99 {:.2}x (largest/smallest span)",
+            format_binary(first.span_bytes),
+            format_binary(last.span_bytes),
+            s.latency_ratio,
+            s.p99_ratio,
+        ))
+    }
+
+    /// `cliff: writes fell to 80 MB/s after 23.4 GB` or `cliff: none in 40.0 GB written`.
+    pub fn cliff(bench: &bench::BenchReport) -> Option<String> {
+        let c = bench.cliff.as_ref()?;
+        Some(match (c.cache_estimate_bytes, c.post_cliff_mb_s) {
+            (Some(cache), Some(post)) => format!(
+                "cliff: writes fell from {:.0} to {post:.0} MB/s after {:.1} GB",
+                c.pre_cliff_mb_s,
+                cache as f64 / 1e9
+            ),
+            _ => format!(
+                "cliff: none in {:.1} GB written ({:.0} MB/s throughout)",
+                c.written_bytes as f64 / 1e9,
+                c.pre_cliff_mb_s
+            ),
+        })
+    }
+
+    /// What a plot of `bench` shows, in one line (its panels follow bench::plot::render_svg).
+    pub fn plot_caption(bench: &bench::BenchReport) -> String {
+        let mut panels = Vec::new();
+        if bench.sync.is_some() {
+            panels.push(
+                "QD1 read latency over time through the sync test's write bursts and recovery",
+            );
+        }
+        if bench.cliff.is_some() {
+            panels.push("write throughput over the gigabytes written, with the cliff marked");
+        }
+        if bench.span.is_some() {
+            panels.push("QD1 read latency over the span test's growing spans");
+        }
+        if panels.is_empty() {
+            return "Plot of the behaviour tests".to_string();
+        }
+        let mut caption = panels.join("; ");
+        caption[..1].make_ascii_uppercase();
+        caption
+    }
+
     pub fn engine(engine: bench::EngineKind) -> &'static str {
         match engine {
             bench::EngineKind::IoUring => "io_uring",

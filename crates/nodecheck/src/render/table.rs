@@ -117,9 +117,15 @@ fn measurements(report: &Report, out: &mut String) {
     let Some(bench) = &report.bench else {
         return;
     };
-    for line in [text::qd1(bench), text::randrw(bench)]
-        .into_iter()
-        .flatten()
+    for line in [
+        text::qd1(bench),
+        text::randrw(bench),
+        text::sync(bench),
+        text::span(bench),
+        text::cliff(bench),
+    ]
+    .into_iter()
+    .flatten()
     {
         out.push_str(&clip(&line, 160));
         out.push('\n');

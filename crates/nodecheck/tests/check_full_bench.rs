@@ -1,0 +1,205 @@
+//! `nodecheck check --bench full --plot FILE.svg --format markdown` end to end on this machine:
+//! the full check runs the behaviour tests (sync, span) beside qd1 and randrw, the verdict
+//! judges them, the plot is written and linked from the report, and no test file is left.
+//! Shrunk with `--bench-size`, `--bench-runtime` and `--bench-reserve` to finish in seconds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::CommandCargoExt;
+
+/// A scratch directory on a disk-backed file system (O_DIRECT needs one; /tmp may be tmpfs).
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("check-full-e2e-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("scratch dir")
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("listing the scratch dir")
+        .map(|e| e.expect("dir entry").path())
+        .collect()
+}
+
+fn check_full(dir: &Path, plot: &Path, format: &[&str]) -> Output {
+    Command::cargo_bin("nodecheck")
+        .expect("the nodecheck binary")
+        .env_remove("NODECHECK_FORCE_NO_IO_URING")
+        .env("NO_COLOR", "1")
+        .arg("check")
+        .arg(dir)
+        .args([
+            "--bench",
+            "full",
+            "--bench-size",
+            "64M",
+            "--bench-runtime",
+            "1",
+            "--bench-reserve",
+            "1G",
+        ])
+        .arg("--plot")
+        .arg(plot)
+        .args(format)
+        .output()
+        .expect("running nodecheck")
+}
+
+/// The bench could not run here (no O_DIRECT on the scratch file system, a node running):
+/// the check says so in a note, and there is nothing of this test's to assert.
+fn measurement_skipped(stdout: &str) -> bool {
+    stdout.contains("Measurement skipped")
+}
+
+#[test]
+fn full_check_plots_and_links_the_behaviour_tests() {
+    let dir = scratch();
+    let plots = scratch();
+    let plot = plots.path().join("node sync.svg");
+    let output = check_full(dir.path(), &plot, &["--format", "markdown"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if measurement_skipped(&stdout) {
+        println!("skipping: the bench could not run here: {stdout}");
+        return;
+    }
+    // A verdict (good, ugly or bad: this machine's drive decides), not a usage or runtime error.
+    assert!(
+        matches!(output.status.code(), Some(0..=2)),
+        "{:?}\n{stderr}\n{stdout}",
+        output.status
+    );
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+
+    // The report links the plot by its relative file name, with what it shows.
+    assert!(
+        stdout.contains(
+            "### Plot\n\n[node sync.svg](node%20sync.svg): QD1 read latency over time through \
+             the sync test's write bursts and recovery; QD1 read latency over the span test's \
+             growing spans."
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("- sync cycle ("), "{stdout}");
+    assert!(
+        stdout.contains("- span: QD1 read latency over "),
+        "{stdout}"
+    );
+    // The verdict judged the behaviour: NC801 (read latency between bursts) is always decided
+    // once the sync test ran, passed or not.
+    assert!(stdout.contains("NC801"), "{stdout}");
+
+    let svg = std::fs::read_to_string(&plot).expect("the plot was written");
+    assert!(svg.starts_with("<svg"), "{:.200}", svg);
+    assert!(svg.contains("sync: QD1 read latency through"), "sync panel");
+    assert!(
+        svg.contains("span: QD1 read latency over growing spans"),
+        "span panel"
+    );
+    assert!(svg.contains("reads during write burst"), "burst series");
+
+    // The report's JSON (folded into the markdown for `nodecheck triage`) names the plot too.
+    let json_start = stdout.find("```json\n").expect("the folded JSON") + 8;
+    let json_end = json_start + stdout[json_start..].find("```").expect("closed");
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout[json_start..json_end]).expect("valid JSON");
+    assert_eq!(report["plot"].as_str(), Some(plot.to_str().unwrap()));
+}
+
+#[test]
+fn full_check_json_carries_sync_span_and_the_plot() {
+    let dir = scratch();
+    let plots = scratch();
+    let plot = plots.path().join("full.svg");
+    let output = check_full(dir.path(), &plot, &["--json"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if measurement_skipped(&stdout) {
+        println!("skipping: the bench could not run here: {stdout}");
+        return;
+    }
+    assert!(
+        matches!(output.status.code(), Some(0..=2)),
+        "{:?}\n{stderr}",
+        output.status
+    );
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(report["plot"].as_str(), Some(plot.to_str().unwrap()));
+    let bench = &report["bench"];
+    assert!(
+        bench["qd1"]["iops"].as_f64().is_some_and(|v| v > 0.0),
+        "{bench}"
+    );
+    assert!(
+        bench["randrw"]["read_iops"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0),
+        "{bench}"
+    );
+    let sync = &bench["sync"];
+    assert!(
+        sync["baseline_lat_us"]["p99"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0),
+        "{sync}"
+    );
+    assert_eq!(
+        sync["burst_bytes"].as_u64(),
+        Some(16 << 20),
+        "a quarter of 64M"
+    );
+    assert!(sync["cycles"].as_array().is_some_and(|c| !c.is_empty()));
+    assert!(
+        sync["samples"].as_array().is_some_and(|s| !s.is_empty()),
+        "the full JSON keeps the plot samples"
+    );
+    let spans: Vec<u64> = bench["span"]["points"]
+        .as_array()
+        .expect("span points")
+        .iter()
+        .map(|p| p["span_bytes"].as_u64().expect("span_bytes"))
+        .collect();
+    assert_eq!(spans, [8 << 20, 16 << 20, 32 << 20, 64 << 20]);
+    assert!(bench.get("cliff").is_none(), "the cliff test stays opt-in");
+    let codes: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    for code in ["NC801", "NC802", "NC803", "NC805"] {
+        assert!(codes.contains(&code), "{code} judged: {codes:?}");
+    }
+    assert!(std::fs::metadata(&plot).is_ok_and(|m| m.len() > 1000));
+}
+
+#[test]
+fn a_plot_without_the_full_bench_is_refused_before_measuring() {
+    let dir = scratch();
+    let plots = scratch();
+    for (args, wanted) in [
+        (&["--bench", "quick"][..], "--bench full"),
+        (&["--bench", "full"][..], "SVG"),
+    ] {
+        let plot = plots
+            .path()
+            .join(if wanted == "SVG" { "p.png" } else { "p.svg" });
+        let output = Command::cargo_bin("nodecheck")
+            .expect("the nodecheck binary")
+            .arg("check")
+            .arg(dir.path())
+            .args(args)
+            .arg("--plot")
+            .arg(&plot)
+            .output()
+            .expect("running nodecheck");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains(wanted), "{stderr}");
+        assert!(entries(dir.path()).is_empty(), "nothing measured");
+        assert!(!plot.exists());
+    }
+}
