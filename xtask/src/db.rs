@@ -2,8 +2,10 @@
 //!
 //! `db-check [FILE...]` parses `data/drives.toml` and `data/clients.toml` from the working tree
 //! (not the copy embedded at build time), runs every consistency check of
-//! `Database::validate`, and fails when `docs/drives.md` differs from what `cargo xtask docs`
-//! would write. Extra FILE arguments are a contributor's drive file (a complete database with
+//! `Database::validate`, loads and validates the behaviour thresholds in `data/behaviour.toml`
+//! (`BehaviourThresholds::from_toml_str`: the binary embeds that file and would refuse to start
+//! judging with a broken one), and fails when `docs/drives.md` differs from what `cargo xtask
+//! docs` would write. Extra FILE arguments are a contributor's drive file (a complete database with
 //! `schema_version`) or a result block as `nodecheck submit` prints it (`[[drives.results]]`
 //! tables); each is checked on its own and against the database.
 
@@ -11,18 +13,28 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use verdict::behaviour_thresholds::BehaviourThresholds;
 use verdict::database::{self, Database, DriveQuery, IssueLevel};
 
 use crate::project_root;
 
 const DRIVES: &str = "data/drives.toml";
 const CLIENTS: &str = "data/clients.toml";
+const BEHAVIOUR: &str = "data/behaviour.toml";
 const DRIVES_DOC: &str = "docs/drives.md";
 
 pub fn check(args: &[String]) -> Result<()> {
     let root = project_root();
     let db = load(&root)?;
     let mut errors = report_issues(&db, DRIVES);
+    let behaviour = match check_behaviour(&root) {
+        Ok(thresholds) => Some(thresholds),
+        Err(message) => {
+            eprintln!("{message}");
+            errors += 1;
+            None
+        }
+    };
 
     let rendered = database::render_drives_markdown(&db);
     let doc_path = root.join(DRIVES_DOC);
@@ -48,8 +60,14 @@ pub fn check(args: &[String]) -> Result<()> {
     if errors > 0 {
         bail!("db-check: {errors} error(s)");
     }
+    let behaviour = behaviour.map_or_else(String::new, |t| {
+        format!(
+            "; {BEHAVIOUR}: read p99 warn {} us, recovery warn {} ms, post-cliff warn {} MB/s, span warn {}x",
+            t.read.warn_p99_us, t.recovery.warn_ms, t.cliff.warn_post_cliff_mb_s, t.span.warn_ratio
+        )
+    });
     println!(
-        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} clients; {DRIVES_DOC} is up to date",
+        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} clients{behaviour}; {DRIVES_DOC} is up to date",
         db.version,
         db.drives.len(),
         db.drives.iter().map(|e| e.examples.len()).sum::<usize>(),
@@ -86,6 +104,20 @@ fn load(root: &Path) -> Result<Database> {
     let clients = read(&root.join(CLIENTS))?;
     // The error already names file, line, column and fix; anyhow adds nothing useful.
     Database::parse_parts(&drives, DRIVES, &clients, CLIENTS).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Loads data/behaviour.toml from the working tree; the error is one line naming the file and
+/// what is wrong with it (a TOML error carries its line and column).
+fn check_behaviour(root: &Path) -> Result<BehaviourThresholds, String> {
+    let path = root.join(BEHAVIOUR);
+    let text =
+        fs::read_to_string(&path).map_err(|e| format!("error: cannot read {BEHAVIOUR} ({e})"))?;
+    validate_behaviour(&text)
+}
+
+fn validate_behaviour(text: &str) -> Result<BehaviourThresholds, String> {
+    BehaviourThresholds::from_toml_str(text)
+        .map_err(|e| format!("{BEHAVIOUR}: error: {e}").trim_end().to_string())
 }
 
 fn read(path: &Path) -> Result<String> {
@@ -189,4 +221,47 @@ fn looks_like_drives_file(text: &str) -> bool {
     text.lines()
         .map(str::trim_start)
         .any(|l| l.starts_with("schema_version"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped_behaviour() -> String {
+        fs::read_to_string(project_root().join(BEHAVIOUR)).expect("data/behaviour.toml")
+    }
+
+    #[test]
+    fn the_shipped_behaviour_thresholds_pass() {
+        let thresholds = check_behaviour(&project_root()).expect("data/behaviour.toml is valid");
+        assert!(thresholds.read.warn_p99_us > 0.0);
+    }
+
+    #[test]
+    fn invalid_behaviour_thresholds_fail_naming_the_file_and_the_problem() {
+        let shipped = shipped_behaviour();
+        let inverted = shipped.replace("critical_ratio = 3.0", "critical_ratio = 1.2");
+        assert_ne!(inverted, shipped, "the edit must apply");
+        let err = validate_behaviour(&inverted).expect_err("inverted span limits");
+        assert!(err.starts_with("data/behaviour.toml: error: "), "{err}");
+        assert!(err.contains("[span]"), "{err}");
+
+        let unknown = shipped.replace("[recovery]", "[recovery]\nwarn_seconds = 1.0");
+        let err = validate_behaviour(&unknown).expect_err("unknown field");
+        assert!(err.contains("warn_seconds"), "{err}");
+
+        let no_source = shipped.replacen("source = \"eth-docker", "source = \" \"\n# \"", 1);
+        assert_ne!(no_source, shipped, "the edit must apply");
+        let err = validate_behaviour(&no_source).expect_err("empty source");
+        assert!(err.contains("source"), "{err}");
+
+        assert!(validate_behaviour("[").is_err());
+    }
+
+    #[test]
+    fn a_missing_behaviour_file_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("xtask-db-check-{}", std::process::id()));
+        let err = check_behaviour(&dir).expect_err("no data/ there");
+        assert!(err.contains("cannot read data/behaviour.toml"), "{err}");
+    }
 }
