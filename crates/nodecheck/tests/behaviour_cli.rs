@@ -142,3 +142,49 @@ fn a_png_plot_is_refused_before_anything_runs() {
     assert!(!plot.exists());
     assert!(entries(dir.path()).is_empty());
 }
+
+#[test]
+fn span_as_markdown_links_its_plot() {
+    let dir = scratch();
+    let plots = scratch();
+    let plot = plots.path().join("span.svg");
+    let output = Command::cargo_bin("nodecheck")
+        .expect("the nodecheck binary")
+        .arg("bench")
+        .arg(dir.path())
+        .args(["--size", "256M", "--reserve", "1G", "--force"])
+        .args(["--test", "span", "--format", "markdown"])
+        .arg("--plot")
+        .arg(&plot)
+        .output()
+        .expect("running nodecheck");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("O_DIRECT") {
+        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    assert!(entries(dir.path()).is_empty());
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(text.starts_with("## nodecheck bench `"), "{text}");
+    // One span (the whole 256 MiB file): the ratio is 1 by construction.
+    assert!(
+        text.contains("\n- span: QD1 read latency over 256 MiB to 256 MiB: mean 1.00x"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "### Plot\n\n[span.svg](span.svg): QD1 read latency over the span test's growing spans."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("<details><summary>Full result (JSON)"),
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(&plot).expect("the plot was written");
+    assert!(
+        svg.contains("span: QD1 read latency over growing spans"),
+        "span panel"
+    );
+}

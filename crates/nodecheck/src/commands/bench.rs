@@ -122,6 +122,32 @@ pub struct BenchArgs {
     /// Print the result as JSON (no progress bars).
     #[arg(long)]
     pub json: bool,
+
+    /// Output format [default: text]; markdown is for a GitHub issue or forum post (links the
+    /// --plot file; /home paths and the host name redacted unless --no-redact).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
+    pub format: Option<BenchFormat>,
+
+    /// Keep /home paths and the host name in markdown output.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+impl BenchArgs {
+    fn output_format(&self) -> BenchFormat {
+        if self.json {
+            BenchFormat::Json
+        } else {
+            self.format.unwrap_or(BenchFormat::Text)
+        }
+    }
 }
 
 fn parse_size_arg(text: &str) -> Result<u64, String> {
@@ -229,7 +255,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     }
     plan.cancel = bench::CancelToken::with_signal_handlers()
         .context("installing the Ctrl-C/SIGTERM handlers that remove the test file")?;
-    let outcome = if args.json {
+    let format = args.output_format();
+    let outcome = if format == BenchFormat::Json {
         bench::run(&plan, &mut NoProgress)
     } else {
         let mut bars = crate::progress::Bars::for_stderr(0);
@@ -253,12 +280,27 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         bench::plot::write_plot(&report, path)
             .with_context(|| format!("drawing the plot to {}", path.display()))?;
     }
-    if args.json {
-        let mut text = serde_json::to_string_pretty(&report).context("serialising the report")?;
-        text.push('\n');
-        emit(&text)?;
-    } else {
-        emit(&render_text(&report))?;
+    match format {
+        BenchFormat::Json => {
+            let mut text =
+                serde_json::to_string_pretty(&report).context("serialising the report")?;
+            text.push('\n');
+            emit(&text)?;
+        }
+        BenchFormat::Markdown => {
+            let plot = args.plot.as_ref().map(|p| p.display().to_string());
+            let text = crate::render::markdown::render_bench(&report, plot.as_deref());
+            if args.no_redact {
+                emit(&text)?;
+            } else {
+                emit(
+                    &crate::redact::Redactor::new()
+                        .with_local_hostname()
+                        .redact(&text),
+                )?;
+            }
+        }
+        BenchFormat::Text => emit(&render_text(&report))?,
     }
     let measured_nothing = report.qd1.is_none()
         && report.randrw.is_none()

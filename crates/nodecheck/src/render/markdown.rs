@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use bench::BenchReport;
 use verdict::Severity;
 
 use super::{clip, printable, text};
@@ -69,22 +70,7 @@ pub fn render(report: &Report) -> String {
 
     if let Some(bench) = &report.bench {
         out.push_str("### Measurements\n\n");
-        for line in [
-            text::qd1(bench),
-            text::randrw(bench),
-            text::sync(bench),
-            text::span(bench),
-            text::cliff(bench),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            out.push_str(&format!("- {}\n", cell(&line, 300)));
-        }
-        for warning in &bench.warnings {
-            out.push_str(&format!("- note: {}\n", cell(warning, 200)));
-        }
-        out.push('\n');
+        measurements(bench, &mut out);
     }
 
     if let (Some(plot), Some(bench)) = (&report.plot, &report.bench) {
@@ -138,25 +124,71 @@ pub fn render(report: &Report) -> String {
     out
 }
 
+/// `nodecheck bench --format markdown`: the measurements and the plot link for a post, with the
+/// bench's JSON folded away like the check report's.
+pub fn render_bench(bench: &BenchReport, plot: Option<&str>) -> String {
+    let mut out = format!(
+        "## nodecheck bench `{}` ({} {})\n\n",
+        code(&bench.path, 120),
+        cell(&format!("nodecheck {}", env!("CARGO_PKG_VERSION")), 30),
+        text::engine(bench.engine),
+    );
+    measurements(bench, &mut out);
+    if let Some(plot) = plot {
+        out.push_str(&plot_section(plot, bench));
+    }
+    let mut compact = bench.clone();
+    drop_plot_samples(&mut compact);
+    let json = serde_json::to_string_pretty(&compact).unwrap_or_default();
+    out.push_str("<details><summary>Full result (JSON)</summary>\n\n```json\n");
+    out.push_str(&json.replace("```", "'''"));
+    out.push_str("\n```\n\n</details>\n");
+    out
+}
+
+/// One list item per test that ran, then the bench's warnings.
+fn measurements(bench: &BenchReport, out: &mut String) {
+    for line in [
+        text::qd1(bench),
+        text::randrw(bench),
+        text::sync(bench),
+        text::span(bench),
+        text::cliff(bench),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        out.push_str(&format!("- {}\n", cell(&line, 300)));
+    }
+    for warning in &bench.warnings {
+        out.push_str(&format!("- note: {}\n", cell(warning, 200)));
+    }
+    out.push('\n');
+}
+
+fn drop_plot_samples(bench: &mut BenchReport) {
+    if let Some(sync) = bench.sync.as_mut() {
+        sync.samples.clear();
+    }
+    if let Some(cliff) = bench.cliff.as_mut() {
+        cliff.samples.clear();
+    }
+}
+
 /// The report without the behaviour tests' plot samples: thousands of points that the plot
 /// shows better, which would push the paste past a GitHub comment's 65,536 characters, and
 /// which `nodecheck triage` does not need (the summaries are kept).
 fn without_plot_samples(report: &Report) -> Report {
     let mut compact = report.clone();
     if let Some(bench) = compact.bench.as_mut() {
-        if let Some(sync) = bench.sync.as_mut() {
-            sync.samples.clear();
-        }
-        if let Some(cliff) = bench.cliff.as_mut() {
-            cliff.samples.clear();
-        }
+        drop_plot_samples(bench);
     }
     compact
 }
 
 /// A link to the plot by its file name, relative to the report: the report and the plot are
 /// meant to travel together (attached to the same issue or saved side by side).
-fn plot_section(plot: &str, bench: &bench::BenchReport) -> String {
+fn plot_section(plot: &str, bench: &BenchReport) -> String {
     let name = Path::new(plot)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -207,7 +239,7 @@ fn code(value: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use bench::behaviour::{SpanPoint, SpanResult};
-    use bench::{BenchReport, EngineKind, LatencySummary};
+    use bench::{EngineKind, LatencySummary};
 
     fn span_only() -> BenchReport {
         BenchReport {
@@ -243,6 +275,24 @@ mod tests {
              QD1 read latency over the span test's growing spans.\n\n"
         );
         assert!(!section.contains("/home"), "{section}");
+    }
+
+    #[test]
+    fn a_bench_report_renders_alone_with_its_plot() {
+        let text = render_bench(&span_only(), Some("span.svg"));
+        assert!(text.starts_with("## nodecheck bench `/data` ("), "{text}");
+        assert!(
+            text.contains("\n- span: QD1 read latency over 1.0 GiB to 1.0 GiB: mean 1.00x"),
+            "{text}"
+        );
+        assert!(
+            text.contains("### Plot\n\n[span.svg](span.svg): "),
+            "{text}"
+        );
+        let start = text.find("```json\n").expect("folded JSON") + 8;
+        let end = start + text[start..].find("```").expect("closed");
+        let back: BenchReport = serde_json::from_str(&text[start..end]).expect("the bench JSON");
+        assert_eq!(back, span_only());
     }
 
     #[test]
