@@ -53,6 +53,19 @@ fn format_size(bytes: u64) -> String {
     }
 }
 
+/// A GiB tick label with two significant digits below 10 GiB, so that the spans of a small test
+/// file (8 MiB = 0.0078 GiB) do not all read `0.0`.
+fn gib_label(gib: f64) -> String {
+    if !gib.is_finite() || gib <= 0.0 {
+        return "0".to_string();
+    }
+    if gib >= 10.0 {
+        return format!("{gib:.0}");
+    }
+    let decimals = (1.0 - gib.log10().floor()).clamp(0.0, 9.0) as usize;
+    format!("{gib:.decimals$}")
+}
+
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 fn draw_sync(area: &Area<'_>, sync: &SyncResult) -> Result<(), PlotError> {
@@ -252,7 +265,7 @@ fn draw_span(area: &Area<'_>, span: &SpanResult) -> Result<(), PlotError> {
         .x_desc("span of the random reads (GiB, log)")
         .y_desc("QD1 read latency (us)")
         .light_line_style(WHITE)
-        .x_label_formatter(&|v| format!("{v:.1}"))
+        .x_label_formatter(&|v| gib_label(*v))
         .y_label_formatter(&|v| format!("{v:.0}"))
         .draw()
         .map_err(draw_err)?;
@@ -336,4 +349,19 @@ pub fn write_plot(report: &BenchReport, path: &Path) -> Result<(), PlotError> {
         path: path.display().to_string(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gib_label;
+
+    #[test]
+    fn small_spans_keep_two_significant_digits() {
+        assert_eq!(gib_label(128.0), "128");
+        assert_eq!(gib_label(1.5), "1.5");
+        assert_eq!(gib_label(0.5), "0.50");
+        assert_eq!(gib_label(8.0 / 1024.0), "0.0078");
+        assert_eq!(gib_label(0.0), "0");
+        assert_eq!(gib_label(f64::NAN), "0");
+    }
 }
