@@ -127,12 +127,36 @@ fn measurements(report: &Report, out: &mut String) {
     .into_iter()
     .flatten()
     {
-        out.push_str(&clip(&line, 160));
-        out.push('\n');
+        wrap_into(&printable(&clip(&line, 240)), "", out);
     }
     for warning in &bench.warnings {
-        out.push_str(&format!("  bench: {}\n", printable(&clip(warning, 150))));
+        let warning = format!("bench: {}", printable(&clip(warning, 150)));
+        wrap_into(&warning, "  ", out);
     }
+}
+
+/// Word-wraps `line` to [`WIDTH`] columns, `indent` before the first line and two more spaces
+/// before the following ones, so that a long measurement keeps the report within 80 columns.
+fn wrap_into(line: &str, indent: &str, out: &mut String) {
+    let width = usize::from(WIDTH);
+    let mut current = indent.to_string();
+    let mut empty = true;
+    for word in line.split_whitespace() {
+        let fits = current.chars().count() + 1 + word.chars().count() <= width;
+        if !empty && !fits {
+            out.push_str(&current);
+            out.push('\n');
+            current = format!("{indent}  ");
+            empty = true;
+        }
+        if !empty {
+            current.push(' ');
+        }
+        current.push_str(word);
+        empty = false;
+    }
+    out.push_str(&current);
+    out.push('\n');
 }
 
 fn unavailable(report: &Report, options: &RenderOptions, out: &mut String) {
@@ -244,5 +268,29 @@ fn verdict_line(report: &Report, options: &RenderOptions) -> String {
     match line.strip_prefix(word) {
         Some(rest) => format!("\x1b[1;{code}m{word}\x1b[0m{rest}"),
         None => line,
+    }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap_into;
+
+    #[test]
+    fn measurements_wrap_within_80_columns() {
+        let line = "sync cycle (1 GiB write bursts at QD32): QD1 read p99 82 µs alone, p99 508 µs \
+                    / max 528 µs during bursts, recovery 12 ms (median), bursts 874 MB/s";
+        let mut out = String::new();
+        wrap_into(line, "", &mut out);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines.len() > 1, "{out}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{out}");
+        assert!(
+            lines[1].starts_with("  "),
+            "continuations are indented: {out}"
+        );
+        assert_eq!(out.split_whitespace().collect::<Vec<_>>().join(" "), line);
+        let mut short = String::new();
+        wrap_into("bench: ok", "  ", &mut short);
+        assert_eq!(short, "  bench: ok\n");
     }
 }
