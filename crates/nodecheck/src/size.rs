@@ -1,7 +1,9 @@
 //! Human sizes in both directions: `2TB`, `1.5TiB`, `500G`, `4096` ⇄ bytes.
 //!
 //! Drive vendors sell decimal units (a "2TB" drive holds 2·10¹² bytes), so a bare `T`/`G`
-//! is decimal too; binary units need the `i` (`TiB`, `Gi`).
+//! is decimal too; binary units need the `i` (`TiB`, `Gi`). Test-file sizes (`--size`,
+//! `--bench-size`) follow fio instead, where `150G` means GiB, so the community's fio command
+//! and ours agree: those go through `bench::error::parse_size`.
 
 /// Parses a size for the command line. Used as a clap `value_parser`, hence the `String` error.
 pub fn parse_size(text: &str) -> Result<u64, String> {
