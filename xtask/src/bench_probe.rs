@@ -2,7 +2,7 @@
 //!
 //! Builds the release `probe_json` example (the probe library and JSON output, nothing else)
 //! and runs it N times on PATH without smartctl; with `--cli` it times the release `nodecheck
-//! probe PATH --json` instead. Wall time is the median of the runs; peak memory is the largest
+//! probe PATH --json --no-smartctl` instead. Wall time is the median of the runs; peak memory is the largest
 //! `ru_maxrss` the kernel reports for a run (wait4), so no external `time` binary is needed.
 //! Fails when the median exceeds 50 ms or the peak exceeds 20 MiB.
 
@@ -61,7 +61,12 @@ pub fn run(args: &[String]) -> Result<()> {
         build(&cargo, &root, &["build", "--release", "-p", "nodecheck"])?;
         (
             target_dir.join("release/nodecheck"),
-            vec!["probe".into(), options.path.clone(), "--json".into()],
+            vec![
+                "probe".into(),
+                options.path.clone(),
+                "--json".into(),
+                "--no-smartctl".into(),
+            ],
         )
     } else {
         build(

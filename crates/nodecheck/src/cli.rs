@@ -224,6 +224,10 @@ pub struct CheckArgs {
     /// drive.
     #[arg(long, value_name = "FILE")]
     pub smartctl_json: Vec<PathBuf>,
+    /// Do not run `smartctl` (it can take seconds per drive and spins up sleeping hard
+    /// disks); saved outputs given with --smartctl-json are still used.
+    #[arg(long)]
+    pub no_smartctl: bool,
     /// Draw what --bench full measured (read latency through the sync test's write bursts,
     /// latency over the span test's spans) to this SVG file; the markdown report links it.
     #[arg(long, value_name = "FILE.svg")]
@@ -260,6 +264,10 @@ pub struct ProbeArgs {
     /// describes; repeat once per drive.
     #[arg(long, value_name = "FILE")]
     pub smartctl_json: Vec<PathBuf>,
+    /// Do not run `smartctl` (it can take seconds per drive and spins up sleeping hard
+    /// disks); saved outputs given with --smartctl-json are still used.
+    #[arg(long)]
+    pub no_smartctl: bool,
     /// Print the facts as one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -360,6 +368,7 @@ impl Cli {
                 path: args.path,
                 root: args.root,
                 smartctl_json: args.smartctl_json,
+                run_smartctl: !args.no_smartctl,
                 json: args.json,
             }),
             Some(Command::Bench(args)) => CommandConfig::Bench(args),
@@ -405,6 +414,7 @@ impl CheckArgs {
             || self.client.is_some()
             || self.bench != BenchArg::Quick
             || !self.smartctl_json.is_empty()
+            || self.no_smartctl
             || self.plot.is_some()
             || self.bench_size.is_some()
             || self.bench_runtime.is_some()
@@ -467,6 +477,7 @@ impl From<CheckArgs> for CheckConfig {
                 }
             },
             smartctl_json: args.smartctl_json,
+            run_smartctl: !args.no_smartctl,
             tuning: BenchTuning {
                 size: args.bench_size,
                 runtime: args.bench_runtime.map(std::time::Duration::from_secs),

@@ -100,6 +100,8 @@ pub struct CheckConfig {
     pub format: Format,
     pub redact: bool,
     pub smartctl_json: Vec<PathBuf>,
+    /// Run `smartctl` on a live machine as root (`--no-smartctl` turns it off).
+    pub run_smartctl: bool,
     /// Overrides of the measurement's size, runtime and reserve (quick runs, tests).
     pub tuning: BenchTuning,
     /// Where to draw the behaviour tests of `--bench full` (an `.svg` file).
@@ -123,6 +125,7 @@ pub struct ProbeConfig {
     pub path: PathBuf,
     pub root: Option<PathBuf>,
     pub smartctl_json: Vec<PathBuf>,
+    pub run_smartctl: bool,
     pub json: bool,
 }
 

@@ -127,3 +127,39 @@ fn a_saved_smartctl_output_is_merged() {
     let text = doc.to_string();
     assert!(text.contains("smartctl"), "smartctl facts appear: {text}");
 }
+
+#[test]
+fn no_smartctl_changes_nothing_but_smartctl() {
+    let probe = |extra: &[&str]| -> serde_json::Value {
+        let out = nodecheck()
+            .args(["probe", "--json"])
+            .args(extra)
+            .arg("/")
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_str(&stdout(&out)).expect("json")
+    };
+    let with = probe(&[]);
+    let without = probe(&["--no-smartctl"]);
+    assert_eq!(with["stack"], without["stack"]);
+    assert_eq!(
+        with["mount"]["mount_point"],
+        without["mount"]["mount_point"]
+    );
+    let names = |doc: &serde_json::Value| -> Vec<String> {
+        doc["drives"]
+            .as_array()
+            .expect("drives")
+            .iter()
+            .map(|d| d["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(names(&with), names(&without));
+    for drive in without["drives"].as_array().expect("drives") {
+        assert_ne!(
+            drive["health"]["source"], "smartctl",
+            "--no-smartctl ran smartctl: {drive}"
+        );
+    }
+}

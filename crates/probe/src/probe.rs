@@ -576,6 +576,8 @@ fn live_extras(
                 Some(not_live_reason.to_string())
             } else if !privileged {
                 Some("needs root (smartctl)".to_string())
+            } else if !opts.run_smartctl {
+                Some("smartctl turned off for this run".to_string())
             } else {
                 None
             };

@@ -65,7 +65,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     } else {
         config.smartctl_json.clone()
     };
-    let facts = probe_facts(&root, &path, smartctl_json)?;
+    let facts = probe_facts(&root, &path, smartctl_json, config.run_smartctl)?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
     if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {
@@ -217,9 +217,15 @@ fn choose_path(
     }
 }
 
-pub(crate) fn probe_facts(root: &Root, path: &Path, smartctl_json: Vec<PathBuf>) -> Result<Facts> {
+pub(crate) fn probe_facts(
+    root: &Root,
+    path: &Path,
+    smartctl_json: Vec<PathBuf>,
+    run_smartctl: bool,
+) -> Result<Facts> {
     let options = probe::ProbeOptions {
         smartctl_json,
+        run_smartctl,
         ..probe::ProbeOptions::default()
     };
     probe::probe(root, path, &options)
@@ -455,7 +461,7 @@ mod tests {
         probe::fixture::nvme_degraded_pcie_link(dir.path()).expect("fixture");
         let root = Root::at(dir.path()).expect("root");
         let mut facts =
-            probe_facts(&root, Path::new("/var/lib/ethereum"), Vec::new()).expect("probe");
+            probe_facts(&root, Path::new("/var/lib/ethereum"), Vec::new(), true).expect("probe");
         // As if probed on the live machine without root: the NVMe logs need root there.
         facts.live = true;
         facts.unavailable.push(probe::Unavailable {

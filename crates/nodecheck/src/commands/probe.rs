@@ -17,7 +17,12 @@ pub fn run(config: &ProbeConfig, global: &GlobalOptions) -> Result<u8> {
         }
         None => Root::live(),
     };
-    let facts = super::check::probe_facts(&root, &config.path, config.smartctl_json.clone())?;
+    let facts = super::check::probe_facts(
+        &root,
+        &config.path,
+        config.smartctl_json.clone(),
+        config.run_smartctl,
+    )?;
     if config.json {
         let mut json = serde_json::to_string_pretty(&facts)?;
         json.push('\n');

@@ -98,7 +98,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
             .map(|d| d.path)
             .unwrap_or_else(|| PathBuf::from(".")),
     };
-    let facts = super::check::probe_facts(&Root::live(), &path, Vec::new())?;
+    let facts = super::check::probe_facts(&Root::live(), &path, Vec::new(), true)?;
     single_drive(&facts)?;
     say(
         global,
