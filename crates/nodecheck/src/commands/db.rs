@@ -1,7 +1,6 @@
 //! `nodecheck db lookup MODEL` and `nodecheck db list`: the drive database on its own.
 
 use anyhow::Result;
-use comfy_table::{presets, ContentArrangement, Table};
 use serde::Serialize;
 use verdict::database::{Advisory, Database, DriveEntry, DriveQuery};
 use verdict::judge::EntrySummary;
@@ -9,6 +8,7 @@ use verdict::Grade;
 
 use super::emit;
 use crate::config::{DbListConfig, DbLookupConfig, GlobalOptions};
+use crate::render::table::new_table;
 use crate::render::{clip, printable, RenderOptions};
 use crate::size::format_decimal;
 
@@ -205,18 +205,4 @@ fn render_list(db: &Database, entries: &[&DriveEntry], options: &RenderOptions) 
         entries.len(),
         db.version
     )
-}
-
-fn new_table(options: &RenderOptions) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(80);
-    if options.color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
-    table
 }

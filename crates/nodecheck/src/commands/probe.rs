@@ -1,12 +1,13 @@
 //! `nodecheck probe [PATH]`: every storage fact, without judging.
 
 use anyhow::{Context, Result};
-use comfy_table::{presets, ContentArrangement, Table};
+use comfy_table::Table;
 use probe::root::Root;
 use probe::{Drive, Facts};
 
 use super::emit;
 use crate::config::{GlobalOptions, ProbeConfig};
+use crate::render::table::new_table;
 use crate::render::{clip, printable, text, RenderOptions};
 use crate::size::format_decimal;
 
@@ -205,20 +206,6 @@ fn drive_table(drive: &Drive, options: &RenderOptions) -> Table {
                 parts.join(", ")
             },
         ]);
-    }
-    table
-}
-
-fn new_table(options: &RenderOptions) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(80);
-    if options.color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
     }
     table
 }

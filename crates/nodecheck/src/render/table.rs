@@ -25,7 +25,8 @@ pub fn render(report: &Report, options: &RenderOptions) -> String {
     out
 }
 
-fn new_table(options: &RenderOptions) -> Table {
+/// An 80-column table in the house style, colored only when the output is a colour terminal.
+pub(crate) fn new_table(options: &RenderOptions) -> Table {
     let mut table = Table::new();
     table
         .load_preset(presets::UTF8_FULL_CONDENSED)
