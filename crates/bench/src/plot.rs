@@ -43,6 +43,20 @@ fn draw_err<E: std::fmt::Debug>(e: E) -> PlotError {
     PlotError::Draw(format!("{e:?}"))
 }
 
+/// The legend box every panel draws, in one style.
+fn draw_legend<'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), PlotError> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(draw_err)
+}
+
 /// Burst sizes are set in binary units (`--burst 1GiB`), so they are shown that way.
 fn format_size(bytes: u64) -> String {
     const MIB: u64 = 1 << 20;
@@ -144,14 +158,7 @@ fn draw_sync(area: &Area<'_>, sync: &SyncResult) -> Result<(), PlotError> {
                 PathElement::new([(x, y), (x + 20, y)], BASELINE_COLOUR.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(draw_err)?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
@@ -220,14 +227,7 @@ fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
             .label(format!("cliff after {at:.1} GB, then {post:.0} MB/s"))
             .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], CLIFF_COLOUR));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(draw_err)?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 fn draw_span(area: &Area<'_>, span: &SpanResult) -> Result<(), PlotError> {
@@ -283,14 +283,7 @@ fn draw_span(area: &Area<'_>, span: &SpanResult) -> Result<(), PlotError> {
             .draw_series(line.into_iter().map(|p| Circle::new(p, 3, colour.filled())))
             .map_err(draw_err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(draw_err)?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 /// Renders the report's sync, cliff and span results (whichever are present, one panel each)

@@ -121,10 +121,6 @@ impl Engine for MockEngine {
         EngineKind::Mock
     }
 
-    fn layout(&self, queue_depth: u32) -> (u32, u32) {
-        (1, queue_depth.max(1))
-    }
-
     fn run(
         &self,
         target: &Target,

@@ -129,7 +129,9 @@ pub trait Engine: Send + Sync {
     /// How a total queue depth is split into jobs: `(jobs, queue depth per job)`. io_uring keeps
     /// all of it in one ring (like fio's `numjobs=1, iodepth=64`); synchronous engines need one
     /// thread per outstanding I/O.
-    fn layout(&self, queue_depth: u32) -> (u32, u32);
+    fn layout(&self, queue_depth: u32) -> (u32, u32) {
+        (1, queue_depth.max(1))
+    }
 
     /// Runs `jobs`, each at `queue_depth`, calling `tick` on the calling thread about every
     /// 100 ms while they run (for progress). Returns the first error; the other jobs are told

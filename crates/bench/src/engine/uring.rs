@@ -173,10 +173,6 @@ impl Engine for UringEngine {
         EngineKind::IoUring
     }
 
-    fn layout(&self, queue_depth: u32) -> (u32, u32) {
-        (1, queue_depth.max(1))
-    }
-
     fn run(
         &self,
         target: &Target,
