@@ -146,7 +146,13 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
         })
         .collect();
     let mut refs: Vec<&mut dyn Job> = random_jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
-    let target = Target::new(file, size, read_percent < 100);
+    let mut target = Target::new(file, size, read_percent < 100);
+    // QD1 runs on the CPU taking the device's interrupts, as `nodecheck bench` runs it.
+    if what == "qd1" {
+        if let Some(cpus) = bench::affinity::pinning_for(path).cpus() {
+            target = target.pinned_to(cpus.to_vec());
+        }
+    }
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     engine.run(&target, depth, &mut refs, &mut || {})?;
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
@@ -161,6 +167,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
             "read_iops": result.iops, "write_iops": 0.0, "ios": result.ios,
             "p50_us": result.lat_us.p50, "p99_us": result.lat_us.p99,
             "allocations_during_run": allocations, "engine": result.engine,
+            "cpus": target.cpus().unwrap_or_default(),
         })
     } else {
         let result = randrw_result(&plan, &stats, size, choice.kind);

@@ -5,6 +5,7 @@
 //! workloads (the behaviour tests, `nodecheck check`): [`engine`] (io_uring, psync, mock device)
 //! and [`workload`] (jobs generating I/O and receiving completions).
 
+pub mod affinity;
 pub mod behaviour;
 pub mod cancel;
 pub mod engine;

@@ -37,6 +37,13 @@ pub struct Qd1Result {
     /// `file` (a test file nodecheck created) or `device` (read-only on the raw device).
     pub target: String,
     pub engine: EngineKind,
+    /// CPUs the QD1 worker ran on: those taking the device's completion interrupts
+    /// (crate::affinity). Empty when it ran wherever the scheduler put it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<usize>,
+    /// Why it was pinned or not, in words (`qd1 ran on CPU 1, which takes ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinning: Option<String>,
 }
 
 /// The community's fio test: 4 KiB randrw 75/25 at QD64, O_DIRECT.

@@ -6,6 +6,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::affinity::{self, Pinning};
 use crate::cancel::CancelToken;
 use crate::engine::{self, Engine, EngineChoice, EngineConfig, EnginePreference, Target};
 use crate::error::{BenchError, ByteSize};
@@ -64,6 +65,9 @@ pub struct Plan {
     pub keep_going: bool,
     /// Remove test files left by killed runs before starting.
     pub clean_stale: bool,
+    /// Run the QD1 test on the CPUs that take the device's completion interrupts, when they
+    /// are not all CPUs (crate::affinity); off: wherever the scheduler puts it.
+    pub pin_qd1: bool,
     pub seed: u64,
     pub queue_depth: u32,
     pub read_percent: u32,
@@ -93,6 +97,7 @@ impl Plan {
             force: false,
             keep_going: false,
             clean_stale: false,
+            pin_qd1: true,
             seed: DEFAULT_SEED,
             queue_depth: 64,
             read_percent: 75,
@@ -251,10 +256,12 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
 
     match &plan.target {
         BenchTarget::Device(device) => {
-            let target = open_device(device)?;
+            let (target, pinning) = pin_for_qd1(plan, device, open_device(device)?);
             let engine = choice.engine(plan.block_size);
             let stats = run_random(plan, &*engine, &target, 1, 100, Phase::Qd1, &mut warnings)?;
-            report.qd1 = Some(qd1_result(&stats, target.len(), "device", choice.kind));
+            let mut qd1 = qd1_result(&stats, target.len(), "device", choice.kind);
+            record_pinning(&mut qd1, &target, pinning);
+            report.qd1 = Some(qd1);
             collect_notes(&*engine, &mut warnings);
         }
         BenchTarget::Directory(dir) => {
@@ -330,10 +337,13 @@ fn run_on_file(
     let engine = choice.engine(plan.block_size);
 
     if plan.qd1 {
-        let outcome = run_random(plan, &*engine, &target()?, 1, 100, Phase::Qd1, warnings);
+        let (qd1_target, pinning) = pin_for_qd1(plan, file.path(), target()?);
+        let outcome = run_random(plan, &*engine, &qd1_target, 1, 100, Phase::Qd1, warnings);
         match outcome {
             Ok(stats) => {
-                report.qd1 = Some(qd1_result(&stats, file.size(), "file", choice.kind));
+                let mut qd1 = qd1_result(&stats, file.size(), "file", choice.kind);
+                record_pinning(&mut qd1, &qd1_target, pinning);
+                report.qd1 = Some(qd1);
             }
             Err(err) => keep_going(plan, "qd1", err, warnings)?,
         }
@@ -383,6 +393,32 @@ fn run_on_file(
     }
     collect_notes(&*engine, warnings);
     file.remove()
+}
+
+/// Where the QD1 worker should run for I/O on `path` (see crate::affinity).
+fn pin_for_qd1(plan: &Plan, path: &Path, target: Target) -> (Target, Option<Pinning>) {
+    if !plan.pin_qd1 {
+        return (target, None);
+    }
+    let pinning = affinity::pinning_for(path);
+    match pinning.cpus() {
+        Some(cpus) => (target.pinned_to(cpus.to_vec()), Some(pinning)),
+        None => (target, Some(pinning)),
+    }
+}
+
+fn record_pinning(qd1: &mut Qd1Result, target: &Target, pinning: Option<Pinning>) {
+    let Some(pinning) = pinning else { return };
+    match (target.cpus(), target.pin_error()) {
+        (Some(_), Some(error)) => {
+            qd1.pinning = Some(format!("qd1 not pinned to a CPU: {error}"));
+        }
+        (Some(cpus), None) => {
+            qd1.cpus = cpus.to_vec();
+            qd1.pinning = Some(pinning.describe());
+        }
+        (None, _) => qd1.pinning = Some(pinning.describe()),
+    }
 }
 
 fn keep_going(
@@ -556,6 +592,8 @@ pub fn qd1_result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) 
         span_bytes: span,
         target: target.to_string(),
         engine,
+        cpus: Vec::new(),
+        pinning: None,
     }
 }
 

@@ -97,6 +97,18 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     assert_plausible(&qd1.lat_us);
     // One I/O at a time: IOPS cannot beat the mean latency.
     assert!(qd1.iops <= 1e6 / qd1.lat_us.mean * 1.05, "{qd1:?}");
+    // Pinned to the interrupt CPU or not, the report says which and why.
+    let pinning = qd1
+        .pinning
+        .as_deref()
+        .expect("the pinning decision is reported");
+    assert_eq!(
+        qd1.cpus.is_empty(),
+        !pinning.starts_with("qd1 ran on CPU"),
+        "{pinning}"
+    );
+    let allowed = bench::affinity::allowed_cpus().unwrap();
+    assert!(qd1.cpus.iter().all(|cpu| allowed.contains(cpu)), "{qd1:?}");
 
     let randrw = report.randrw.expect("randrw result");
     assert_eq!(randrw.engine, expected);
@@ -298,4 +310,60 @@ fn sqpoll_ring_runs_qd1() {
         assert!(reason.contains("SQPOLL"), "{reason}");
     }
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
+
+/// Records the CPUs its worker thread may run on, for a few reads.
+struct AffinityProbe {
+    left: u32,
+    seen: Option<Vec<usize>>,
+}
+
+impl Job for AffinityProbe {
+    fn next_io(&mut self, _now: Duration) -> Option<Io> {
+        if self.seen.is_none() {
+            self.seen = Some(bench::affinity::allowed_cpus().unwrap());
+        }
+        self.left = self.left.checked_sub(1)?;
+        Some(Io {
+            offset: u64::from(self.left) * ALIGN,
+            len: ALIGN as u32,
+            direction: Direction::Read,
+        })
+    }
+
+    fn complete(&mut self, _io: &Io, _latency: Duration, _now: Duration, _data: &[u8]) {}
+}
+
+#[test]
+fn a_pinned_target_runs_its_workers_on_those_cpus_and_leaves_the_caller_alone() {
+    let dir = scratch_dir();
+    let path = dir.path().join("pinned.dat");
+    std::fs::write(&path, vec![7u8; 64 * ALIGN as usize]).unwrap();
+    let caller = bench::affinity::allowed_cpus().unwrap();
+    let last = *caller.last().unwrap();
+    let mut preferences = vec![EnginePreference::Psync];
+    if io_uring_available() {
+        preferences.push(EnginePreference::IoUring);
+    }
+    for preference in preferences {
+        let choice = engine::select(preference, EngineConfig::default(), 1 << 20).unwrap();
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(&path)
+            .unwrap();
+        let target = Target::new(file, 64 * ALIGN, false).pinned_to(vec![last]);
+        let mut probe = AffinityProbe {
+            left: 16,
+            seen: None,
+        };
+        let mut jobs: Vec<&mut dyn Job> = vec![&mut probe];
+        choice
+            .engine(ALIGN as u32)
+            .run(&target, 1, &mut jobs, &mut || {})
+            .unwrap();
+        assert_eq!(target.pin_error(), None);
+        assert_eq!(probe.seen, Some(vec![last]), "{preference:?}");
+        assert_eq!(bench::affinity::allowed_cpus().unwrap(), caller);
+    }
 }

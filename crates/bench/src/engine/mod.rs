@@ -9,7 +9,7 @@ use std::alloc::{self, Layout};
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
@@ -25,6 +25,10 @@ pub struct Target {
     file: Option<File>,
     len: u64,
     writable: bool,
+    /// CPUs the workers run on (see [`crate::affinity`]); `None`: wherever the scheduler likes.
+    cpus: Option<Vec<usize>>,
+    /// The first failure to pin a worker, kept for the report instead of failing the run.
+    pin_error: Mutex<Option<String>>,
 }
 
 impl Target {
@@ -36,6 +40,34 @@ impl Target {
             file: Some(file),
             len,
             writable,
+            cpus: None,
+            pin_error: Mutex::new(None),
+        }
+    }
+
+    /// Runs the workers on `cpus` (each worker thread is pinned, not the calling process).
+    pub fn pinned_to(mut self, cpus: Vec<usize>) -> Self {
+        self.cpus = (!cpus.is_empty()).then_some(cpus);
+        self
+    }
+
+    /// The CPUs the workers were asked to run on.
+    pub fn cpus(&self) -> Option<&[usize]> {
+        self.cpus.as_deref()
+    }
+
+    /// Why a worker could not be pinned, if one could not.
+    pub fn pin_error(&self) -> Option<String> {
+        self.pin_error.lock().ok().and_then(|error| error.clone())
+    }
+
+    /// Pins the calling worker thread as asked; a failure is remembered, not fatal.
+    pub(crate) fn pin_worker(&self) {
+        let Some(cpus) = &self.cpus else { return };
+        if let Err(err) = crate::affinity::pin_current_thread(cpus) {
+            if let Ok(mut slot) = self.pin_error.lock() {
+                slot.get_or_insert_with(|| format!("sched_setaffinity: {err}"));
+            }
         }
     }
 
@@ -45,6 +77,8 @@ impl Target {
             file: None,
             len,
             writable: true,
+            cpus: None,
+            pin_error: Mutex::new(None),
         }
     }
 
@@ -151,8 +185,10 @@ pub trait Engine: Send + Sync {
     }
 }
 
-/// Runs one worker per job on scoped threads, ticking on the calling thread.
+/// Runs one worker per job on scoped threads (pinned as `target` asks), ticking on the calling
+/// thread.
 pub(crate) fn run_workers<F>(
+    target: &Target,
     jobs: &mut [&mut dyn Job],
     tick: &mut dyn FnMut(),
     worker: F,
@@ -176,6 +212,7 @@ where
                 // Workers keep only a few locals; 256 KiB keeps 64 portable threads cheap.
                 .stack_size(256 * 1024)
                 .spawn_scoped(scope, move || {
+                    target.pin_worker();
                     let result = worker(job, abort, epoch);
                     if result.is_err() {
                         abort.store(true, Ordering::Relaxed);

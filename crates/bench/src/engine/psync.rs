@@ -45,7 +45,7 @@ impl Engine for PsyncEngine {
         }
         let fd = target.raw_fd()?;
         let max_io = self.config.max_io_bytes;
-        run_workers(jobs, tick, |job, abort, epoch| {
+        run_workers(target, jobs, tick, |job, abort, epoch| {
             worker(target, fd, max_io, job, abort, epoch)
         })
     }

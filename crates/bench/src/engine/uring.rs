@@ -181,7 +181,7 @@ impl Engine for UringEngine {
         tick: &mut dyn FnMut(),
     ) -> Result<(), BenchError> {
         let fd = target.raw_fd()?;
-        run_workers(jobs, tick, |job, abort, epoch| {
+        run_workers(target, jobs, tick, |job, abort, epoch| {
             self.run_worker(target, fd, queue_depth.max(1), job, abort, epoch)
         })
     }

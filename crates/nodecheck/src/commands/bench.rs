@@ -92,6 +92,11 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub submit_batch: u32,
 
+    /// Run the QD1 test wherever the scheduler puts it, instead of on the CPU that takes the
+    /// drive's completion interrupts (single-queue devices: virtio, AHCI, USB).
+    #[arg(long)]
+    pub no_pin: bool,
+
     /// When a test fails, report it and go on with the next.
     #[arg(long)]
     pub keep_going: bool,
@@ -193,6 +198,7 @@ pub fn plan(args: &BenchArgs) -> Result<Plan, UsageError> {
     plan.sqpoll = args.sqpoll;
     plan.iopoll = args.iopoll;
     plan.submit_batch = args.submit_batch;
+    plan.pin_qd1 = !args.no_pin;
     plan.engine = match args.engine {
         EngineArg::Auto => EnginePreference::Auto,
         EngineArg::IoUring => EnginePreference::IoUring,
@@ -352,6 +358,9 @@ pub fn render_text(report: &BenchReport) -> String {
             qd1.iops
         );
         out.push_str(&latency_line("latency us", &qd1.lat_us));
+        if let Some(pinning) = &qd1.pinning {
+            let _ = writeln!(out, "  {pinning}");
+        }
     }
     if let Some(rw) = &report.randrw {
         let _ = writeln!(

@@ -216,7 +216,7 @@ pub mod text {
     pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
         let q = bench.qd1.as_ref()?;
         Some(format!(
-            "QD1 4k random read: p50 {}, p99 {}, p99.9 {}, max {} ({:.0} IOPS on a {} over {}, {})",
+            "QD1 4k random read: p50 {}, p99 {}, p99.9 {}, max {} ({:.0} IOPS on a {} over {}, {}{})",
             format_latency_us(q.lat_us.p50),
             format_latency_us(q.lat_us.p99),
             format_latency_us(q.lat_us.p999),
@@ -225,6 +225,11 @@ pub mod text {
             clip(&q.target, 10),
             format_binary(q.span_bytes),
             engine(q.engine),
+            if q.cpus.is_empty() {
+                String::new()
+            } else {
+                format!(", CPU {}", bench::affinity::format_cpu_list(&q.cpus))
+            },
         ))
     }
 

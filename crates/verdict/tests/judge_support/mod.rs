@@ -234,6 +234,8 @@ pub fn bench_report(
             span_bytes: 4 << 30,
             target: "file".into(),
             engine,
+            cpus: Vec::new(),
+            pinning: None,
         }),
         randrw: randrw.map(|(read_iops, write_iops)| RandRwResult {
             read_iops,
