@@ -20,7 +20,7 @@ usage: cargo xtask bench vs-fio [--quick] [--dir DIR] [--size SIZE] [--runtime S
   --dir DIR        where the test files go (default target/bench-vs-fio; must allow O_DIRECT)
   --size SIZE      randrw/qd1 file size (default 8G)
   --runtime SECS   seconds per run (default 15)
-  --rounds N       A/B rounds, order alternating (default 3)
+  --rounds N       A/B rounds, order alternating (default 5)
   --ceiling-size   page-cached file for the engine ceiling (default 512M)
   --settle SECS    sync and pause before each device run (default 3; 1 with --quick)
 ";
@@ -41,7 +41,9 @@ fn parse_options(args: &[String]) -> Result<Options> {
         dir: crate::project_root().join("target").join("bench-vs-fio"),
         size: 8 << 30,
         runtime: 15,
-        rounds: 3,
+        // The virtio disk's IOPS drift by +-5 % between 15 s runs; 5 pairs keep the median
+        // from resting on one lucky or unlucky pair.
+        rounds: 5,
         ceiling_size: 512 << 20,
         settle: std::time::Duration::from_secs(3),
     };
@@ -217,6 +219,16 @@ fn run_child(command: &mut Command) -> Result<Child> {
     })
 }
 
+/// Who runs a workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Engine {
+    Nodecheck,
+    FioUring,
+    FioLibaio,
+    /// fio's io_uring engine with `--cpus_allowed` set to the CPUs nodecheck pins QD1 to.
+    FioUringPinned,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Workload {
     RandRw,
@@ -234,8 +246,19 @@ impl Workload {
     }
 }
 
-fn fio(workload: Workload, ioengine: &str, file: &Path, size: u64, runtime: u64) -> Result<Sample> {
+/// `cpus`: run fio's job on these CPUs (`--cpus_allowed`), as nodecheck pins its QD1 worker.
+fn fio(
+    workload: Workload,
+    ioengine: &str,
+    file: &Path,
+    size: u64,
+    runtime: u64,
+    cpus: Option<&str>,
+) -> Result<Sample> {
     let mut command = Command::new("fio");
+    if let Some(cpus) = cpus {
+        command.arg(format!("--cpus_allowed={cpus}"));
+    }
     command.args([
         "--name=vsfio",
         "--output-format=json",
@@ -266,7 +289,14 @@ fn fio(workload: Workload, ioengine: &str, file: &Path, size: u64, runtime: u64)
             "--clat_percentiles=1",
             "--lat_percentiles=1",
         ]),
-        Workload::Ceiling => command.args(["--rw=randread", "--iodepth=64", "--direct=0"]),
+        // fio drops the file's cached pages before a run unless told not to (`invalidate=1`
+        // is its default): the ceiling would then measure the disk.
+        Workload::Ceiling => command.args([
+            "--rw=randread",
+            "--iodepth=64",
+            "--direct=0",
+            "--invalidate=0",
+        ]),
     };
     let started = Instant::now();
     let child = run_child(&mut command)?;
@@ -318,6 +348,37 @@ fn nodecheck(runner: &Path, workload: Workload, file: &Path, runtime: u64) -> Re
         max_rss_kib: child.max_rss_kib,
         allocations: json["allocations_during_run"].as_u64(),
     })
+}
+
+/// The CPUs nodecheck pins its QD1 worker to for `file`, in fio's list syntax, and why.
+fn qd1_pinning(runner: &Path, file: &Path) -> Result<(Option<String>, String)> {
+    let child = run_child(Command::new(runner).arg("pinning").arg(file))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&child.stdout).context("parsing the runner's pinning")?;
+    let cpus: Vec<String> = json["cpus"]
+        .as_array()
+        .map(|cpus| {
+            cpus.iter()
+                .filter_map(|cpu| cpu.as_u64())
+                .map(|cpu| cpu.to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let describe = json["describe"].as_str().unwrap_or_default().to_string();
+    Ok(((!cpus.is_empty()).then(|| cpus.join(",")), describe))
+}
+
+/// Page-caches the ceiling file before each ceiling run: the ceiling measures the engine, not
+/// the device, and the device runs in between may have evicted some of it. Streamed, not read
+/// whole: a child forked from a big parent inherits its peak RSS in ru_maxrss, which would spoil
+/// the memory figure.
+fn cache(path: &Path) -> Result<()> {
+    std::io::copy(
+        &mut std::fs::File::open(path).context("opening the ceiling file")?,
+        &mut std::io::sink(),
+    )
+    .context("caching the ceiling file")?;
+    Ok(())
 }
 
 /// Flushes dirty data and waits, so that one run's writes are not paid by the next.
@@ -387,15 +448,6 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
     for (path, size) in [(file, &size_text), (ceiling_file, &ceiling_text)] {
         run_child(Command::new(runner).arg("fill").arg(path).arg(size))?;
     }
-    // Page-cache the ceiling file: the ceiling measures the engine, not the device.
-    // Streamed, not read whole: a child forked from a big parent inherits its peak RSS in
-    // ru_maxrss, which would spoil the memory figure.
-    std::io::copy(
-        &mut std::fs::File::open(ceiling_file).context("opening the ceiling file")?,
-        &mut std::io::sink(),
-    )
-    .context("caching the ceiling file")?;
-
     let mut rw_uring_iops = Ratios::new("randrw IOPS vs fio io_uring", ">= 1.00");
     let mut rw_uring_read = Ratios::new("randrw read IOPS vs fio io_uring", ">= 1.00");
     let mut rw_uring_write = Ratios::new("randrw write IOPS vs fio io_uring", ">= 1.00");
@@ -405,10 +457,34 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
     let mut qd1_p50 = Ratios::new("qd1 p50 vs fio io_uring clat p50", "<= 1.02");
     let mut qd1_p99 = Ratios::new("qd1 p99 vs fio io_uring clat p99", "info");
     let mut qd1_total = Ratios::new("qd1 p50 vs fio io_uring lat p50", "info");
+    let mut qd1_pinned_p50 = Ratios::new("qd1 p50 vs fio pinned alike clat p50", "info");
     let mut ceiling = Ratios::new("ceiling IOPS/core vs fio io_uring", ">= 1.00");
     let mut ceiling_libaio = Ratios::new("ceiling IOPS/core vs fio libaio", "info");
     let mut peak_rss_kib = 0i64;
     let mut allocations = Vec::new();
+
+    let (pinned_cpus, pinning) = qd1_pinning(runner, file)?;
+    eprintln!("{pinning}");
+    let run = |engine: Engine, workload: Workload, path: &Path, size: u64| -> Result<Sample> {
+        if workload == Workload::Ceiling {
+            cache(path)?;
+        } else {
+            settle(options.settle);
+        }
+        match engine {
+            Engine::Nodecheck => nodecheck(runner, workload, path, options.runtime),
+            Engine::FioUring => fio(workload, "io_uring", path, size, options.runtime, None),
+            Engine::FioLibaio => fio(workload, "libaio", path, size, options.runtime, None),
+            Engine::FioUringPinned => fio(
+                workload,
+                "io_uring",
+                path,
+                size,
+                options.runtime,
+                pinned_cpus.as_deref(),
+            ),
+        }
+    };
 
     for round in 0..options.rounds {
         let nodecheck_first = round % 2 == 1;
@@ -418,27 +494,44 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
             options.rounds,
             if nodecheck_first { "nodecheck" } else { "fio" }
         );
-        let pair =
-            |workload: Workload, path: &Path, size: u64| -> Result<(Sample, Sample, Sample)> {
-                let mut samples = [Sample::default(); 3];
-                let order: [usize; 3] = if nodecheck_first {
-                    [0, 1, 2]
-                } else {
-                    [1, 2, 0]
-                };
-                for which in order {
-                    if workload != Workload::Ceiling {
-                        settle(options.settle);
-                    }
-                    samples[which] = match which {
-                        0 => nodecheck(runner, workload, path, options.runtime)?,
-                        1 => fio(workload, "io_uring", path, size, options.runtime)?,
-                        _ => fio(workload, "libaio", path, size, options.runtime)?,
-                    };
-                }
-                Ok((samples[0], samples[1], samples[2]))
-            };
-        let (n, u, l) = pair(Workload::RandRw, file, options.size)?;
+        // nodecheck always runs right next to the fio run its target compares with, so that
+        // the disk's drift over minutes falls on both alike; the order alternates per round.
+        let sequence = |others: [Engine; 2]| -> Vec<Engine> {
+            if nodecheck_first {
+                vec![Engine::Nodecheck, others[0], others[1]]
+            } else {
+                vec![others[1], others[0], Engine::Nodecheck]
+            }
+        };
+        let measure = |workload: Workload,
+                       path: &Path,
+                       size: u64,
+                       order: Vec<Engine>|
+         -> Result<Vec<(Engine, Sample)>> {
+            order
+                .into_iter()
+                .map(|engine| Ok((engine, run(engine, workload, path, size)?)))
+                .collect()
+        };
+        let pick = |samples: &[(Engine, Sample)], engine: Engine| -> Sample {
+            samples
+                .iter()
+                .find(|(e, _)| *e == engine)
+                .map(|(_, sample)| *sample)
+                .unwrap_or_default()
+        };
+
+        let samples = measure(
+            Workload::RandRw,
+            file,
+            options.size,
+            sequence([Engine::FioUring, Engine::FioLibaio]),
+        )?;
+        let (n, u, l) = (
+            pick(&samples, Engine::Nodecheck),
+            pick(&samples, Engine::FioUring),
+            pick(&samples, Engine::FioLibaio),
+        );
         let total = |s: &Sample| s.read_iops + s.write_iops;
         rw_uring_iops.push(total(&n), total(&u));
         rw_uring_read.push(n.read_iops, u.read_iops);
@@ -449,13 +542,45 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         peak_rss_kib = peak_rss_kib.max(n.max_rss_kib);
         allocations.extend(n.allocations.map(|a| (a, n.ios)));
 
-        let (n, u, _) = pair(Workload::Qd1, file, options.size)?;
+        // nodecheck between fio as users run it and fio pinned as nodecheck pins itself.
+        let qd1_order = if nodecheck_first {
+            vec![Engine::FioUring, Engine::Nodecheck, Engine::FioUringPinned]
+        } else {
+            vec![Engine::FioUringPinned, Engine::Nodecheck, Engine::FioUring]
+        };
+        let qd1_order = if pinned_cpus.is_some() {
+            qd1_order
+        } else {
+            qd1_order
+                .into_iter()
+                .filter(|engine| *engine != Engine::FioUringPinned)
+                .collect()
+        };
+        let samples = measure(Workload::Qd1, file, options.size, qd1_order)?;
+        let (n, u) = (
+            pick(&samples, Engine::Nodecheck),
+            pick(&samples, Engine::FioUring),
+        );
         qd1_p50.push(n.p50_us, u.p50_us);
         qd1_p99.push(n.p99_us, u.p99_us);
         qd1_total.push(n.p50_us, u.total_p50_us);
+        if pinned_cpus.is_some() {
+            let pinned = pick(&samples, Engine::FioUringPinned);
+            qd1_pinned_p50.push(n.p50_us, pinned.p50_us);
+        }
         peak_rss_kib = peak_rss_kib.max(n.max_rss_kib);
 
-        let (n, u, l) = pair(Workload::Ceiling, ceiling_file, options.ceiling_size)?;
+        let samples = measure(
+            Workload::Ceiling,
+            ceiling_file,
+            options.ceiling_size,
+            sequence([Engine::FioUring, Engine::FioLibaio]),
+        )?;
+        let (n, u, l) = (
+            pick(&samples, Engine::Nodecheck),
+            pick(&samples, Engine::FioUring),
+            pick(&samples, Engine::FioLibaio),
+        );
         ceiling.push(n.iops_per_core(), u.iops_per_core());
         ceiling_libaio.push(n.iops_per_core(), l.iops_per_core());
         peak_rss_kib = peak_rss_kib.max(n.max_rss_kib);
@@ -480,11 +605,13 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         &qd1_p50,
         &qd1_p99,
         &qd1_total,
+        &qd1_pinned_p50,
         &ceiling,
         &ceiling_libaio,
     ] {
         ratios.print();
     }
+    println!("{pinning}");
     println!(
         "nodecheck peak RSS: {:.1} MiB (target < 64 MiB)",
         peak_rss_kib as f64 / 1024.0

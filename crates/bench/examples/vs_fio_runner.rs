@@ -2,7 +2,10 @@
 //! existing file and prints its figures as one JSON line. Built in release mode by the xtask so
 //! that fio is compared with the engine as users get it.
 //!
-//! usage: vs_fio_runner fill FILE SIZE | randrw|qd1|ceiling FILE SECS
+//! usage: vs_fio_runner fill FILE SIZE | randrw|qd1|ceiling FILE SECS | pinning FILE
+//!
+//! `pinning` prints the CPUs the qd1 run is pinned to (`{"cpus":[1]}`), so that fio can be run
+//! pinned alike.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::OpenOptions;
@@ -58,10 +61,21 @@ fn main() -> ExitCode {
     }
 }
 
-/// `fill|randrw|qd1|ceiling FILE ARG`.
+/// `fill|randrw|qd1|ceiling FILE ARG` or `pinning FILE`.
 fn inner(args: &[String]) -> Result<()> {
+    if let [what, file] = args {
+        if what == "pinning" {
+            let pinning = bench::affinity::pinning_for(Path::new(file));
+            let output = serde_json::json!({
+                "cpus": pinning.cpus().unwrap_or_default(),
+                "describe": pinning.describe(),
+            });
+            println!("{output}");
+            return Ok(());
+        }
+    }
     let [what, file, arg] = args else {
-        bail!("usage: vs_fio_runner fill FILE SIZE | randrw|qd1|ceiling FILE SECS");
+        bail!("usage: vs_fio_runner fill FILE SIZE | randrw|qd1|ceiling FILE SECS | pinning FILE");
     };
     let path = Path::new(file);
     match what.as_str() {
