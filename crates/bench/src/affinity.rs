@@ -86,11 +86,19 @@ pub fn pinning_for(path: &Path) -> Pinning {
         Err(err) => return Pinning::Unpinned(format!("sched_getaffinity: {err}")),
     };
     match device_number(path) {
+        Some((major, minor)) if !Path::new(&format!("/sys/dev/block/{major}:{minor}")).exists() => {
+            // btrfs, ZFS, overlayfs and tmpfs report an anonymous device number.
+            Pinning::Unpinned(format!(
+                "{} is on device {major}:{minor}, which is not a block device (btrfs, ZFS or \
+                 overlayfs?)",
+                path.display()
+            ))
+        }
         Some((major, minor)) => decide(
             completion_cpus(Path::new("/sys"), Path::new("/proc"), major, minor),
             &allowed,
         ),
-        None => Pinning::Unpinned(format!("no block device found for {}", path.display())),
+        None => Pinning::Unpinned(format!("cannot stat {}", path.display())),
     }
 }
 
@@ -118,9 +126,10 @@ pub fn decide(completions: Option<CompletionCpus>, allowed: &[usize]) -> Pinning
         ));
     }
     if cpus.len() == allowed_set.len() {
-        return Pinning::Unpinned(
-            "every CPU completes its own I/O (one queue and interrupt per CPU)".into(),
-        );
+        return Pinning::Unpinned(format!(
+            "the completion interrupts reach every CPU this process may use ({})",
+            format_cpu_list(allowed)
+        ));
     }
     Pinning::Pin { cpus, completions }
 }

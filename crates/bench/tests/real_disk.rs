@@ -335,7 +335,8 @@ impl Job for AffinityProbe {
 }
 
 #[test]
-fn a_pinned_target_runs_its_workers_on_those_cpus_and_leaves_the_caller_alone() {
+fn a_pinned_target_runs_its_workers_and_the_ticking_caller_on_those_cpus_then_restores_the_caller()
+{
     let dir = scratch_dir();
     let path = dir.path().join("pinned.dat");
     std::fs::write(&path, vec![7u8; 64 * ALIGN as usize]).unwrap();
@@ -358,10 +359,15 @@ fn a_pinned_target_runs_its_workers_on_those_cpus_and_leaves_the_caller_alone() 
             seen: None,
         };
         let mut jobs: Vec<&mut dyn Job> = vec![&mut probe];
+        let mut caller_during_run = Vec::new();
         choice
             .engine(ALIGN as u32)
-            .run(&target, 1, &mut jobs, &mut || {})
+            .run(&target, 1, &mut jobs, &mut || {
+                caller_during_run.push(bench::affinity::allowed_cpus().unwrap())
+            })
             .unwrap();
+        assert!(!caller_during_run.is_empty());
+        assert!(caller_during_run.iter().all(|cpus| cpus == &[last]));
         assert_eq!(target.pin_error(), None);
         assert_eq!(probe.seen, Some(vec![last]), "{preference:?}");
         assert_eq!(bench::affinity::allowed_cpus().unwrap(), caller);
