@@ -225,7 +225,7 @@ enum Engine {
     Nodecheck,
     FioUring,
     FioLibaio,
-    /// fio's io_uring engine with `--cpus_allowed` set to the CPUs nodecheck pins QD1 to.
+    /// fio's io_uring engine with `--cpus_allowed` set to the CPUs nodecheck pins its workers to.
     FioUringPinned,
 }
 
@@ -246,7 +246,7 @@ impl Workload {
     }
 }
 
-/// `cpus`: run fio's job on these CPUs (`--cpus_allowed`), as nodecheck pins its QD1 worker.
+/// `cpus`: run fio's job on these CPUs (`--cpus_allowed`), as nodecheck pins its workers.
 fn fio(
     workload: Workload,
     ioengine: &str,
@@ -350,7 +350,8 @@ fn nodecheck(runner: &Path, workload: Workload, file: &Path, runtime: u64) -> Re
     })
 }
 
-/// The CPUs nodecheck pins its QD1 worker to for `file`, in fio's list syntax, and why.
+/// The CPUs nodecheck pins its qd1 and randrw workers to for `file`, in fio's list syntax, and
+/// why.
 fn qd1_pinning(runner: &Path, file: &Path) -> Result<(Option<String>, String)> {
     let child = run_child(Command::new(runner).arg("pinning").arg(file))?;
     let json: serde_json::Value =
@@ -424,7 +425,7 @@ impl Ratios {
             .collect::<Vec<_>>()
             .join(" ");
         println!(
-            "{:<34} {:>6.3} {:>6.3} {:>6.3}  {:<8} {}",
+            "{:<38} {:>6.3} {:>6.3} {:>6.3}  {:<8} {}",
             self.name,
             ratios[0],
             median,
@@ -453,6 +454,7 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
     let mut rw_uring_write = Ratios::new("randrw write IOPS vs fio io_uring", ">= 1.00");
     let mut rw_uring_cpu = Ratios::new("randrw CPU us/IO vs fio io_uring", "<= 1.00");
     let mut rw_libaio_iops = Ratios::new("randrw IOPS vs fio libaio", "info");
+    let mut rw_pinned_iops = Ratios::new("randrw IOPS vs fio pinned alike", "info");
     let mut rw_libaio_cpu = Ratios::new("randrw CPU us/IO vs fio libaio", "info");
     let mut qd1_p50 = Ratios::new("qd1 p50 vs fio io_uring clat p50", "<= 1.02");
     let mut qd1_p99 = Ratios::new("qd1 p99 vs fio io_uring clat p99", "info");
@@ -521,12 +523,24 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
                 .unwrap_or_default()
         };
 
-        let samples = measure(
-            Workload::RandRw,
-            file,
-            options.size,
-            sequence([Engine::FioUring, Engine::FioLibaio]),
-        )?;
+        let randrw_order = if pinned_cpus.is_none() {
+            sequence([Engine::FioUring, Engine::FioLibaio])
+        } else if nodecheck_first {
+            vec![
+                Engine::Nodecheck,
+                Engine::FioUring,
+                Engine::FioUringPinned,
+                Engine::FioLibaio,
+            ]
+        } else {
+            vec![
+                Engine::FioLibaio,
+                Engine::FioUringPinned,
+                Engine::FioUring,
+                Engine::Nodecheck,
+            ]
+        };
+        let samples = measure(Workload::RandRw, file, options.size, randrw_order)?;
         let (n, u, l) = (
             pick(&samples, Engine::Nodecheck),
             pick(&samples, Engine::FioUring),
@@ -538,6 +552,10 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         rw_uring_write.push(n.write_iops, u.write_iops);
         rw_uring_cpu.push(n.cpu_per_io_us(), u.cpu_per_io_us());
         rw_libaio_iops.push(total(&n), total(&l));
+        if pinned_cpus.is_some() {
+            let pinned = pick(&samples, Engine::FioUringPinned);
+            rw_pinned_iops.push(total(&n), total(&pinned));
+        }
         rw_libaio_cpu.push(n.cpu_per_io_us(), l.cpu_per_io_us());
         peak_rss_kib = peak_rss_kib.max(n.max_rss_kib);
         allocations.extend(n.allocations.map(|a| (a, n.ios)));
@@ -592,7 +610,7 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         options.rounds, options.runtime, options.size, options.ceiling_size
     );
     println!(
-        "{:<34} {:>6} {:>6} {:>6}  {:<8} nodecheck/fio per round",
+        "{:<38} {:>6} {:>6} {:>6}  {:<8} nodecheck/fio per round",
         "metric", "min", "median", "max", "target"
     );
     for ratios in [
@@ -602,6 +620,7 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
         &rw_uring_cpu,
         &rw_libaio_iops,
         &rw_libaio_cpu,
+        &rw_pinned_iops,
         &qd1_p50,
         &qd1_p99,
         &qd1_total,

@@ -4,7 +4,7 @@
 //!
 //! usage: vs_fio_runner fill FILE SIZE | randrw|qd1|ceiling FILE SECS | pinning FILE
 //!
-//! `pinning` prints the CPUs the qd1 run is pinned to (`{"cpus":[1]}`), so that fio can be run
+//! `pinning` prints the CPUs the qd1 and randrw runs are pinned to (`{"cpus":[1]}`), so that fio can be run
 //! pinned alike.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -68,7 +68,7 @@ fn inner(args: &[String]) -> Result<()> {
             let pinning = bench::affinity::pinning_for(Path::new(file));
             let output = serde_json::json!({
                 "cpus": pinning.cpus().unwrap_or_default(),
-                "describe": pinning.describe(),
+                "describe": pinning.describe("qd1 and randrw"),
             });
             println!("{output}");
             return Ok(());
@@ -161,8 +161,9 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
         .collect();
     let mut refs: Vec<&mut dyn Job> = random_jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
     let mut target = Target::new(file, size, read_percent < 100);
-    // QD1 runs on the CPU taking the device's interrupts, as `nodecheck bench` runs it.
-    if what == "qd1" {
+    // qd1 and randrw run on the CPU taking the device's interrupts, as `nodecheck bench` runs
+    // them.
+    if what != "ceiling" {
         if let Some(cpus) = bench::affinity::pinning_for(path).cpus() {
             target = target.pinned_to(cpus.to_vec());
         }

@@ -1,4 +1,5 @@
-//! Which CPUs take a device's completion interrupts, so that the QD1 test waits on one of them.
+//! Which CPUs take a device's completion interrupts, so that the QD1 and randrw workers wait on
+//! them.
 //!
 //! At queue depth 1 every read ends with an interrupt waking the waiting thread. When the thread
 //! sleeps on another CPU than the interrupt, the wake-up crosses CPUs (an IPI; on a VM, waking a
@@ -38,10 +39,10 @@ pub struct CompletionCpus {
     pub cpus: Vec<usize>,
 }
 
-/// The decision for one QD1 run.
+/// The decision for one run (QD1 or randrw) on a device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pinning {
-    /// Run the QD1 worker on these CPUs.
+    /// Run the workers (and the thread waiting for them) on these CPUs.
     Pin {
         cpus: Vec<usize>,
         completions: CompletionCpus,
@@ -58,12 +59,12 @@ impl Pinning {
         }
     }
 
-    /// One line for the report.
-    pub fn describe(&self) -> String {
+    /// One line for the report about `test` (`qd1`, `randrw`).
+    pub fn describe(&self, test: &str) -> String {
         match self {
             Pinning::Pin { cpus, completions } => format!(
-                "qd1 ran on CPU {}, which takes the completion interrupt{} of {} ({}): no read \
-                 waited for a cross-CPU wake-up",
+                "{test} ran on CPU {}, which takes the completion interrupt{} of {} ({}): no \
+                 completion waited for a cross-CPU wake-up",
                 format_cpu_list(cpus),
                 if completions.irqs.len() == 1 { "" } else { "s" },
                 completions.disks.join(", "),
@@ -74,7 +75,7 @@ impl Pinning {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Pinning::Unpinned(reason) => format!("qd1 not pinned to a CPU: {reason}"),
+            Pinning::Unpinned(reason) => format!("{test} not pinned to a CPU: {reason}"),
         }
     }
 }
@@ -435,9 +436,9 @@ mod tests {
         let pinning = decide(Some(found), &[0, 1]);
         assert_eq!(pinning.cpus(), Some(&[1][..]));
         assert!(
-            pinning.describe().contains("CPU 1") && pinning.describe().contains("IRQ 36"),
+            pinning.describe("qd1").contains("CPU 1") && pinning.describe("qd1").contains("IRQ 36"),
             "{}",
-            pinning.describe()
+            pinning.describe("qd1")
         );
     }
 
@@ -497,9 +498,9 @@ mod tests {
         // A container limited to CPUs 0-1 cannot follow the interrupt.
         let outside = decide(Some(found), &[0, 1]);
         assert!(
-            outside.describe().contains("outside"),
+            outside.describe("qd1").contains("outside"),
             "{}",
-            outside.describe()
+            outside.describe("qd1")
         );
     }
 

@@ -65,6 +65,12 @@ pub struct RandRwResult {
     pub engine: EngineKind,
     /// The span was the community's 150 GiB (or more), so the figure compares with the list.
     pub fio_comparable: bool,
+    /// CPUs the randrw worker ran on, as for [`Qd1Result::cpus`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<usize>,
+    /// Why it was pinned or not, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinning: Option<String>,
 }
 
 /// A whole `nodecheck bench` run.

@@ -65,9 +65,10 @@ pub struct Plan {
     pub keep_going: bool,
     /// Remove test files left by killed runs before starting.
     pub clean_stale: bool,
-    /// Run the QD1 test on the CPUs that take the device's completion interrupts, when they
-    /// are not all CPUs (crate::affinity); off: wherever the scheduler puts it.
-    pub pin_qd1: bool,
+    /// Run the qd1 and randrw workers on the CPUs that take the device's completion
+    /// interrupts, when they are not all CPUs (crate::affinity); off: wherever the scheduler
+    /// puts them.
+    pub pin: bool,
     pub seed: u64,
     pub queue_depth: u32,
     pub read_percent: u32,
@@ -97,7 +98,7 @@ impl Plan {
             force: false,
             keep_going: false,
             clean_stale: false,
-            pin_qd1: true,
+            pin: true,
             seed: DEFAULT_SEED,
             queue_depth: 64,
             read_percent: 75,
@@ -256,11 +257,11 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
 
     match &plan.target {
         BenchTarget::Device(device) => {
-            let (target, pinning) = pin_for_qd1(plan, device, open_device(device)?);
+            let (target, pinning) = pin_for(plan, device, open_device(device)?);
             let engine = choice.engine(plan.block_size);
             let stats = run_random(plan, &*engine, &target, 1, 100, Phase::Qd1, &mut warnings)?;
             let mut qd1 = qd1_result(&stats, target.len(), "device", choice.kind);
-            record_pinning(&mut qd1, &target, pinning);
+            (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &target, pinning);
             report.qd1 = Some(qd1);
             collect_notes(&*engine, &mut warnings);
         }
@@ -337,22 +338,23 @@ fn run_on_file(
     let engine = choice.engine(plan.block_size);
 
     if plan.qd1 {
-        let (qd1_target, pinning) = pin_for_qd1(plan, file.path(), target()?);
+        let (qd1_target, pinning) = pin_for(plan, file.path(), target()?);
         let outcome = run_random(plan, &*engine, &qd1_target, 1, 100, Phase::Qd1, warnings);
         match outcome {
             Ok(stats) => {
                 let mut qd1 = qd1_result(&stats, file.size(), "file", choice.kind);
-                record_pinning(&mut qd1, &qd1_target, pinning);
+                (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &qd1_target, pinning);
                 report.qd1 = Some(qd1);
             }
             Err(err) => keep_going(plan, "qd1", err, warnings)?,
         }
     }
     if plan.randrw {
+        let (randrw_target, pinning) = pin_for(plan, file.path(), target()?);
         let outcome = run_random(
             plan,
             &*engine,
-            &target()?,
+            &randrw_target,
             plan.queue_depth,
             plan.read_percent,
             Phase::RandRw,
@@ -368,7 +370,9 @@ fn run_on_file(
                         ByteSize(COMMUNITY_SIZE)
                     ));
                 }
-                report.randrw = Some(randrw_result(plan, &stats, file.size(), choice.kind));
+                let mut randrw = randrw_result(plan, &stats, file.size(), choice.kind);
+                (randrw.cpus, randrw.pinning) = pinning_outcome("randrw", &randrw_target, pinning);
+                report.randrw = Some(randrw);
             }
             Err(err) => keep_going(plan, "randrw", err, warnings)?,
         }
@@ -395,9 +399,9 @@ fn run_on_file(
     file.remove()
 }
 
-/// Where the QD1 worker should run for I/O on `path` (see crate::affinity).
-fn pin_for_qd1(plan: &Plan, path: &Path, target: Target) -> (Target, Option<Pinning>) {
-    if !plan.pin_qd1 {
+/// Where the workers should run for I/O on `path` (see crate::affinity).
+fn pin_for(plan: &Plan, path: &Path, target: Target) -> (Target, Option<Pinning>) {
+    if !plan.pin {
         return (target, None);
     }
     let pinning = affinity::pinning_for(path);
@@ -407,17 +411,22 @@ fn pin_for_qd1(plan: &Plan, path: &Path, target: Target) -> (Target, Option<Pinn
     }
 }
 
-fn record_pinning(qd1: &mut Qd1Result, target: &Target, pinning: Option<Pinning>) {
-    let Some(pinning) = pinning else { return };
+/// The CPUs `test` ran on and the sentence saying why, for its result.
+fn pinning_outcome(
+    test: &str,
+    target: &Target,
+    pinning: Option<Pinning>,
+) -> (Vec<usize>, Option<String>) {
+    let Some(pinning) = pinning else {
+        return (Vec::new(), None);
+    };
     match (target.cpus(), target.pin_error()) {
-        (Some(_), Some(error)) => {
-            qd1.pinning = Some(format!("qd1 not pinned to a CPU: {error}"));
-        }
-        (Some(cpus), None) => {
-            qd1.cpus = cpus.to_vec();
-            qd1.pinning = Some(pinning.describe());
-        }
-        (None, _) => qd1.pinning = Some(pinning.describe()),
+        (Some(_), Some(error)) => (
+            Vec::new(),
+            Some(format!("{test} not pinned to a CPU: {error}")),
+        ),
+        (Some(cpus), None) => (cpus.to_vec(), Some(pinning.describe(test))),
+        (None, _) => (Vec::new(), Some(pinning.describe(test))),
     }
 }
 
@@ -616,5 +625,7 @@ pub fn randrw_result(plan: &Plan, stats: &IoStats, span: u64, engine: EngineKind
         seed: plan.seed,
         engine,
         fio_comparable: span >= COMMUNITY_SIZE,
+        cpus: Vec::new(),
+        pinning: None,
     }
 }

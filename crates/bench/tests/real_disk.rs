@@ -123,6 +123,13 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     assert!((randrw.read_bw_bytes_per_s - randrw.read_iops * 4096.0).abs() < 1.0);
     assert_plausible(&randrw.read_lat_us);
     assert_plausible(&randrw.write_lat_us);
+    // Pinned like qd1, to the same CPUs: the decision depends on the device, not the test.
+    let pinning = randrw
+        .pinning
+        .as_deref()
+        .expect("the pinning decision is reported");
+    assert!(pinning.starts_with("randrw "), "{pinning}");
+    assert_eq!(randrw.cpus, qd1.cpus);
     assert!(report
         .warnings
         .iter()

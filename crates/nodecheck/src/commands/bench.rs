@@ -92,8 +92,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub submit_batch: u32,
 
-    /// Run the QD1 test wherever the scheduler puts it, instead of on the CPU that takes the
-    /// drive's completion interrupts (single-queue devices: virtio, AHCI, USB).
+    /// Run qd1 and randrw wherever the scheduler puts them, instead of on the CPU that takes
+    /// the drive's completion interrupts (single-queue devices: virtio, AHCI, USB).
     #[arg(long)]
     pub no_pin: bool,
 
@@ -198,7 +198,7 @@ pub fn plan(args: &BenchArgs) -> Result<Plan, UsageError> {
     plan.sqpoll = args.sqpoll;
     plan.iopoll = args.iopoll;
     plan.submit_batch = args.submit_batch;
-    plan.pin_qd1 = !args.no_pin;
+    plan.pin = !args.no_pin;
     plan.engine = match args.engine {
         EngineArg::Auto => EnginePreference::Auto,
         EngineArg::IoUring => EnginePreference::IoUring,
@@ -386,6 +386,9 @@ pub fn render_text(report: &BenchReport) -> String {
         );
         out.push_str(&latency_line("read lat us", &rw.read_lat_us));
         out.push_str(&latency_line("write lat us", &rw.write_lat_us));
+        if let Some(pinning) = &rw.pinning {
+            let _ = writeln!(out, "  {pinning}");
+        }
     }
     render_behaviour(&mut out, report);
     if !report.warnings.is_empty() {

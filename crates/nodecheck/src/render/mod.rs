@@ -236,11 +236,16 @@ pub mod text {
     pub fn randrw(bench: &bench::BenchReport) -> Option<String> {
         let r = bench.randrw.as_ref()?;
         Some(format!(
-            "randrw 75/25 4k QD{}: {:.0} read / {:.0} write IOPS over {}{}",
+            "randrw 75/25 4k QD{}: {:.0} read / {:.0} write IOPS over {}{}{}",
             r.queue_depth,
             r.read_iops,
             r.write_iops,
             format_binary(r.span_bytes),
+            if r.cpus.is_empty() {
+                String::new()
+            } else {
+                format!(" on CPU {}", bench::affinity::format_cpu_list(&r.cpus))
+            },
             if r.fio_comparable {
                 ""
             } else {

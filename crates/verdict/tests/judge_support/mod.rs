@@ -253,6 +253,8 @@ pub fn bench_report(
             seed: 1,
             engine,
             fio_comparable: true,
+            cpus: Vec::new(),
+            pinning: None,
         }),
         sync: None,
         cliff: None,
