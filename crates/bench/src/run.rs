@@ -257,11 +257,12 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
 
     match &plan.target {
         BenchTarget::Device(device) => {
-            let (target, pinning) = pin_for(plan, device, open_device(device)?);
+            let pinning = plan.pin.then(|| affinity::pinning_for(device));
+            let target = pin(open_device(device)?, pinning.as_ref());
             let engine = choice.engine(plan.block_size);
             let stats = run_random(plan, &*engine, &target, 1, 100, Phase::Qd1, &mut warnings)?;
             let mut qd1 = qd1_result(&stats, target.len(), "device", choice.kind);
-            (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &target, pinning);
+            (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &target, pinning.as_ref());
             report.qd1 = Some(qd1);
             collect_notes(&*engine, &mut warnings);
         }
@@ -336,21 +337,23 @@ fn run_on_file(
         Ok(Target::new(clone, file.size(), true))
     };
     let engine = choice.engine(plan.block_size);
+    // One decision for both tests: it depends on the device, not the workload.
+    let pinning = plan.pin.then(|| affinity::pinning_for(file.path()));
 
     if plan.qd1 {
-        let (qd1_target, pinning) = pin_for(plan, file.path(), target()?);
+        let qd1_target = pin(target()?, pinning.as_ref());
         let outcome = run_random(plan, &*engine, &qd1_target, 1, 100, Phase::Qd1, warnings);
         match outcome {
             Ok(stats) => {
                 let mut qd1 = qd1_result(&stats, file.size(), "file", choice.kind);
-                (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &qd1_target, pinning);
+                (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &qd1_target, pinning.as_ref());
                 report.qd1 = Some(qd1);
             }
             Err(err) => keep_going(plan, "qd1", err, warnings)?,
         }
     }
     if plan.randrw {
-        let (randrw_target, pinning) = pin_for(plan, file.path(), target()?);
+        let randrw_target = pin(target()?, pinning.as_ref());
         let outcome = run_random(
             plan,
             &*engine,
@@ -371,7 +374,8 @@ fn run_on_file(
                     ));
                 }
                 let mut randrw = randrw_result(plan, &stats, file.size(), choice.kind);
-                (randrw.cpus, randrw.pinning) = pinning_outcome("randrw", &randrw_target, pinning);
+                (randrw.cpus, randrw.pinning) =
+                    pinning_outcome("randrw", &randrw_target, pinning.as_ref());
                 report.randrw = Some(randrw);
             }
             Err(err) => keep_going(plan, "randrw", err, warnings)?,
@@ -399,15 +403,11 @@ fn run_on_file(
     file.remove()
 }
 
-/// Where the workers should run for I/O on `path` (see crate::affinity).
-fn pin_for(plan: &Plan, path: &Path, target: Target) -> (Target, Option<Pinning>) {
-    if !plan.pin {
-        return (target, None);
-    }
-    let pinning = affinity::pinning_for(path);
-    match pinning.cpus() {
-        Some(cpus) => (target.pinned_to(cpus.to_vec()), Some(pinning)),
-        None => (target, Some(pinning)),
+/// `target`, pinned as `pinning` decided (see crate::affinity).
+fn pin(target: Target, pinning: Option<&Pinning>) -> Target {
+    match pinning.and_then(Pinning::cpus) {
+        Some(cpus) => target.pinned_to(cpus.to_vec()),
+        None => target,
     }
 }
 
@@ -415,7 +415,7 @@ fn pin_for(plan: &Plan, path: &Path, target: Target) -> (Target, Option<Pinning>
 fn pinning_outcome(
     test: &str,
     target: &Target,
-    pinning: Option<Pinning>,
+    pinning: Option<&Pinning>,
 ) -> (Vec<usize>, Option<String>) {
     let Some(pinning) = pinning else {
         return (Vec::new(), None);
