@@ -3,7 +3,7 @@
 //! refused, and the scratch directory is left empty.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use assert_cmd::cargo::CommandCargoExt;
 
@@ -33,6 +33,19 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The run's output once it succeeded and left nothing behind in `dir`; `None` (after saying
+/// why) when the scratch file system refuses O_DIRECT and there is nothing to assert.
+fn succeeded(output: Output, dir: &Path) -> Option<Output> {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("O_DIRECT") {
+        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+        return None;
+    }
+    assert!(output.status.success(), "{stderr}");
+    assert!(entries(dir).is_empty(), "{:?}", entries(dir));
+    Some(output)
+}
+
 #[test]
 fn sync_with_a_plot() {
     let dir = scratch();
@@ -46,13 +59,9 @@ fn sync_with_a_plot() {
     .arg(&plot)
     .output()
     .expect("running nodecheck");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if stderr.contains("O_DIRECT") {
-        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+    let Some(output) = succeeded(output, dir.path()) else {
         return;
-    }
-    assert!(output.status.success(), "{stderr}");
-    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    };
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("the output is JSON");
     let sync = &report["sync"];
@@ -98,13 +107,9 @@ fn span_reports_every_span() {
     let output = nodecheck_bench(dir.path(), &["--test", "span"])
         .output()
         .expect("running nodecheck");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if stderr.contains("O_DIRECT") {
-        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+    let Some(output) = succeeded(output, dir.path()) else {
         return;
-    }
-    assert!(output.status.success(), "{stderr}");
-    assert!(entries(dir.path()).is_empty());
+    };
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let points = report["span"]["points"].as_array().expect("span points");
     // The default smallest span is 1 GiB, more than this 256 MiB file: one span, the file.
@@ -158,13 +163,9 @@ fn span_as_markdown_links_its_plot() {
         .arg(&plot)
         .output()
         .expect("running nodecheck");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if stderr.contains("O_DIRECT") {
-        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+    let Some(output) = succeeded(output, dir.path()) else {
         return;
-    }
-    assert!(output.status.success(), "{stderr}");
-    assert!(entries(dir.path()).is_empty());
+    };
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     assert!(text.starts_with("## nodecheck bench `"), "{text}");
     // One span (the whole 256 MiB file): the ratio is 1 by construction.

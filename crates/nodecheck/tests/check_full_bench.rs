@@ -47,10 +47,25 @@ fn check_full(dir: &Path, plot: &Path, format: &[&str]) -> Output {
         .expect("running nodecheck")
 }
 
-/// The bench could not run here (no O_DIRECT on the scratch file system, a node running):
-/// the check says so in a note, and there is nothing of this test's to assert.
-fn measurement_skipped(stdout: &str) -> bool {
-    stdout.contains("Measurement skipped")
+/// Runs the full check and returns its stdout once it reached a verdict (good, ugly or bad:
+/// this machine's drive decides), not a usage or runtime error, and left no test file behind.
+/// `None` when the bench could not run here (no O_DIRECT on the scratch file system, a node
+/// running): the check says so in a note, and there is nothing of the caller's to assert.
+fn run_to_a_verdict(dir: &Path, plot: &Path, format: &[&str]) -> Option<String> {
+    let output = check_full(dir, plot, format);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stdout.contains("Measurement skipped") {
+        println!("skipping: the bench could not run here: {stdout}");
+        return None;
+    }
+    assert!(
+        matches!(output.status.code(), Some(0..=2)),
+        "{:?}\n{stderr}\n{stdout}",
+        output.status
+    );
+    assert!(entries(dir).is_empty(), "{:?}", entries(dir));
+    Some(stdout)
 }
 
 #[test]
@@ -58,20 +73,9 @@ fn full_check_plots_and_links_the_behaviour_tests() {
     let dir = scratch();
     let plots = scratch();
     let plot = plots.path().join("node sync.svg");
-    let output = check_full(dir.path(), &plot, &["--format", "markdown"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if measurement_skipped(&stdout) {
-        println!("skipping: the bench could not run here: {stdout}");
+    let Some(stdout) = run_to_a_verdict(dir.path(), &plot, &["--format", "markdown"]) else {
         return;
-    }
-    // A verdict (good, ugly or bad: this machine's drive decides), not a usage or runtime error.
-    assert!(
-        matches!(output.status.code(), Some(0..=2)),
-        "{:?}\n{stderr}\n{stdout}",
-        output.status
-    );
-    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    };
 
     // The report links the plot by its relative file name, with what it shows.
     assert!(
@@ -113,19 +117,9 @@ fn full_check_json_carries_sync_span_and_the_plot() {
     let dir = scratch();
     let plots = scratch();
     let plot = plots.path().join("full.svg");
-    let output = check_full(dir.path(), &plot, &["--json"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if measurement_skipped(&stdout) {
-        println!("skipping: the bench could not run here: {stdout}");
+    let Some(stdout) = run_to_a_verdict(dir.path(), &plot, &["--json"]) else {
         return;
-    }
-    assert!(
-        matches!(output.status.code(), Some(0..=2)),
-        "{:?}\n{stderr}",
-        output.status
-    );
-    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    };
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
     assert_eq!(report["plot"].as_str(), Some(plot.to_str().unwrap()));
     let bench = &report["bench"];

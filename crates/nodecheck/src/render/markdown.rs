@@ -148,16 +148,7 @@ pub fn render_bench(bench: &BenchReport, plot: Option<&str>) -> String {
 
 /// One list item per test that ran, then the bench's warnings.
 fn measurements(bench: &BenchReport, out: &mut String) {
-    for line in [
-        text::qd1(bench),
-        text::randrw(bench),
-        text::sync(bench),
-        text::span(bench),
-        text::cliff(bench),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    for line in text::measurements(bench) {
         out.push_str(&format!("- {}\n", cell(&line, 300)));
     }
     for warning in &bench.warnings {

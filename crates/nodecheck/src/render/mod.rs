@@ -294,6 +294,20 @@ pub mod text {
     }
 
     /// `cliff: writes fell to 80 MB/s after 23.4 GB` or `cliff: none in 40.0 GB written`.
+    /// Every measurement line the bench produced, in report order (qd1, randrw, sync, span,
+    /// cliff): what the table and markdown renderers both list.
+    pub fn measurements(bench: &bench::BenchReport) -> impl Iterator<Item = String> {
+        [
+            qd1(bench),
+            randrw(bench),
+            sync(bench),
+            span(bench),
+            cliff(bench),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
     pub fn cliff(bench: &bench::BenchReport) -> Option<String> {
         let c = bench.cliff.as_ref()?;
         Some(match (c.cache_estimate_bytes, c.post_cliff_mb_s) {

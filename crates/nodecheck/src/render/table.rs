@@ -118,16 +118,7 @@ fn measurements(report: &Report, out: &mut String) {
     let Some(bench) = &report.bench else {
         return;
     };
-    for line in [
-        text::qd1(bench),
-        text::randrw(bench),
-        text::sync(bench),
-        text::span(bench),
-        text::cliff(bench),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    for line in text::measurements(bench) {
         wrap_into(&printable(&clip(&line, 240)), "", out);
     }
     for warning in &bench.warnings {
