@@ -14,6 +14,7 @@ pub mod progress;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod signals;
 pub mod size;
 pub mod snapshot;
 

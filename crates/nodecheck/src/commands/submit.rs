@@ -108,20 +108,17 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
             path.display()
         ),
     );
-    let directory = if path.is_dir() {
-        path.clone()
-    } else {
-        path.parent().unwrap_or(Path::new(".")).to_path_buf()
-    };
+    let directory = super::check::measured_directory(&path);
     let mut plan = Plan::new(BenchTarget::Directory(directory));
-    plan.cancel = bench::CancelToken::with_signal_handlers()
+    let cooperation = crate::signals::cooperate()
         .context("cannot install the Ctrl-C handler that removes the test file")?;
+    plan.cancel = cooperation.token().clone();
     let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
     match bench::run(&plan, &mut bars) {
         Ok(report) => Ok((facts, report)),
         Err(err) => {
             if plan.cancel.is_cancelled() {
-                super::check::stop_on_signal(&plan.cancel, bars);
+                super::check::stop_on_signal(Some(cooperation), bars);
             }
             Err(anyhow::Error::new(err).context("the benchmark failed"))
         }
@@ -158,8 +155,8 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
     let mut notes = Vec::new();
     if !randrw.fio_comparable {
         notes.push(format!(
-            "span {} GiB is below the list's 150G",
-            randrw.span_bytes >> 30
+            "span {} is below the list's 150G",
+            bench::ByteSize(randrw.span_bytes)
         ));
     }
     let row = ResultRow {
