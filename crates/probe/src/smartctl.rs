@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::facts::{AtaDetails, Drive, Facts, Health, Interface, SCHEMA_VERSION};
+use crate::facts::{AtaDetails, Drive, Facts, Health, Interface, ModelSource, SCHEMA_VERSION};
 
 /// The first smartmontools release with `-j`.
 const MIN_SMARTCTL_MAJOR: u64 = 7;
@@ -586,7 +586,7 @@ impl SmartctlReport {
     /// Health is merged field by field the same way, and smartctl's overall verdict and exit
     /// status bits are always added.
     pub fn merge_into(&self, drive: &mut Drive) {
-        fill(&mut drive.model, self.model_name.clone());
+        self.merge_model(drive);
         fill(&mut drive.firmware, self.firmware.clone());
         fill(&mut drive.serial, self.serial.clone());
         fill(&mut drive.model_family, self.model_family.clone());
@@ -621,6 +621,32 @@ impl SmartctlReport {
         match drive.health.as_mut() {
             None => drive.health = Some(ours),
             Some(theirs) => merge_health(theirs, ours),
+        }
+    }
+
+    /// smartctl's model wins over a SCSI INQUIRY product it extends: the INQUIRY field holds
+    /// only the first 16 characters (`Samsung SSD 870` of `Samsung SSD 870 EVO 2TB`), while
+    /// smartctl read the ATA IDENTIFY model through the pass-through.
+    fn merge_model(&self, drive: &mut Drive) {
+        let Some(theirs) = self.model_name.as_deref().map(str::trim) else {
+            return;
+        };
+        if theirs.is_empty() {
+            return;
+        }
+        let replace = match drive.model.as_deref().map(str::trim) {
+            None | Some("") => true,
+            Some(ours) => {
+                drive.model_source == Some(ModelSource::ScsiInquiry)
+                    && theirs.len() > ours.len()
+                    && theirs
+                        .get(..ours.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(ours))
+            }
+        };
+        if replace {
+            drive.model = Some(theirs.to_owned());
+            drive.model_source = Some(ModelSource::Smartctl);
         }
     }
 

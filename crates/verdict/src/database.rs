@@ -8,9 +8,11 @@
 
 mod build;
 mod error;
+mod families;
 mod matching;
 mod raw;
 mod render;
+mod truncated;
 mod validate;
 
 use std::path::Path;
@@ -23,6 +25,7 @@ use crate::model::{Grade, Severity};
 pub use error::{DbError, ErrorKind, Position};
 pub use matching::normalize_model;
 pub use render::render_drives_markdown;
+pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
 pub use validate::{IssueLevel, ValidationIssue};
 
 /// Schema version of `data/*.toml` this build reads.
