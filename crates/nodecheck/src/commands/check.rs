@@ -372,10 +372,10 @@ fn full_behaviour(runtime: Duration, size: Option<u64>, seed: u64) -> BehaviourT
 pub(crate) fn stop_on_signal(cancel: &bench::CancelToken, bars: crate::progress::Bars) {
     drop(bars);
     if let Some(signal) = cancel.signal().filter(|s| *s > 0) {
-        eprintln!(
+        crate::stderr::line(&format!(
             "nodecheck: measurement interrupted by {}; test file removed",
             bench::error::signal_name(signal)
-        );
+        ));
         bench::cancel::reraise(signal);
     }
 }
