@@ -15,6 +15,7 @@ pub mod facts;
 #[cfg(feature = "fixtures")]
 pub mod fixture;
 pub mod hwmon;
+pub mod input;
 pub mod iouring;
 pub mod mounts;
 pub mod nvme;
