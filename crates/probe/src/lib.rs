@@ -14,6 +14,7 @@ pub mod error;
 pub mod facts;
 #[cfg(feature = "fixtures")]
 pub mod fixture;
+pub mod fstab;
 pub mod hwmon;
 pub mod input;
 pub mod iouring;
