@@ -289,10 +289,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         // The test file is already removed (its guard dropped inside bench::run); dropping
         // the cooperation then ends the process as the signal would have, so the shell or
         // service manager sees what happened.
-        eprintln!(
+        crate::stderr::line(&format!(
             "nodecheck: bench interrupted by {}; test file removed",
             bench::error::signal_name(signal)
-        );
+        ));
     }
     drop(cooperation);
     let report = outcome?;
@@ -329,7 +329,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         && report.span.is_none();
     if measured_nothing {
         // --keep-going went on past every failure: the warnings say why, nothing was measured.
-        eprintln!("nodecheck: error: no test completed; see the warnings");
+        crate::stderr::line("nodecheck: error: no test completed; see the warnings");
         return Ok(crate::exit_codes::COULD_NOT_CHECK);
     }
     Ok(crate::exit_codes::GOOD)

@@ -421,10 +421,10 @@ pub(crate) fn stop_on_signal(
         return;
     };
     if let Some(signal) = cooperation.signal() {
-        eprintln!(
+        crate::stderr::line(&format!(
             "nodecheck: measurement interrupted by {}; test file removed",
             bench::error::signal_name(signal)
-        );
+        ));
     }
     drop(cooperation);
 }
