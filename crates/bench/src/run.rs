@@ -1,7 +1,7 @@
 //! A whole benchmark run: checks, engine choice, test file, prefill, workloads, report.
 
 use std::fs::OpenOptions;
-use std::io::{self, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -299,9 +299,8 @@ fn run_on_file(
         )));
     }
 
-    refuse_memory_backed(dir)?;
-
     let bench_dir = Arc::new(BenchDir::open(dir)?);
+    refuse_memory_backed(&bench_dir)?;
     // Held until the run returns: a second bench here fails now with this one's pid.
     let _lock = BenchLock::acquire(&bench_dir)?;
     for file in testfile::find_stale(&bench_dir)? {
@@ -327,7 +326,7 @@ fn run_on_file(
         }
     }
 
-    let space = Space::of(dir)?;
+    let space = Space::of_dir(&bench_dir)?;
     let sizing = testfile::size_file(dir, space, plan.size, plan.reserve)?;
     if let Some(warning) = sizing.warning {
         warnings.push(format!("{warning}; the randrw figure is less comparable"));
@@ -335,7 +334,7 @@ fn run_on_file(
     let file = TestFile::create(&bench_dir, sizing.size, true)?;
     testfile::check_reserve_after_allocation(
         dir,
-        Space::of(dir)?,
+        Space::of_dir(&bench_dir)?,
         testfile::reserve(space, plan.reserve),
         file.size(),
     )?;
@@ -429,12 +428,8 @@ const RAMFS_MAGIC: u32 = 0x8584_58f6;
 
 /// tmpfs and ramfs (and devtmpfs, which is one of them) hold files in RAM: a latency measured
 /// there is the memory's, not a drive's, and would grade RAM as storage.
-fn refuse_memory_backed(dir: &Path) -> Result<(), BenchError> {
-    let stat = nix::sys::statfs::statfs(dir).map_err(|errno| {
-        BenchError::io(format!("statfs {}", dir.display()), io::Error::from(errno))
-    })?;
-    // Magic numbers are 32-bit values whatever the width of f_type on this target.
-    let magic = stat.filesystem_type().0 as u32;
+fn refuse_memory_backed(dir: &BenchDir) -> Result<(), BenchError> {
+    let magic = dir.fs_magic()?;
     let kind = if magic == TMPFS_MAGIC {
         "tmpfs"
     } else if magic == RAMFS_MAGIC {
@@ -445,7 +440,7 @@ fn refuse_memory_backed(dir: &Path) -> Result<(), BenchError> {
     Err(BenchError::Refused(format!(
         "{} is on {kind}, a memory-backed file system: a measurement there times RAM, not a \
          drive; give a directory on the drive's file system",
-        dir.display()
+        dir.path().display()
     )))
 }
 

@@ -47,11 +47,29 @@ impl Space {
                 io::Error::from(errno),
             )
         })?;
+        Ok(Space::from_statvfs(&stat))
+    }
+
+    /// The file system of the directory the bench opened, by its descriptor: the path may
+    /// have been swapped since.
+    pub fn of_dir(dir: &BenchDir) -> Result<Space, BenchError> {
+        let stat = nix::sys::statvfs::fstatvfs(&dir.fd).map_err(|errno| {
+            BenchError::io(
+                format!("statvfs {}", dir.path().display()),
+                io::Error::from(errno),
+            )
+        })?;
+        Ok(Space::from_statvfs(&stat))
+    }
+
+    // fsblkcnt_t and c_ulong are 32 bits wide on some targets: the casts are not no-ops there.
+    #[allow(clippy::unnecessary_cast)]
+    fn from_statvfs(stat: &nix::sys::statvfs::Statvfs) -> Space {
         let fragment = stat.fragment_size() as u64;
-        Ok(Space {
+        Space {
             total: (stat.blocks() as u64).saturating_mul(fragment),
             available: (stat.blocks_available() as u64).saturating_mul(fragment),
-        })
+        }
     }
 }
 
@@ -164,6 +182,18 @@ impl BenchDir {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The `f_type` magic number of its file system (`statfs(2)`), as a 32-bit value whatever
+    /// the width of the field on this target.
+    pub fn fs_magic(&self) -> Result<u32, BenchError> {
+        let stat = nix::sys::statfs::fstatfs(&self.fd).map_err(|errno| {
+            BenchError::io(
+                format!("statfs {}", self.path.display()),
+                io::Error::from(errno),
+            )
+        })?;
+        Ok(stat.filesystem_type().0 as u32)
     }
 
     /// `name` in this directory, for messages.

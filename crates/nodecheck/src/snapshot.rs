@@ -63,8 +63,29 @@ pub struct Contents<'a> {
 ///
 /// The archive is written to a temporary file beside `out` and renamed over it only once
 /// complete and synced: an interruption (a signal, a full disk, an error) leaves an existing
-/// `out` as it was and no partial file behind. A symlink at `out` is replaced, not followed.
+/// `out` as it was and no partial file behind. An `out` that exists but is not a regular file
+/// (a symlink, `/dev/null`, a FIFO) is refused: renaming over it would replace the link or the
+/// device node itself.
 pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
+    match fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => {
+            let kind = if meta.file_type().is_symlink() {
+                "a symlink"
+            } else if meta.is_dir() {
+                "a directory"
+            } else {
+                "a device, FIFO or socket"
+            };
+            bail!(
+                "{} is {kind}: snapshot -o writes a new regular file and renames it into place, \
+                 never through a link or into a device; give the path of a file",
+                out.display()
+            );
+        }
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err).with_context(|| format!("cannot inspect {}", out.display())),
+    }
     let name = out
         .file_name()
         .with_context(|| format!("{} names no file", out.display()))?;

@@ -1,6 +1,7 @@
 //! Interrupted snapshots never damage or leak files: `snapshot -o` writes beside the target and
 //! renames (a signal or a full disk mid-write leaves an existing archive as it was and no
-//! partial file), and a signal during `check --snapshot` removes the unpacked tree. The moments
+//! partial file; a symlink or device at the target is refused, not replaced), and a signal
+//! during `check --snapshot` removes the unpacked tree. The moments
 //! are made exact with the debug-build pause hook (`bench::hook`).
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -192,15 +193,37 @@ fn a_full_disk_keeps_the_existing_archive_and_leaves_no_partial() {
 }
 
 #[test]
-fn a_symlink_at_the_output_is_replaced_not_followed() {
+fn an_output_that_is_not_a_regular_file_is_refused_untouched() {
     let dir = scratch();
     let victim = dir.path().join("victim");
     std::fs::write(&victim, b"precious").unwrap();
-    let out = dir.path().join("node.tar.gz");
-    std::os::unix::fs::symlink(&victim, &out).unwrap();
-    good_archive(&out);
+    let link = dir.path().join("node.tar.gz");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let fifo = dir.path().join("fifo.tar.gz");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    for (out, kind) in [(&link, "a symlink"), (&fifo, "a device, FIFO or socket")] {
+        let output = nodecheck()
+            .args(["-q", "snapshot", "-o"])
+            .arg(out)
+            .arg(env!("CARGO_TARGET_TMPDIR"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(4), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&format!("is {kind}")), "{stderr}");
+    }
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
-    assert!(out.symlink_metadata().unwrap().is_file());
+    assert_eq!(std::fs::read_link(&link).unwrap(), victim);
+    assert!(partial_files(dir.path()).is_empty());
+}
+
+#[test]
+fn a_finished_archive_replaces_the_old_one_and_replays() {
+    let dir = scratch();
+    let out = dir.path().join("node.tar.gz");
+    std::fs::write(&out, b"an older, smaller file").unwrap();
+    good_archive(&out);
+    assert_eq!(entries(dir.path()), vec![out.clone()]);
     let replay = nodecheck()
         .args(["check", "--json", "--snapshot"])
         .arg(&out)
