@@ -220,9 +220,15 @@ impl Root {
 
     /// A whole text file (mountinfo), at most [`TEXT_CAP`] bytes, invalid UTF-8 replaced.
     pub fn read_text(&self, path: impl AsRef<Path>) -> Option<String> {
+        self.read_text_noting_truncation(path).map(|(text, _)| text)
+    }
+
+    /// [`Root::read_text`], and whether the file was longer than [`TEXT_CAP`] and cut there,
+    /// for callers whose answer may lie in the part that was cut.
+    pub fn read_text_noting_truncation(&self, path: impl AsRef<Path>) -> Option<(String, bool)> {
         let path = path.as_ref();
-        let bytes = self.read_capped(path, TEXT_CAP)?;
-        Some(self.decode(path, &bytes))
+        let (bytes, truncated) = self.read_capped_noting_truncation(path, TEXT_CAP)?;
+        Some((self.decode(path, &bytes), truncated))
     }
 
     /// Raw bytes of a file, at most [`BYTES_CAP`].
@@ -332,6 +338,11 @@ impl Root {
     }
 
     fn read_capped(&self, path: &Path, cap: usize) -> Option<Vec<u8>> {
+        self.read_capped_noting_truncation(path, cap)
+            .map(|(bytes, _)| bytes)
+    }
+
+    fn read_capped_noting_truncation(&self, path: &Path, cap: usize) -> Option<(Vec<u8>, bool)> {
         let resolved = match self.resolve(path, true) {
             Ok(resolved) => resolved,
             Err(ProbeError::NotFound { .. }) => return None,
@@ -357,9 +368,9 @@ impl Root {
             ));
             let mut bytes = bytes;
             bytes.truncate(cap);
-            return Some(bytes);
+            return Some((bytes, true));
         }
-        Some(bytes)
+        Some((bytes, false))
     }
 
     fn decode(&self, path: &Path, bytes: &[u8]) -> String {
