@@ -33,6 +33,20 @@ pub const SMARTCTL_DIR: &str = "nodecheck/smartctl";
 const MAX_FILE_BYTES: u64 = 16 << 20;
 const MAX_TOTAL_BYTES: u64 = 256 << 20;
 const MAX_ENTRIES: usize = 200_000;
+/// Where the probe reads contents: kernel attributes, procfs, configuration and systemd unit
+/// files. A snapshot copies contents from nowhere else, whatever the recording lists, so the
+/// checked path and anything under it never enter an archive.
+const CONTENT_AREAS: &[&str] = &["/sys", "/proc", "/etc", "/usr/lib/systemd", "/lib/systemd"];
+/// Where an object the probe only tested for gets an empty stand-in: the content areas and
+/// `/dev` (device nodes the stack resolves through).
+const STAND_IN_AREAS: &[&str] = &[
+    "/sys",
+    "/proc",
+    "/etc",
+    "/usr/lib/systemd",
+    "/lib/systemd",
+    "/dev",
+];
 /// A manifest is a few hundred bytes.
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 /// Linux's PATH_MAX: no name in a snapshot is longer.
@@ -51,6 +65,44 @@ pub struct Manifest {
     #[serde(default)]
     pub smartctl: Vec<String>,
     pub redacted: bool,
+    /// What the path was when it is not a directory (a file, a device node, a FIFO, a
+    /// socket): described from `stat`, never opened or read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_kind: Option<PathKind>,
+}
+
+/// A non-directory path as `stat` sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathKind {
+    /// `regular file`, `block device`, `character device`, `FIFO`, `socket`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `major:minor`: the device node's own number for a device, else the file system's.
+    pub device: String,
+}
+
+/// `stat` of `path` (following links, as the probe does), `None` for a directory or a path
+/// that cannot be examined. `stat` opens nothing, so a FIFO cannot block it.
+pub fn describe_path(path: &Path) -> Option<PathKind> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let metadata = fs::metadata(path).ok()?;
+    let file_type = metadata.file_type();
+    if file_type.is_dir() {
+        return None;
+    }
+    let device = if file_type.is_block_device() || file_type.is_char_device() {
+        metadata.rdev()
+    } else {
+        metadata.dev()
+    };
+    Some(PathKind {
+        kind: probe::input::kind_name(file_type).to_string(),
+        device: format!(
+            "{}:{}",
+            nix::sys::stat::major(device),
+            nix::sys::stat::minor(device)
+        ),
+    })
 }
 
 /// What to put into an archive besides the accessed files.
@@ -113,7 +165,19 @@ pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
                     .with_context(|| format!("cannot add {}", relative.display()))?;
                 written += 1;
             }
+            AccessKind::Present => {
+                // Tested for, never read (the checked path itself, a device node, a unit
+                // file): an empty stand-in keeps the test's answer and carries no byte of it.
+                if !in_areas(&accessed.path, STAND_IN_AREAS) {
+                    continue;
+                }
+                append_file(&mut builder, &relative, &[])?;
+                written += 1;
+            }
             AccessKind::File => {
+                if !in_areas(&accessed.path, CONTENT_AREAS) {
+                    continue;
+                }
                 // The probe read it a moment ago; a file gone now (a process exited) or one the
                 // kernel refuses to read twice is left out, as the probe would find it missing.
                 let Ok(bytes) = read_capped(&accessed.path) else {
@@ -193,12 +257,19 @@ fn safe_name(drive: &str) -> String {
         .collect()
 }
 
+/// Only regular files, opened without following a link and without blocking, so nothing the
+/// probe recorded can make the snapshot read a device or wait on a FIFO.
 fn read_capped(path: &Path) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    fs::File::open(path)?
+    probe::input::open_regular_no_follow(path)?
         .take(MAX_FILE_BYTES)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// Whether `path` is one of `areas` or inside one.
+fn in_areas(path: &Path, areas: &[&str]) -> bool {
+    areas.iter().any(|area| path.starts_with(area))
 }
 
 fn append_file<W: Write>(builder: &mut tar::Builder<W>, path: &Path, bytes: &[u8]) -> Result<()> {
@@ -691,6 +762,7 @@ mod tests {
             path: "/".to_string(),
             smartctl: vec!["sda".to_string(), "nvme0n1".to_string()],
             redacted: true,
+            path_kind: None,
         };
         assert_eq!(
             smartctl_files(&manifest),

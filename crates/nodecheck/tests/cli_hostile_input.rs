@@ -6,67 +6,11 @@
 mod cli_support;
 
 use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use cli_support::{nodecheck, smartctl_fixture, stderr, stdout, Fixture};
+use cli_support::{nodecheck, run_limited, smartctl_fixture, stderr, stdout, Fixture, Limited};
 use flate2::write::GzEncoder;
 use flate2::Compression;
-
-/// The most address space any command may use on hostile input.
-const MEMORY_LIMIT: u64 = 256 << 20;
-/// Far more than any of these runs needs; a hang is caught long before a CI timeout.
-const TIME_LIMIT: Duration = Duration::from_secs(60);
-
-struct Limited {
-    code: Option<i32>,
-    stderr: String,
-    stdout: String,
-}
-
-/// Runs the binary with `args` under `RLIMIT_AS` and [`TIME_LIMIT`].
-fn run_limited(args: &[&std::ffi::OsStr]) -> Limited {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nodecheck"));
-    cmd.args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("NODECHECK_DB")
-        .env("HOME", "/nonexistent-home")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            nix::sys::resource::setrlimit(
-                nix::sys::resource::Resource::RLIMIT_AS,
-                MEMORY_LIMIT,
-                MEMORY_LIMIT,
-            )
-            .map_err(std::io::Error::from)
-        });
-    }
-    let mut child = cmd.spawn().expect("spawns");
-    let started = Instant::now();
-    loop {
-        if child.try_wait().expect("waits").is_some() {
-            break;
-        }
-        if started.elapsed() > TIME_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} hung for more than {TIME_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("output");
-    Limited {
-        code: out.status.code(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-    }
-}
 
 fn os(text: &str) -> &std::ffi::OsStr {
     text.as_ref()

@@ -37,8 +37,12 @@ pub struct AccessedPath {
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AccessKind {
-    /// A regular file that was read (or whose existence was tested).
+    /// A regular file whose contents were read.
     File,
+    /// Something whose existence or type was tested without reading it: the path being
+    /// checked, a device node, a unit file. A snapshot stands in an empty file for it, never
+    /// its contents.
+    Present,
     /// A directory that was listed (or whose existence was tested).
     Dir,
     /// A symlink that was followed; `target` is its raw content, to be recreated as-is.
@@ -141,7 +145,12 @@ impl Root {
 
     fn record(&self, path: &Path, kind: AccessKind) {
         if let Some(recorded) = &self.recorded {
-            lock(recorded).insert(path.to_path_buf(), kind);
+            let mut recorded = lock(recorded);
+            // A later existence test must not hide that the contents were read.
+            if kind == AccessKind::Present && recorded.get(path) == Some(&AccessKind::File) {
+                return;
+            }
+            recorded.insert(path.to_path_buf(), kind);
         }
     }
 
@@ -155,7 +164,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
             }
@@ -302,7 +311,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
                 true
@@ -328,7 +337,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
                 true
