@@ -418,14 +418,18 @@ impl Unpacked {
 /// otherwise read whole into memory), file sizes, the total and the number of entries; hard
 /// links, devices, FIFOs and sparse files are refused.
 pub fn unpack(archive: &Path) -> Result<Unpacked> {
-    let shown = archive.display();
     let file = probe::input::open_user_file(archive)
-        .with_context(|| format!("cannot open snapshot {shown}"))?;
+        .with_context(|| format!("cannot open snapshot {}", archive.display()))?;
+    unpack_stream(file, &archive.display().to_string())
+}
+
+/// [`unpack`] of a `.tar.gz` stream; `shown` names it in errors.
+pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
     let dir = tempfile::Builder::new()
         .prefix("nodecheck-snapshot-")
         .tempdir()
         .context("cannot create a temporary directory")?;
-    let mut tar = tar::Archive::new(GzDecoder::new(file));
+    let mut tar = tar::Archive::new(GzDecoder::new(gzipped));
     let mut total = 0u64;
     let mut long_name: Option<Vec<u8>> = None;
     let mut long_link: Option<Vec<u8>> = None;
