@@ -416,3 +416,18 @@ fn an_empty_nodecheck_db_means_the_embedded_database() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn archive_errors_name_the_archive_and_the_entry() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let archive = dir.path().join("twice.tar.gz");
+    let mut tar = RawTar::create(&archive);
+    for _ in 0..2 {
+        tar.header("sys/block/sda/size", tar::EntryType::Regular, 4, None);
+        tar.data(b"100\n");
+    }
+    tar.finish();
+    let out = run_limited(&[os("check"), os("--snapshot"), archive.as_os_str()]);
+    assert_refused(&out, &archive, "entry 2 (sys/block/sda/size)");
+    assert!(out.stderr.contains("appears twice"), "{}", out.stderr);
+}
