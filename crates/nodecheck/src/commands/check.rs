@@ -44,7 +44,8 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         SourceChoice::Root(dir) => {
             let root = Root::at(dir)
                 .with_context(|| format!("cannot replay the tree at {}", dir.display()))?;
-            (root, snapshot::read_manifest(dir))
+            let manifest = snapshot::read_manifest(&root);
+            (root, manifest)
         }
         SourceChoice::Snapshot(file) => {
             let unpacked = snapshot::unpack(file)?;
@@ -61,15 +62,19 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     if root.is_live() {
         refuse_device_path(&path)?;
     }
-    let smartctl_json = if config.smartctl_json.is_empty() {
-        manifest
-            .as_ref()
-            .map(|m| snapshot::smartctl_files(root.base(), m))
-            .unwrap_or_default()
-    } else {
-        config.smartctl_json.clone()
+    // Files given on the command line win over the ones a snapshot saved.
+    let replayed_smartctl = match (&manifest, config.smartctl_json.is_empty()) {
+        (Some(m), true) => snapshot::smartctl_files(m),
+        _ => Vec::new(),
     };
-    let facts = probe_facts(&root, &path, smartctl_json, config.run_smartctl)?;
+    let options = probe::ProbeOptions {
+        smartctl_json: config.smartctl_json.clone(),
+        replayed_smartctl,
+        run_smartctl: config.run_smartctl,
+        ..probe::ProbeOptions::default()
+    };
+    let facts = probe::probe(&root, &path, &options)
+        .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
     if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {

@@ -332,6 +332,17 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_text_quotes_to_one_line_that_parses_back(text in "\\PC*|[\\x00-\\x7f]*") {
+            let quoted = toml_quoted(&text);
+            proptest::prop_assert!(!quoted.contains('\n') && !quoted.contains('\r'));
+            let parsed: toml::Table =
+                toml::from_str(&format!("v = {quoted}")).expect("valid TOML");
+            proptest::prop_assert_eq!(parsed["v"].as_str(), Some(text.as_str()));
+        }
+    }
+
     #[test]
     fn iops_are_whole_and_bounded() {
         assert_eq!(iops(1234.6), 1235);

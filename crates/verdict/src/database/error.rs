@@ -83,6 +83,12 @@ pub enum DbError {
     },
     #[error("{0}\n  fix: give --db a drives file (data/drives.toml format)")]
     Unreadable(#[from] probe::input::ReadError),
+    #[error("cannot read database file {path}: {source}\n  fix: check the path given to --db")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl DbError {
@@ -118,7 +124,7 @@ impl DbError {
     pub fn kind(&self) -> Option<ErrorKind> {
         match self {
             DbError::Invalid { kind, .. } => Some(*kind),
-            DbError::Unreadable(_) => None,
+            DbError::Io { .. } | DbError::Unreadable(_) => None,
         }
     }
 
@@ -126,7 +132,7 @@ impl DbError {
     pub fn position(&self) -> Option<(usize, usize)> {
         match self {
             DbError::Invalid { line, column, .. } => Some((*line, *column)),
-            DbError::Unreadable(_) => None,
+            DbError::Io { .. } | DbError::Unreadable(_) => None,
         }
     }
 }
