@@ -4,7 +4,8 @@ use std::io;
 use std::path::PathBuf;
 
 /// Everything that can stop a benchmark. Messages are written for the operator: they name the
-/// file, the numbers and the way out.
+/// file and the numbers; the way out is added by the command that prints them, because only
+/// it knows its own options (`bench --force`, `check --bench-reserve`).
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     #[error("{context}: {source}")]
@@ -18,7 +19,7 @@ pub enum BenchError {
     #[error(
         "not enough free space on {fs}: {avail} available, the reserve keeps {reserve} free \
          (max(10 % of {total}, 50 GiB)), leaving {spare} for a test file but at least {needed} \
-         is needed; free space or lower the reserve with --reserve"
+         is needed"
     )]
     NoRoom {
         fs: String,
@@ -30,7 +31,7 @@ pub enum BenchError {
     },
     #[error(
         "an Ethereum client is running: {0}. Benchmarking now skews the results and slows the \
-         node down; stop it first or pass --force"
+         node down"
     )]
     LiveNode(String),
     #[error("refused: {0}")]
@@ -41,7 +42,7 @@ pub enum BenchError {
     InvalidPlan(String),
     #[error("the engine failed: {0}")]
     Engine(String),
-    #[error("stale test file(s) from an earlier run that was killed: {}; remove them with --clean-stale", list_paths(.0))]
+    #[error("stale test file(s) from an earlier run that was killed: {}", list_paths(.0))]
     StaleFiles(Vec<PathBuf>),
 }
 

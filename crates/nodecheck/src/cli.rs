@@ -33,8 +33,8 @@ Examples:
   nodecheck check --bench full --client reth /var/lib/reth
   nodecheck check --bench full --plot sync.svg --format markdown > r.md
   nodecheck check --format prometheus > /var/lib/node_exporter/textfile/nodecheck.prom
-  nodecheck check --snapshot operator.tar.gz         replay another machine's snapshot
-  nodecheck check --root ./fixture /var/lib/ethereum replay an unpacked tree
+  nodecheck check --snapshot operator.tar.gz          replay another machine's snapshot
+  nodecheck check --root ./fixture /var/lib/ethereum  replay an unpacked tree
 
 Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check.";
 
@@ -59,8 +59,8 @@ Examples:
 
 const TRIAGE_EXAMPLES: &str = "\
 Examples:
-  nodecheck triage smartctl.json                 a saved `smartctl -j -x /dev/nvme0` output
-  nodecheck triage report.json --format markdown a saved `nodecheck --json` report
+  nodecheck triage smartctl.json                  a saved `smartctl -j -x /dev/nvme0` output
+  nodecheck triage report.json --format markdown  a saved `nodecheck --json` report
   nodecheck triage smartctl.json --client erigon --json";
 
 const SNAPSHOT_EXAMPLES: &str = "\

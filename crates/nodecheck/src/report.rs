@@ -98,7 +98,7 @@ pub fn summarize(grade: Grade, findings: &[Finding]) -> String {
         }
         (Grade::Good, None) => format!("{word}: this storage is fit for an Ethereum node"),
         (Grade::Unknown, None) => format!(
-            "{word}: nothing wrong was found, but the drive could not be identified as good; measure it with --bench full"
+            "{word}: nothing wrong was found, but the drive could not be identified as good; measure it with `nodecheck check --bench full`"
         ),
         (_, None) => format!("{word}: see the findings above"),
     }

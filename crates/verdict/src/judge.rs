@@ -106,7 +106,7 @@ pub fn judge(
                             known.join(", ")
                         ),
                     )
-                    .with_fix(format!("Use one of: --client {}", known.join("|"))),
+                    .with_fix(format!("Name one of the known clients: {}", known.join(", "))),
                 );
                 (strictest(db), "strictest".to_owned())
             }

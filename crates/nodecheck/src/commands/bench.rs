@@ -1,6 +1,7 @@
 //! `nodecheck bench`: QD1 read latency and the community randrw test on the drive under PATH.
 
 use std::fmt::Write as _;
+use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -8,6 +9,7 @@ use anyhow::Context;
 use bench::run::{BenchTarget, NoProgress, Plan, Progress};
 use bench::{BenchError, BenchReport, ByteSize, EngineKind, EnginePreference, LatencySummary};
 
+use crate::commands::hints::{self, Printer};
 use crate::commands::{emit, UsageError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -255,6 +257,16 @@ fn behaviour_tests(args: &BenchArgs) -> bench::behaviour::BehaviourTests {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     let mut plan = plan(args)?;
+    let given_a_device = args.device.is_none()
+        && std::fs::metadata(&args.path).is_ok_and(|m| m.file_type().is_block_device());
+    if given_a_device {
+        let path = verdict::findings::mount::shell_quote(&args.path.display().to_string());
+        return Err(UsageError(format!(
+            "{path} is a block device: the bench never writes to a device; give a directory on \
+             its file system, or `--device {path} --test qd1` for the read-only qd1 test"
+        ))
+        .into());
+    }
     if let Some(path) = &args.plot {
         // Refuse now rather than after a run that may take half an hour.
         bench::plot::check_plot_path(path).map_err(|err| UsageError(err.to_string()))?;
@@ -280,8 +292,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
             bench::cancel::reraise(signal);
             anyhow::bail!("interrupted");
         }
-        Err(err) => return Err(err.into()),
+        Err(err) => {
+            let hinted = hints::bench_failure(&err, Printer::Bench, plan.target.path());
+            return Err(anyhow::anyhow!(hinted));
+        }
     };
+    let mut report = report;
+    if let Some(hint) = hints::stale_files_hint(&report.warnings) {
+        report.warnings.push(hint);
+    }
     if let Some(path) = &args.plot {
         bench::plot::write_plot(&report, path)
             .with_context(|| format!("drawing the plot to {}", path.display()))?;

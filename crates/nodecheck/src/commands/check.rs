@@ -288,7 +288,10 @@ fn measure(
             )),
         }
     }
-    match bench::run(&plan_for(BenchTarget::Directory(directory)), &mut bars) {
+    match bench::run(
+        &plan_for(BenchTarget::Directory(directory.clone())),
+        &mut bars,
+    ) {
         Ok(report) => Some(report),
         Err(_) if cancel.is_cancelled() => {
             stop_on_signal(&cancel, bars);
@@ -296,7 +299,10 @@ fn measure(
             None
         }
         Err(err) => {
-            let note = format!("Measurement skipped: {err}");
+            let note = format!(
+                "Measurement skipped: {}",
+                super::hints::bench_failure(&err, super::hints::Printer::Check, &directory)
+            );
             say(global, &note);
             notes.push(note);
             None

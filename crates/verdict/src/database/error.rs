@@ -78,7 +78,9 @@ pub enum DbError {
         message: String,
         fix: String,
     },
-    #[error("cannot read database file {path}: {source}\n  fix: check the path given to --db")]
+    #[error(
+        "cannot read database file {path}: {source}\n  fix: check the path of the drives file"
+    )]
     Io {
         path: String,
         #[source]

@@ -125,7 +125,7 @@ fn io_uring(facts: &Facts, out: &mut Vec<Finding>) {
         ),
         _ if lower.contains("seccomp") || lower.contains("eperm") => (
             "a seccomp filter (Docker >= 25 blocks io_uring by default)".to_owned(),
-            "Run the container with `--security-opt seccomp=unconfined`, or with a seccomp profile that allows io_uring_setup, io_uring_enter and io_uring_register".to_owned(),
+            "Run the container with `docker run --security-opt seccomp=unconfined ...`, or with a seccomp profile that allows io_uring_setup, io_uring_enter and io_uring_register".to_owned(),
         ),
         _ if lower.contains("enomem") || lower.contains("memlock") => (
             "a low locked-memory limit (RLIMIT_MEMLOCK)".to_owned(),
