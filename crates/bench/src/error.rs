@@ -120,9 +120,31 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// A test-file size from the command line: [`parse_size`], refusing sizes below
+/// [`crate::testfile::MIN_FILE_SIZE`] instead of silently running on a bigger file.
+pub fn parse_file_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    let min = crate::testfile::MIN_FILE_SIZE;
+    if bytes < min {
+        return Err(format!(
+            "`{text}` is smaller than the smallest test file, {} (below that the drive's cache \
+             answers instead of the drive)",
+            ByteSize(min)
+        ));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn test_files_below_the_minimum_are_refused() {
+        assert!(parse_file_size("1k").unwrap_err().contains("16.0 MiB"));
+        assert_eq!(parse_file_size("16M"), Ok(16 << 20));
+        assert!(parse_file_size("xyz").is_err());
+    }
 
     #[test]
     fn sizes_parse_in_binary_units() {

@@ -39,6 +39,10 @@ pub struct Report {
     /// line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plot: Option<String>,
+    /// What the facts were read from when not this machine now: the snapshot archive, the
+    /// replayed tree or the file `triage` judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Which client's needs the verdict applied.

@@ -230,3 +230,57 @@ fn the_prometheus_script_publishes_every_verdict_and_leaves_no_temp_files() {
     assert_eq!(entries(), ["nodecheck.prom"]);
     assert_eq!(published(), before);
 }
+
+/// The exit codes in the first column of the first table after `heading` in `file`.
+fn documented_codes(file: &str, heading: &str) -> Vec<u32> {
+    let text = std::fs::read_to_string(workspace().join(file)).expect("doc");
+    let after = &text[text
+        .find(heading)
+        .unwrap_or_else(|| panic!("{file}: {heading}"))..];
+    let mut codes = Vec::new();
+    let mut in_table = false;
+    for line in after.lines() {
+        if line.starts_with('|') {
+            in_table = true;
+            let first = line.trim_start_matches('|').split('|').next().unwrap_or("");
+            codes.extend(
+                first
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter_map(|n| n.parse::<u32>().ok()),
+            );
+        } else if in_table {
+            break;
+        }
+    }
+    codes.sort_unstable();
+    codes
+}
+
+#[test]
+fn exit_codes_are_documented_alike_everywhere() {
+    use nodecheck::exit_codes::*;
+    let signals = [libc::SIGHUP, libc::SIGINT, libc::SIGTERM].map(|s| 128 + s as u32);
+    let mut expected: Vec<u32> = [GOOD, UGLY, BAD, USAGE, COULD_NOT_CHECK]
+        .iter()
+        .map(|&c| u32::from(c))
+        .chain(signals)
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(documented_codes("README.md", "## Exit codes"), expected);
+    assert_eq!(
+        documented_codes("docs/exit-codes.md", "# Exit codes"),
+        expected
+    );
+    let help = cli_support::stdout(
+        &cli_support::nodecheck()
+            .arg("--help")
+            .output()
+            .expect("runs"),
+    );
+    for code in signals {
+        assert!(
+            help.contains(&code.to_string()),
+            "--help names exit code {code}:\n{help}"
+        );
+    }
+}

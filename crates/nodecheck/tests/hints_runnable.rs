@@ -5,6 +5,7 @@
 mod cli_support;
 mod text_commands;
 
+use cli_support::skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process};
 
@@ -252,10 +253,10 @@ fn bench_beside_a_running_client_names_an_option_that_then_works() {
         .expect("runs");
     let report = stdout(&forced);
     if stderr(&forced).contains("io_uring") && report.is_empty() {
-        println!(
-            "skipping the rerun: no engine can run here: {}",
+        skip(format_args!(
+            "the rerun: no engine can run here: {}",
             stderr(&forced)
-        );
+        ));
         return;
     }
     assert!(forced.status.success(), "{forced:?}");

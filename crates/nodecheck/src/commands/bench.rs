@@ -60,7 +60,7 @@ pub struct BenchArgs {
 
     /// Test file size (the randrw span), e.g. 20G. Default 150G, the community's figure; shrunk
     /// with a warning to keep the reserve free.
-    #[arg(long, value_parser = parse_size_arg)]
+    #[arg(long, value_parser = bench::error::parse_file_size)]
     pub size: Option<u64>,
 
     /// Free space to keep on the file system, e.g. 5G. Default max(10 % of the file system,
@@ -376,7 +376,7 @@ pub fn render_text(report: &BenchReport) -> String {
             qd1.runtime_s,
             qd1.iops
         );
-        out.push_str(&latency_line("latency us", &qd1.lat_us));
+        out.push_str(&latency_line("latency µs", &qd1.lat_us));
         if let Some(pinning) = &qd1.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
@@ -403,8 +403,8 @@ pub fn render_text(report: &BenchReport) -> String {
             rw.write_iops,
             rw.write_bw_bytes_per_s / 1e6
         );
-        out.push_str(&latency_line("read lat us", &rw.read_lat_us));
-        out.push_str(&latency_line("write lat us", &rw.write_lat_us));
+        out.push_str(&latency_line("read lat µs", &rw.read_lat_us));
+        out.push_str(&latency_line("write lat µs", &rw.write_lat_us));
         if let Some(pinning) = &rw.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
@@ -433,8 +433,8 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             engine_name(sync.engine),
             engine_name(sync.burst_engine.unwrap_or(sync.engine))
         );
-        out.push_str(&latency_line("baseline us", &sync.baseline_lat_us));
-        out.push_str(&latency_line("in burst us", &sync.burst_lat_us));
+        out.push_str(&latency_line("baseline µs", &sync.baseline_lat_us));
+        out.push_str(&latency_line("in burst µs", &sync.burst_lat_us));
         let recovery = match (sync.recovery_ms_median, sync.recovery_ms_max) {
             (Some(median), Some(max)) => format!("median {median:.0} ms, worst {max:.0} ms"),
             _ => "none recovered".to_string(),

@@ -62,7 +62,11 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
     };
     let verdict = verdict::judge::judge(&facts, bench.as_ref(), &db, &client);
     notes.dedup();
-    let report = super::check::build_report(facts, bench, verdict, None, notes, config.client);
+    let mut report = super::check::build_report(facts, bench, verdict, None, notes, config.client);
+    report.source = Some(format!(
+        "judged from the saved file {}",
+        config.file.display()
+    ));
     let redactor = config
         .redact
         .then(|| Redactor::new().with_facts(&report.facts));

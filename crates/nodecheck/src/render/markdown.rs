@@ -30,7 +30,10 @@ pub fn render(report: &Report) -> String {
     }
     let client = match (&report.client.requested, &report.client.fails_first) {
         (Some(c), _) => cell(c, 20),
-        (None, Some(first)) => format!("strictest of all five (fails {} first)", cell(first, 20)),
+        (None, Some(first)) => format!(
+            "strictest of all five ({} fails first)",
+            cell(&super::client_display(first), 20)
+        ),
         (None, None) => "strictest of all five".to_string(),
     };
     out.push_str(&format!("| Client needs | {client} |\n"));

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test file uses a different subset
 
+pub mod skip;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
