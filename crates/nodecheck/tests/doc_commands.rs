@@ -284,3 +284,17 @@ fn exit_codes_are_documented_alike_everywhere() {
         );
     }
 }
+
+#[test]
+fn the_readme_names_the_packages_this_version_builds() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README");
+    let version = env!("CARGO_PKG_VERSION");
+    for name in [
+        format!("nodecheck-{version}-x86_64-linux.tar.gz"),
+        format!("nodecheck_{version}_amd64.deb"),
+        "cargo install --locked --path crates/nodecheck".to_string(),
+        "docker build -t nodecheck .".to_string(),
+    ] {
+        assert!(readme.contains(&name), "README.md names {name}");
+    }
+}

@@ -808,6 +808,18 @@ fn nc510_capacity_against_the_client() {
     drive0(&mut facts).capacity_bytes = Some(1_920_383_410_176);
     let v = run_for(&facts, "nethermind");
     assert_finding(&v, "NC510", Severity::Ok, &["1.9 TB"]);
+
+    // Nethermind's minimum is its recommendation: said once.
+    drive0(&mut facts).capacity_bytes = Some(500_107_862_016);
+    let f = one(&run_for(&facts, "nethermind"), "NC510").clone();
+    assert!(!f.detail.contains("recommended"), "{}", f.detail);
+    // Erigon's differ (1 TB minimum, 2 TB recommended): both are said.
+    let f = one(&run_for(&facts, "erigon"), "NC510").clone();
+    assert!(
+        f.detail.contains("at least 1 TB (recommended 2 TB)"),
+        "{}",
+        f.detail
+    );
 }
 
 #[test]
