@@ -17,6 +17,7 @@ pub mod fixture;
 pub mod hwmon;
 pub mod iouring;
 pub mod mounts;
+pub mod network;
 pub mod nvme;
 pub mod pci;
 pub mod platform;
@@ -26,6 +27,7 @@ pub mod smartctl;
 pub mod stack;
 pub mod sysfs;
 pub mod usb;
+pub mod vpd;
 
 pub use error::ProbeError;
 pub use facts::*;

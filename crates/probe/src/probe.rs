@@ -13,7 +13,7 @@ use crate::facts::{AtimeMode, Drive, Facts, Interface, MountFacts, Unavailable, 
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::stack;
-use crate::{iouring, nvme, platform, smartctl};
+use crate::{iouring, network, nvme, platform, smartctl};
 
 /// The file a snapshot writes with `statvfs` figures of the mounts it captured, keyed by
 /// mount point (documented in docs/json.md).
@@ -376,6 +376,7 @@ fn mount_facts(entry: &MountEntry) -> MountFacts {
         super_options: entry.super_options.clone(),
         free_bytes: None,
         total_bytes: None,
+        network: network::share_of(&entry.fs_type, &entry.source, &entry.super_options),
     }
 }
 
@@ -448,7 +449,7 @@ fn top_devices(
             ));
             return Vec::new();
         }
-        "nfs" | "nfs4" | "cifs" | "smb3" | "ceph" | "glusterfs" | "9p" | "virtiofs" => {
+        _ if network::ShareKind::of_fs_type(fs).is_some() => {
             unresolved.push(format!(
                 "network or host-shared file system ({fs} from {source}): the drives are on another machine"
             ));
