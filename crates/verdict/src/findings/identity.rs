@@ -5,8 +5,10 @@
 use probe::{Drive, Facts, Interface};
 
 use crate::database::{
-    Class, Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, Traits,
+    controller_maker, Class, ClassQuery, Classification, Database, Dram, DriveEntry, DriveQuery,
+    EntryInterface, Nand, Traits,
 };
+use crate::judge::ClassSummary;
 use crate::model::{Finding, Grade, Severity};
 
 use super::{clip, format_bytes, format_iops};
@@ -22,6 +24,8 @@ pub struct DriveIdentity<'a> {
     /// The database's grade for this drive (entry, firmware and capacity rules, or a generic
     /// rule); `Unknown` when nothing says anything.
     pub grade: Grade,
+    /// For a drive without an entry: its class and the evidence for it.
+    pub class: Option<ClassSummary>,
 }
 
 pub fn grade_severity(grade: Grade) -> Severity {
@@ -56,27 +60,22 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         .map(str::trim)
         .filter(|m| !m.is_empty())
     else {
-        let (grade, rule_matched) = generic(drive, None, db, out);
+        let (grade, rule_matched, class) = generic(drive, None, db, out);
         out.push(
             Finding::new(
                 "NC103",
                 Severity::Info,
                 "Drive model unknown",
                 format!(
-                    "{name}: the drive reports no model string, so the database cannot be consulted{}.",
-                    describe_known(drive)
+                    "{name}: the drive reports no model string, so the database cannot be consulted{}.{}",
+                    describe_known(drive),
+                    describe_class(class.as_ref()),
                 ),
             )
             .about(name),
         );
         dram_less(drive, None, rule_matched, out);
-        return DriveIdentity {
-            name: name.clone(),
-            entry: None,
-            nand: None,
-            dram: None,
-            grade,
-        };
+        return unlisted_identity(name, grade, class);
     };
 
     let lookup = db.lookup(&DriveQuery {
@@ -88,33 +87,28 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
 
     let shown = clip(model, MODEL_CHARS);
     let Some(entry) = lookup.entry else {
-        let (grade, rule_matched) = generic(drive, Some(&shown), db, out);
+        let (grade, rule_matched, class) = generic(drive, Some(&shown), db, out);
         out.push(
             Finding::new(
                 "NC103",
                 Severity::Info,
                 "Drive not in the database",
                 format!(
-                    "{name}: \"{shown}\"{} is not in nodecheck's database{}.",
+                    "{name}: \"{shown}\"{} is not in nodecheck's database{}.{}",
                     drive
                         .firmware
                         .as_deref()
                         .map(|f| format!(" (firmware {})", clip(f.trim(), MODEL_CHARS)))
                         .unwrap_or_default(),
-                    describe_known(drive)
+                    describe_known(drive),
+                    describe_class(class.as_ref()),
                 ),
             )
             .with_fix("Measure it with `nodecheck --bench full`, and add the result to the database with `nodecheck submit`")
             .about(name),
         );
         dram_less(drive, None, rule_matched, out);
-        return DriveIdentity {
-            name: name.clone(),
-            entry: None,
-            nand: None,
-            dram: None,
-            grade,
-        };
+        return unlisted_identity(name, grade, class);
     };
 
     let mut traits = vec![entry.interface.label().to_owned()];
@@ -217,7 +211,54 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         nand: lookup.nand,
         dram: lookup.dram,
         grade: lookup.grade,
+        class: None,
     }
+}
+
+fn unlisted_identity<'a>(
+    name: &str,
+    grade: Grade,
+    class: Option<Classification<'_>>,
+) -> DriveIdentity<'a> {
+    DriveIdentity {
+        name: name.to_owned(),
+        entry: None,
+        nand: class.as_ref().and_then(|c| c.nand),
+        dram: class.as_ref().and_then(|c| c.dram),
+        grade,
+        class: class.as_ref().map(ClassSummary::of),
+    }
+}
+
+/// The class of an unlisted drive and the evidence for it, as a sentence for NC103.
+fn describe_class(class: Option<&Classification<'_>>) -> String {
+    let Some(c) = class else {
+        return String::new();
+    };
+    let mut traits = Vec::new();
+    if let Some(nand) = c.nand {
+        traits.push(nand.label().to_owned());
+    }
+    if let Some(dram) = c.dram {
+        traits.push(dram.label().to_owned());
+    }
+    if let Some(class) = c.class {
+        traits.push(format!("{} class", class.label().to_lowercase()));
+    }
+    format!(
+        " Classed as {} ({}): {}.",
+        c.label(),
+        traits.join(", "),
+        evidence_text(c)
+    )
+}
+
+fn evidence_text(c: &Classification<'_>) -> String {
+    c.evidence
+        .iter()
+        .map(|e| e.text.trim())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// What the probe knows about a drive without a database entry, for the reader.
@@ -254,24 +295,47 @@ fn describe_known(drive: &Drive) -> String {
     }
 }
 
-/// Generic rules of the list ("hard disks are bad", "QLC and DRAM-less") judged from what the
-/// probe saw when the model itself is not listed.
-fn generic(
+/// Generic rules of the list ("hard disks are bad", "QLC and DRAM-less", "data-center SSDs
+/// work well") judged from the class of a drive the database does not list: its part-number
+/// scheme, refined by what the probe saw (rotating media, a host memory buffer request).
+fn generic<'a>(
     drive: &Drive,
     model: Option<&str>,
-    db: &Database,
+    db: &'a Database,
     out: &mut Vec<Finding>,
-) -> (Grade, bool) {
-    let traits = Traits {
-        nand: None,
-        dram: (drive.hmb == Some(true)).then_some(Dram::Hmb),
-        class: super::trim::is_hard_disk(drive).then_some(Class::Hdd),
-        interface: drive.interface.and_then(EntryInterface::from_probe),
-        rotational: Some(super::trim::is_hard_disk(drive)),
-        virtualized: None,
-    };
-    let mut grade = Grade::Unknown;
+) -> (Grade, bool, Option<Classification<'a>>) {
+    let interface = drive.interface.and_then(EntryInterface::from_probe);
     let hard_disk = super::trim::is_hard_disk(drive);
+    let controller = drive.nvme.as_ref().and_then(|n| {
+        n.pci_vendor_id
+            .as_deref()
+            .and_then(controller_maker)
+            .or_else(|| {
+                n.identify
+                    .as_ref()
+                    .and_then(|i| controller_maker(&format!("{:04x}", i.vendor_id)))
+            })
+    });
+    let class = db.classify(&ClassQuery {
+        model: model.unwrap_or(""),
+        interface,
+        rotational: hard_disk.then_some(true),
+        hmb: drive.hmb,
+        controller,
+    });
+    let traits = match &class {
+        Some(c) => c.traits(interface),
+        None => Traits {
+            interface,
+            rotational: Some(false),
+            ..Traits::default()
+        },
+    };
+    let evidence = class
+        .as_ref()
+        .map(|c| format!(" Evidence: {}.", evidence_text(c)))
+        .unwrap_or_default();
+    let mut grade = Grade::Unknown;
     let mut matched = false;
     for rule in db.generic_matches(&traits) {
         matched = true;
@@ -289,7 +353,7 @@ fn generic(
             grade_severity(rule.grade),
             format!("Generic rule `{}`: {}", rule.id, rule.grade),
             format!(
-                "{}{}: {}",
+                "{}{}: {}{evidence}",
                 drive.name,
                 model.map(|m| format!(" (\"{m}\")")).unwrap_or_default(),
                 rule.notes.trim()
@@ -301,7 +365,7 @@ fn generic(
         }
         out.push(f);
     }
-    (grade, matched)
+    (grade, matched, class)
 }
 
 fn hard_disk(drive: &Drive, out: &mut Vec<Finding>) {
