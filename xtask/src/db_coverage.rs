@@ -165,14 +165,14 @@ fn print_text(r: &Report, db: &verdict::database::Database) {
     println!("Corpus of real model strings:");
     for s in &r.sources {
         println!(
-            "  {:<34} {:>5} rows, {:>5} distinct models",
+            "  {:<42} {:>5} rows, {:>5} distinct models",
             s.file, s.rows, s.distinct_models
         );
     }
     let c = &r.corpus;
     println!(
-        "  total                              {:>5} rows, {:>5} distinct models",
-        c.rows, c.distinct_models
+        "  {:<42} {:>5} rows, {:>5} distinct models",
+        "total", c.rows, c.distinct_models
     );
     println!();
     println!("Per family (corpus strings that resolve to it):");
@@ -228,7 +228,7 @@ fn print_text(r: &Report, db: &verdict::database::Database) {
     println!("Random sample of real reports (unknown rate):");
     for s in &r.sample_sources {
         println!(
-            "  {:<34} {:>5} rows, {:>5} distinct models",
+            "  {:<42} {:>5} rows, {:>5} distinct models",
             s.file, s.rows, s.distinct_models
         );
     }
