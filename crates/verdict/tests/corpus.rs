@@ -39,8 +39,9 @@ fn read_tsv_dir(dir: &std::path::Path) -> Vec<CorpusRow> {
     rows
 }
 
-fn db() -> Database {
-    Database::embedded().expect("embedded database parses")
+fn db() -> &'static Database {
+    static DB: std::sync::OnceLock<Database> = std::sync::OnceLock::new();
+    DB.get_or_init(|| Database::embedded().expect("embedded database parses"))
 }
 
 #[test]
@@ -54,7 +55,7 @@ fn corpus_holds_at_least_two_thousand_distinct_real_strings() {
 #[test]
 fn every_string_resolves_to_its_label_and_none_to_two_entries() {
     let db = db();
-    let cov = evaluate(&db, &corpus());
+    let cov = evaluate(db, &corpus());
     let show = |list: &[verdict::database::corpus::Mismatch]| {
         list.iter()
             .take(40)
@@ -126,7 +127,7 @@ fn every_family_with_model_patterns_has_corpus_strings() {
 #[test]
 fn each_generic_rule_fires_on_a_real_unlisted_string() {
     let db = db();
-    let cov = evaluate(&db, &corpus());
+    let cov = evaluate(db, &corpus());
     for rule in [
         "qlc-and-dramless",
         "sata-budget",
@@ -196,7 +197,7 @@ fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
     let db = db();
     let rows = sample();
     assert!(rows.len() >= 300, "{} sample rows", rows.len());
-    let cov = evaluate(&db, &rows);
+    let cov = evaluate(db, &rows);
     assert!(cov.collisions.is_empty(), "{:?}", cov.collisions);
     assert!(cov.mismatches.is_empty(), "{:?}", cov.mismatches);
     assert!(
@@ -204,4 +205,38 @@ fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
         "unknown {:.1} %",
         cov.unknown_percent()
     );
+}
+
+mod hostile {
+    use proptest::prelude::*;
+    use verdict::database::{canonical_model, controller_maker, ClassQuery, EntryInterface};
+
+    proptest! {
+        #[test]
+        fn classification_never_panics_and_stays_bounded(
+            model in any::<String>(),
+            hmb in any::<Option<bool>>(),
+            rotational in any::<Option<bool>>(),
+            nvme in any::<bool>(),
+            vendor in "(0x)?[0-9a-fA-F]{0,6}",
+        ) {
+            let db = super::db();
+            let key = canonical_model(&model);
+            // The canonical form is cut like the normalised model: a hostile string cannot make
+            // matching expensive.
+            prop_assert!(key.chars().count() <= 256);
+            let interface = Some(if nvme { EntryInterface::Nvme } else { EntryInterface::Sata });
+            let c = db.classify(&ClassQuery {
+                model: &model,
+                interface,
+                rotational,
+                hmb,
+                controller: controller_maker(&vendor),
+            });
+            if let Some(c) = c {
+                prop_assert!(!c.evidence.is_empty());
+                let _ = db.generic_matches(&c.traits(interface));
+            }
+        }
+    }
 }
