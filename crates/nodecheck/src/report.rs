@@ -61,6 +61,10 @@ pub struct DriveGrade {
     pub grade: Grade,
     /// The database entry's family name when the model matched one.
     pub family: Option<String>,
+    /// For a drive without an entry: the class its part number or the probe's evidence gives it
+    /// (`data/classes.toml`), with that evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<verdict::judge::ClassSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

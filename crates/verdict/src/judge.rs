@@ -45,6 +45,35 @@ pub struct DriveVerdict {
     pub firmware: Option<String>,
     pub grade: Grade,
     pub entry: Option<EntrySummary>,
+    /// For a drive without an entry: the class its part number or the probe evidence implies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<ClassSummary>,
+}
+
+/// The class of a drive the database does not list, and the evidence that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassSummary {
+    /// The data/classes.toml id, or `rotational` / `host-memory-buffer` when only the probe's
+    /// evidence decided.
+    pub id: String,
+    pub label: String,
+    pub class: Option<String>,
+    pub nand: Option<String>,
+    pub dram: Option<String>,
+    pub evidence: Vec<String>,
+}
+
+impl ClassSummary {
+    pub fn of(c: &crate::database::Classification<'_>) -> ClassSummary {
+        ClassSummary {
+            id: c.id().to_owned(),
+            label: c.label(),
+            class: c.class.map(|x| x.as_str().to_owned()),
+            nand: c.nand.map(|n| n.as_str().to_owned()),
+            dram: c.dram.map(|d| d.as_str().to_owned()),
+            evidence: c.evidence.iter().map(|e| e.text.clone()).collect(),
+        }
+    }
 }
 
 /// The database entry that matched a drive, as lookups show it.
@@ -232,6 +261,7 @@ fn drive_verdict(
         entry: identity
             .entry
             .map(|e| EntrySummary::of(e, identity.nand, identity.dram)),
+        class: identity.class.clone(),
     }
 }
 

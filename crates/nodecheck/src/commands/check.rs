@@ -522,6 +522,7 @@ pub(crate) fn build_report(
             model: d.model.clone(),
             grade: d.grade,
             family: d.entry.as_ref().map(|e| e.family.clone()),
+            class: d.class.clone(),
         })
         .collect();
     Report {

@@ -196,6 +196,7 @@ mod tests {
                 model: None,
                 grade: Grade::Bad,
                 family: None,
+                class: None,
             }],
             datadir: None,
             source: None,
