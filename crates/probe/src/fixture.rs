@@ -35,6 +35,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenario("sata_raid_mode_trim_blocked", sata_raid_mode_trim_blocked),
     scenario("sata_ide_mode", sata_ide_mode),
     scenario("usb_uas", usb_uas),
+    scenario("usb_sata_bridge_cut_model", usb_sata_bridge_cut_model),
     scenario("hdd", hdd),
     scenario("lvm_on_partition", lvm_on_partition),
     scenario("md_raid1", md_raid1),
@@ -1008,6 +1009,71 @@ pub fn usb_uas(dir: &Path) -> io::Result<()> {
             "8:1",
             "/dev/sda1",
             Some(("8:17", "ext4", "/dev/sdb1", "rw,relatime", "rw")),
+        ),
+    )
+}
+
+/// A Samsung 870 EVO 2 TB in a USB 3 enclosure whose bridge (ASMedia ASM1153E, `uas`)
+/// answers INQUIRY the way SAT says: vendor `ATA`, product the first 16 characters of the
+/// ATA model. Linux sees `Samsung SSD 870 `, which the 870 QVO reports too; no `ata_device`
+/// exists behind a bridge, so only smartctl's SAT pass-through reads the whole name.
+pub fn usb_sata_bridge_cut_model(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    desktop(&tree)?;
+    tree.systemd(true)?;
+    let root_disk = tree.sata(
+        AHCI_DIR,
+        &ahci_pci(0x010601, "ahci"),
+        &crucial_mx500(1, "sda", 0, "2235E6A1B2C3"),
+    )?;
+    tree.partition(&root_disk, "sda", 1, 8, 1, 2048, 3_907_026_944)?;
+
+    let xhci = "/sys/devices/pci0000:00/0000:00:14.0";
+    tree.pci_function(
+        xhci,
+        &PciSpec {
+            class: 0x0c0330,
+            vendor: 0x8086,
+            device: 0xa36d,
+            driver: "xhci_hcd",
+            link: None,
+        },
+    )?;
+    let usb_device = format!("{xhci}/usb2/2-2");
+    tree.attr(&format!("{usb_device}/idVendor"), "174c")?;
+    tree.attr(&format!("{usb_device}/idProduct"), "55aa")?;
+    tree.attr(&format!("{usb_device}/manufacturer"), "ASMedia")?;
+    tree.attr(&format!("{usb_device}/product"), "ASM1153E")?;
+    tree.attr(&format!("{usb_device}/speed"), 5000)?;
+    let interface = format!("{usb_device}/2-2:1.0");
+    tree.attr(&format!("{interface}/bInterfaceClass"), "08")?;
+    tree.attr(&format!("{interface}/bInterfaceProtocol"), "62")?;
+    tree.mkdir("/sys/bus/usb/drivers/uas")?;
+    tree.link(&format!("{interface}/driver"), "/sys/bus/usb/drivers/uas")?;
+    let scsi_dir = format!("{interface}/host6/target6:0:0/6:0:0:0");
+    tree.scsi_device(&scsi_dir, "ATA", "Samsung SSD 870 ", "2B6Q")?;
+    let disk_dir = format!("{scsi_dir}/block/sdb");
+    tree.disk(
+        &disk_dir,
+        &DiskSpec {
+            name: "sdb".to_string(),
+            major: 8,
+            minor: 16,
+            sectors: 3_907_029_168,
+            queue: QueueSpec {
+                write_cache: "write through",
+                ..QueueSpec::ssd()
+            },
+        },
+    )?;
+    tree.link(&format!("{disk_dir}/device"), &scsi_dir)?;
+    tree.partition(&disk_dir, "sdb", 1, 8, 17, 2048, 3_907_027_120)?;
+    write_mounts(
+        &tree,
+        &standard_mounts(
+            "8:1",
+            "/dev/sda1",
+            Some(("8:17", "ext4", "/dev/sdb1", "rw,noatime", "rw")),
         ),
     )
 }

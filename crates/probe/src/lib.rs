@@ -16,6 +16,7 @@ pub mod facts;
 pub mod fixture;
 pub mod fstab;
 pub mod hwmon;
+pub mod input;
 pub mod iouring;
 pub mod mounts;
 pub mod nvme;
