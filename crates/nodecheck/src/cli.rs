@@ -24,7 +24,7 @@ Examples:
   nodecheck triage smartctl.json            judge a saved `smartctl -j -x` output
 
 Exit codes: 0 good, 1 ugly (warnings), 2 bad, 3 usage error, 4 could not check;
-129/130/143 stopped by SIGHUP/SIGINT/SIGTERM during a measurement (test file removed).
+128 + N when stopped by signal N after cleanup (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 Docs: https://github.com/nodecheck/nodecheck/tree/main/docs";
 
 const CHECK_EXAMPLES: &str = "\
@@ -38,7 +38,7 @@ Examples:
   nodecheck check --root ./fixture /var/lib/ethereum  replay an unpacked tree
 
 Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check;
-129/130/143 stopped by SIGHUP/SIGINT/SIGTERM during a measurement (test file removed).";
+128 + N when stopped by signal N after cleanup (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).";
 
 const PROBE_EXAMPLES: &str = "\
 Examples:

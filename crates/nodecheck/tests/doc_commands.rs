@@ -231,8 +231,8 @@ fn the_prometheus_script_publishes_every_verdict_and_leaves_no_temp_files() {
     assert_eq!(published(), before);
 }
 
-/// The exit codes in the first column of the first table after `heading` in `file`.
-fn documented_codes(file: &str, heading: &str) -> Vec<u32> {
+/// The exit codes in column `column` of the first table after `heading` in `file`.
+fn documented_codes(file: &str, heading: &str, column: usize) -> Vec<u32> {
     let text = std::fs::read_to_string(workspace().join(file)).expect("doc");
     let after = &text[text
         .find(heading)
@@ -242,10 +242,13 @@ fn documented_codes(file: &str, heading: &str) -> Vec<u32> {
     for line in after.lines() {
         if line.starts_with('|') {
             in_table = true;
-            let first = line.trim_start_matches('|').split('|').next().unwrap_or("");
+            let cell = line
+                .trim_start_matches('|')
+                .split('|')
+                .nth(column)
+                .unwrap_or("");
             codes.extend(
-                first
-                    .split(|c: char| !c.is_ascii_digit())
+                cell.split(|c: char| !c.is_ascii_digit())
                     .filter_map(|n| n.parse::<u32>().ok()),
             );
         } else if in_table {
@@ -259,17 +262,27 @@ fn documented_codes(file: &str, heading: &str) -> Vec<u32> {
 #[test]
 fn exit_codes_are_documented_alike_everywhere() {
     use nodecheck::exit_codes::*;
-    let signals = [libc::SIGHUP, libc::SIGINT, libc::SIGTERM].map(|s| 128 + s as u32);
-    let mut expected: Vec<u32> = [GOOD, UGLY, BAD, USAGE, COULD_NOT_CHECK]
+    let mut commands: Vec<u32> = [GOOD, UGLY, BAD, USAGE, COULD_NOT_CHECK]
         .iter()
         .map(|&c| u32::from(c))
-        .chain(signals)
         .collect();
-    expected.sort_unstable();
-    assert_eq!(documented_codes("README.md", "## Exit codes"), expected);
+    commands.sort_unstable();
+    let mut signals: Vec<u32> = nodecheck::signals::HANDLED
+        .iter()
+        .map(|&s| 128 + s as u32)
+        .collect();
+    signals.sort_unstable();
+    let mut all = [commands.clone(), signals.clone()].concat();
+    all.sort_unstable();
+
+    assert_eq!(documented_codes("README.md", "## Exit codes", 0), all);
     assert_eq!(
-        documented_codes("docs/exit-codes.md", "# Exit codes"),
-        expected
+        documented_codes("docs/exit-codes.md", "# Exit codes", 0),
+        commands
+    );
+    assert_eq!(
+        documented_codes("docs/exit-codes.md", "## Signals", 1),
+        signals
     );
     let help = cli_support::stdout(
         &cli_support::nodecheck()
@@ -277,7 +290,7 @@ fn exit_codes_are_documented_alike_everywhere() {
             .output()
             .expect("runs"),
     );
-    for code in signals {
+    for code in [129, 130, 143] {
         assert!(
             help.contains(&code.to_string()),
             "--help names exit code {code}:\n{help}"
