@@ -123,6 +123,7 @@ fn snapshot_tree(dir: &Path, drives: &[(&str, &str)]) {
         path: probe::fixture::DATADIR.to_string(),
         smartctl: drives.iter().map(|(drive, _)| drive.to_string()).collect(),
         redacted: false,
+        path_kind: None,
     };
     fs::write(
         dir.join(MANIFEST),

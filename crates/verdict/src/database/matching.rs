@@ -71,6 +71,16 @@ pub(crate) fn lookup<'a>(db: &'a Database, q: &DriveQuery) -> Lookup<'a> {
             }
         },
     };
+    apply_rules(entry, q, advisories)
+}
+
+/// An entry's capacity, firmware and family rules applied to one drive; `advisories` already
+/// holds what the match itself had to say.
+pub(crate) fn apply_rules<'a>(
+    entry: &'a DriveEntry,
+    q: &DriveQuery,
+    mut advisories: Vec<Advisory>,
+) -> Lookup<'a> {
     let mut grade = entry.grade;
     let mut nand = entry.nand;
     let mut dram = entry.dram;
