@@ -14,7 +14,7 @@
 
 use probe::{Drive, Interface};
 
-use crate::database::{Class, Database, DriveQuery};
+use crate::database::{may_be_truncated, Class, Database, DriveEntry, DriveQuery};
 use crate::model::{Finding, Severity};
 
 use super::clip;
@@ -177,6 +177,27 @@ pub fn judge_medium(drive: &Drive, db: &Database) -> MediumJudgement {
                 family: format!("{} {}", entry.vendor, entry.family),
                 class: entry.class,
             });
+        } else if lookup.entry.is_none()
+            && may_be_truncated(model, drive.model_source, drive.interface)
+        {
+            // A model cut to 16 characters names several families; they still settle the
+            // medium when all of them are SSDs (or all hard disks).
+            let candidates = db.prefix_candidates(model);
+            let hdd = |e: &&DriveEntry| e.class == Class::Hdd;
+            let agree = !candidates.entries.is_empty()
+                && candidates.entries.iter().all(|e| e.class != Class::Cloud)
+                && (candidates.entries.iter().all(hdd) || !candidates.entries.iter().any(hdd));
+            if agree {
+                let names: Vec<String> = candidates
+                    .entries
+                    .iter()
+                    .map(|e| format!("{} {}", e.vendor, e.family))
+                    .collect();
+                evidence.push(Evidence::Database {
+                    family: names.join(" or "),
+                    class: candidates.entries[0].class,
+                });
+            }
         }
     }
     let flag = kernel_flag(drive);
@@ -339,6 +360,18 @@ mod tests {
             judge_medium(&page, &db).decided_by(),
             Some(&Evidence::RotationRate(0))
         );
+
+        // A model cut to its 16-character INQUIRY product still counts when every family it
+        // could be is an SSD.
+        let mut cut = sata("Samsung SSD 870");
+        cut.model_source = Some(probe::ModelSource::ScsiInquiry);
+        let j = judge_medium(&cut, &db);
+        assert!(
+            matches!(j.decided_by(), Some(Evidence::Database { family, class })
+                if family.contains(" or ") && *class != Class::Hdd),
+            "{j:?}"
+        );
+        assert!(!j.spins());
 
         // The flag of a USB or virtio disk is no evidence at all.
         let mut usb = unknown.clone();
