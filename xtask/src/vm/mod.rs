@@ -262,7 +262,7 @@ fn run_scenario(
         .arg(initramfs)
         .arg("-append")
         .arg(format!(
-            "console=ttyS0 panic=-1 loglevel=4 nodecheck.scenario={}",
+            "console=ttyS0 panic=-1 no_timer_check loglevel=4 nodecheck.scenario={}",
             scenario.name
         ))
         .arg("-serial")
