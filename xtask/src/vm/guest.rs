@@ -22,7 +22,15 @@ pub struct Kernel {
 /// The kernel package this machine's Debian release installs (`linux-image-amd64` depends on
 /// it), downloaded and unpacked under `cache` unless it already is.
 pub fn kernel(cache: &Path) -> Result<Kernel> {
-    let package = match current_kernel_package() {
+    let package = match current_kernel_package().or_else(|err| {
+        // A fresh container has no package lists yet.
+        if super::is_root() {
+            super::run(Command::new("apt-get").args(["update", "-qq"]))?;
+            current_kernel_package()
+        } else {
+            Err(err)
+        }
+    }) {
         Ok(package) => package,
         Err(err) => match cached_kernel_package(cache) {
             Some(package) => {

@@ -451,7 +451,7 @@ fn ensure_packages() -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
-    if !nix_is_root() {
+    if !is_root() {
         bail!(
             "missing Debian packages: {} (run as root, or: sudo apt-get install {})",
             missing.join(" "),
@@ -481,13 +481,13 @@ fn dpkg_installed(package: &str) -> bool {
         .unwrap_or(false)
 }
 
-fn nix_is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }
 
 /// Runs a command, failing with its stderr when it fails.
-fn run(command: &mut Command) -> Result<()> {
+pub(crate) fn run(command: &mut Command) -> Result<()> {
     let output = command
         .stdout(Stdio::inherit())
         .stderr(Stdio::piped())
