@@ -238,6 +238,29 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         expect: expect_usb,
     },
     Scenario {
+        name: "usb_uas",
+        about: "an SSD in a USB Attached SCSI (UAS) enclosure on xHCI",
+        disks: &[Disk { id: "uas", mib: 1024 }],
+        devices: &[
+            "-device",
+            "qemu-xhci,id=xhci",
+            "-device",
+            "usb-uas,id=uas,bus=xhci.0",
+            "-device",
+            "scsi-hd,bus=uas.0,scsi-id=0,lun=0,drive=uas,rotation_rate=1",
+        ],
+        modules: modules!["xhci_pci", "uas", "sd_mod"],
+        tools: TOOLS_EXT4,
+        setup: r#"
+wait_for /dev/sda
+/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
+mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
+"#,
+        runs: &[],
+        fixture: Some("usb_uas"),
+        expect: expect_uas,
+    },
+    Scenario {
         name: "megasas",
         about: "a disk behind an LSI MegaRAID SAS HBA (megaraid_sas)",
         disks: &[Disk { id: "raid", mib: 1024 }],
@@ -510,6 +533,15 @@ fn expect_usb(outcome: &Outcome, checks: &mut Checks) {
     checks.problem(&outcome.check, "NC404", true);
     checks.finding_mentions(&outcome.check, "NC404", "usb-storage");
     checks.problem(&outcome.check, "NC301", true);
+}
+
+fn expect_uas(outcome: &Outcome, checks: &mut Checks) {
+    let drive = checks.drive_by_model(&outcome.probe, QEMU_SCSI_MODEL);
+    checks.eq("interface", &drive["interface"], "usb");
+    checks.eq("USB driver", &drive["usb"]["driver"], "uas");
+    checks.eq("rotational (rotation_rate=1)", &drive["rotational"], false);
+    checks.problem(&outcome.check, "NC404", true);
+    checks.finding_mentions(&outcome.check, "NC404", "uas");
 }
 
 fn expect_megasas(outcome: &Outcome, checks: &mut Checks) {
