@@ -341,6 +341,18 @@ fn nc210_temperature_ok_warm_and_over_the_drive_limit() {
 }
 
 #[test]
+fn nc210_a_temperature_just_under_the_limit_does_not_round_up_to_it() {
+    // 323 K from an NVMe SMART log (QEMU's default) is 49.85 C.
+    let mut facts = nvme_machine();
+    drive0(&mut facts).temperature_c = Some(49.85);
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC210", Severity::Ok, &["49.8 C", "below 50 C"]);
+    drive0(&mut facts).temperature_c = Some(49.4);
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC210", Severity::Ok, &["49 C", "below 50 C"]);
+}
+
+#[test]
 fn nc211_thermal_throttling_history() {
     let mut facts = nvme_machine();
     health0(&mut facts).thermal_throttle_t1_transitions = Some(14);
