@@ -541,6 +541,40 @@ fn nc401_ide_and_raid_mode_and_ahci() {
 }
 
 #[test]
+fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode() {
+    let mut facts = sata_machine("QEMU HARDDISK", 1 << 30);
+    let drive = drive0(&mut facts);
+    drive.interface = Some(Interface::Unknown);
+    drive.controller_mode = Some(ControllerMode::Raid);
+    drive.controller_driver = Some("megaraid_sas".into());
+    drive.controller_pci_class = Some("0x010400".into());
+    drive.ata = None;
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC401",
+        Severity::Warning,
+        &[
+            "hardware RAID controller",
+            "megaraid_sas",
+            "SMART health",
+            "HBA/JBOD (IT) mode",
+            "-d megaraid,N /dev/sda",
+        ],
+    );
+    let finding = v
+        .findings
+        .iter()
+        .find(|f| f.code == "NC401")
+        .expect("NC401");
+    assert!(
+        !finding.fix.as_deref().unwrap_or_default().contains("UEFI"),
+        "a RAID card has no SATA mode in the UEFI: {:?}",
+        finding.fix
+    );
+}
+
+#[test]
 fn nc402_pcie_link_below_maximum() {
     let mut facts = nvme_machine();
     drive0(&mut facts).pcie_link = Some(PcieLink {

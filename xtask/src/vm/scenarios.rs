@@ -562,6 +562,8 @@ fn expect_megasas(outcome: &Outcome, checks: &mut Checks) {
     checks.eq("no ATA IDENTIFY behind the HBA", &drive["ata"], Value::Null);
     checks.problem(&outcome.check, "NC401", true);
     checks.finding_mentions(&outcome.check, "NC401", "megaraid_sas");
+    checks.finding_mentions(&outcome.check, "NC401", "SMART health");
+    checks.finding_mentions(&outcome.check, "NC401", "-d megaraid,N /dev/sda");
     checks.problem(&outcome.check, "NC105", false);
 }
 
