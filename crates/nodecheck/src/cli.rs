@@ -23,7 +23,8 @@ Examples:
   nodecheck db lookup 'Samsung SSD 980 PRO 2TB' --firmware 3B2QGXA7
   nodecheck triage smartctl.json            judge a saved `smartctl -j -x` output
 
-Exit codes: 0 good, 1 ugly (warnings), 2 bad, 3 usage error, 4 could not check.
+Exit codes: 0 good, 1 ugly (warnings), 2 bad, 3 usage error, 4 could not check;
+129/130/143 stopped by SIGHUP/SIGINT/SIGTERM during a measurement (test file removed).
 Docs: https://github.com/nodecheck/nodecheck/tree/main/docs";
 
 const CHECK_EXAMPLES: &str = "\
@@ -33,10 +34,11 @@ Examples:
   nodecheck check --bench full --client reth /var/lib/reth
   nodecheck check --bench full --plot sync.svg --format markdown > r.md
   nodecheck check --format prometheus > /var/lib/node_exporter/textfile/nodecheck.prom
-  nodecheck check --snapshot operator.tar.gz         replay another machine's snapshot
-  nodecheck check --root ./fixture /var/lib/ethereum replay an unpacked tree
+  nodecheck check --snapshot operator.tar.gz          replay another machine's snapshot
+  nodecheck check --root ./fixture /var/lib/ethereum  replay an unpacked tree
 
-Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check.";
+Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check;
+129/130/143 stopped by SIGHUP/SIGINT/SIGTERM during a measurement (test file removed).";
 
 const PROBE_EXAMPLES: &str = "\
 Examples:
@@ -59,8 +61,8 @@ Examples:
 
 const TRIAGE_EXAMPLES: &str = "\
 Examples:
-  nodecheck triage smartctl.json                 a saved `smartctl -j -x /dev/nvme0` output
-  nodecheck triage report.json --format markdown a saved `nodecheck --json` report
+  nodecheck triage smartctl.json                  a saved `smartctl -j -x /dev/nvme0` output
+  nodecheck triage report.json --format markdown  a saved `nodecheck --json` report
   nodecheck triage smartctl.json --client erigon --json";
 
 const SNAPSHOT_EXAMPLES: &str = "\
@@ -125,9 +127,16 @@ pub struct GlobalArgs {
     /// Print more: passed checks, facts that could not be read and why, probe warnings.
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
-    /// Use this drives file (data/drives.toml format) instead of the embedded database.
-    #[arg(long, value_name = "FILE", global = true, env = "NODECHECK_DB")]
-    pub db: Option<PathBuf>,
+    /// Use this drives file (data/drives.toml format) instead of the embedded database; empty
+    /// (`NODECHECK_DB=`) means the embedded one.
+    #[arg(
+        long,
+        value_name = "FILE",
+        global = true,
+        env = "NODECHECK_DB",
+        value_parser = clap::builder::ValueParser::os_string()
+    )]
+    pub db: Option<std::ffi::OsString>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -234,7 +243,7 @@ pub struct CheckArgs {
     pub plot: Option<PathBuf>,
     /// Test file size, e.g. 256M for a quick trial run [default: 1G for quick, 150G for full,
     /// shrunk to keep the reserve]. Smaller than 150G, randrw is not comparable with the list.
-    #[arg(long, value_name = "SIZE", value_parser = parse_bench_size)]
+    #[arg(long, value_name = "SIZE", value_parser = bench::error::parse_file_size)]
     pub bench_size: Option<u64>,
     /// Seconds per test, e.g. 2 for a quick trial run [default: 10 for quick, 60 for full].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -359,7 +368,12 @@ impl Cli {
         let global = GlobalOptions {
             verbosity: i8::try_from(self.global.verbose).unwrap_or(i8::MAX)
                 - i8::try_from(self.global.quiet).unwrap_or(i8::MAX),
-            db: self.global.db,
+            // An empty value is how shells and service files unset a variable.
+            db: self
+                .global
+                .db
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from),
         };
         let command = match self.command {
             None => CommandConfig::Check(self.check.into()),

@@ -3,6 +3,7 @@
 
 mod cli_support;
 
+use cli_support::skip::skip;
 use std::time::Duration;
 
 use cli_support::{nodecheck, stderr, stdout, Fixture};
@@ -34,21 +35,156 @@ fn lookup_json_has_the_documented_keys() {
 }
 
 #[test]
-fn lookup_of_an_unknown_model_says_unknown() {
+fn lookup_of_an_unknown_model_says_unknown_and_exits_1() {
     let out = nodecheck()
         .args(["db", "lookup", "NoSuchVendor XYZ-123", "--json"])
         .output()
         .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     assert_eq!(doc["grade"], "unknown");
     assert!(doc["entry"].is_null());
+    assert!(doc["matched_by"].is_null(), "{doc}");
+    let out = nodecheck()
+        .args(["db", "lookup", "NoSuchVendor XYZ-123"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("unknown"), "{text}");
+}
+
+fn lookup_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = nodecheck()
+        .args(["db", "lookup"])
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    let doc = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)));
+    (out.status.code(), doc)
+}
+
+#[test]
+fn lookup_finds_family_names_as_db_list_prints_them_and_says_so() {
+    for (name, id, grade) in [
+        ("Crucial P3", "crucial-p3", "bad"),
+        ("Samsung 980", "samsung-980", "bad"),
+        ("samsung  870-evo", "samsung-870-evo", "good"),
+    ] {
+        let (code, doc) = lookup_json(&[name]);
+        assert_eq!(code, Some(0), "{name}: {doc}");
+        assert_eq!(doc["matched_by"], "family_name", "{name}: {doc}");
+        assert_eq!(doc["entry"]["id"], id, "{name}: {doc}");
+        assert_eq!(doc["grade"], grade, "{name}: {doc}");
+        let codes: Vec<&str> = doc["advisories"]
+            .as_array()
+            .expect("advisories")
+            .iter()
+            .filter_map(|a| a["code"].as_str())
+            .collect();
+        assert!(
+            codes.contains(&format!("{id}/matched-by-family-name").as_str()),
+            "{name}: {codes:?}"
+        );
+    }
     let text = stdout(
         &nodecheck()
-            .args(["db", "lookup", "NoSuchVendor XYZ-123"])
+            .args(["db", "lookup", "Crucial P3"])
             .output()
             .expect("runs"),
     );
-    assert!(text.contains("unknown"), "{text}");
+    assert!(text.contains("family name (not a model string)"), "{text}");
+}
+
+#[test]
+fn lookup_by_family_name_applies_only_the_rules_given() {
+    // The 990 PRO's bad firmware is applied when the firmware is given, and the lookup asks
+    // for it when it is not; neither happens silently.
+    let (code, doc) = lookup_json(&["Samsung 990 PRO", "--firmware", "0B2QJXD7"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(doc["matched_by"], "family_name");
+    assert_eq!(doc["entry"]["grade"], "good", "{doc}");
+    assert_eq!(doc["grade"], "bad", "the firmware rule applies: {doc}");
+    let (_, doc) = lookup_json(&["Samsung 990 PRO"]);
+    assert_eq!(doc["grade"], "good");
+    assert!(
+        doc["advisories"]
+            .as_array()
+            .expect("advisories")
+            .iter()
+            .any(|a| a["code"] == "samsung-990-pro/firmware-unknown"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn every_family_db_list_prints_looks_up() {
+    let out = nodecheck()
+        .args(["db", "list", "--json"])
+        .output()
+        .expect("runs");
+    let list: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let db = Database::embedded().expect("embedded");
+    for item in list["entries"].as_array().expect("entries") {
+        let family = item["family"].as_str().expect("family");
+        let id = item["id"].as_str().expect("id");
+        let found = db.entries_by_family_name(family);
+        assert!(
+            found.iter().any(|e| e.id == id),
+            "`{family}` as db list prints it does not find {id}"
+        );
+    }
+}
+
+#[test]
+fn lookup_of_a_near_miss_suggests_the_nearest_families() {
+    let (code, doc) = lookup_json(&["Samsng 980 PRO"]);
+    assert_eq!(code, Some(1), "{doc}");
+    assert_eq!(doc["grade"], "unknown");
+    assert_eq!(doc["suggestions"][0]["id"], "samsung-980-pro", "{doc}");
+    let text = stdout(
+        &nodecheck()
+            .args(["db", "lookup", "Samsng 980 PRO"])
+            .output()
+            .expect("runs"),
+    );
+    assert!(text.contains("Nearest families"), "{text}");
+    assert!(
+        text.contains("nodecheck db lookup 'Samsung 980 PRO'"),
+        "{text}"
+    );
+}
+
+#[test]
+fn lookup_of_a_cut_short_model_lists_every_family_it_could_be() {
+    let (code, doc) = lookup_json(&["Samsung SSD 870 "]);
+    assert_eq!(code, Some(1), "EVO and QVO grade differently: {doc}");
+    assert_eq!(doc["matched_by"], "model_prefix");
+    let candidates: Vec<(&str, &str)> = doc["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().expect("id"),
+                c["grade"].as_str().expect("grade"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        candidates,
+        [("samsung-870-evo", "good"), ("samsung-870-qvo", "ugly")]
+    );
+    let text = stdout(
+        &nodecheck()
+            .args(["db", "lookup", "Samsung SSD 870 "])
+            .output()
+            .expect("runs"),
+    );
+    assert!(text.contains("Samsung 870 QVO (ugly)"), "{text}");
+    assert!(text.contains("smartctl -d sat -i"), "{text}");
 }
 
 #[test]
@@ -95,7 +231,9 @@ fn submit_prints_a_block_that_db_check_accepts() {
     let measured = match bench::run(&plan, &mut bench::NoProgress) {
         Ok(report) => report,
         Err(err) => {
-            println!("skipped: cannot benchmark a temporary directory here ({err})");
+            skip(format_args!(
+                "cannot benchmark a temporary directory here ({err})"
+            ));
             return;
         }
     };
@@ -139,15 +277,20 @@ fn submit_prints_a_block_that_db_check_accepts() {
     assert!(lookup.entry.is_some(), "the block's model finds its entry");
     assert_eq!(r.span_bytes, measured.randrw.as_ref().map(|x| x.span_bytes));
     assert!(r.date.as_deref().is_some_and(|d| d.len() == 10));
+    // A 64 MiB span is named as such, not rounded down to "0 GiB".
+    assert!(
+        block.contains("span 64.0 MiB is below the list's 150G"),
+        "{block}"
+    );
 
     // And the real thing, when `cargo xtask` has been built beside this binary (.ci/run runs
     // `cargo xtask db-check` before the tests).
     let xtask = std::path::Path::new(env!("CARGO_BIN_EXE_nodecheck")).with_file_name("xtask");
     if !xtask.exists() {
-        println!(
-            "skipped `cargo xtask db-check FILE`: no xtask binary at {}",
+        skip(format_args!(
+            "`cargo xtask db-check FILE`: no xtask binary at {}",
             xtask.display()
-        );
+        ));
         return;
     }
     let block_file = dir.path().join("result.toml");

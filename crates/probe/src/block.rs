@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::ata;
-use crate::facts::{AtaDetails, ControllerMode, Drive, Interface, NvmeDetails};
+use crate::facts::{AtaDetails, ControllerMode, Drive, Interface, ModelSource, NvmeDetails};
 use crate::hwmon;
 use crate::pci::{self, PciFunction};
 use crate::root::Root;
@@ -72,6 +72,7 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
         }
         Interface::Mmc => {
             drive.model = root.read_attr(path.join("device/name"));
+            drive.model_source = drive.model.as_ref().map(|_| ModelSource::MmcCid);
             drive.serial = root.read_attr(path.join("device/serial"));
             drive.firmware = root.read_attr(path.join("device/fwrev"));
             drive.controller_driver = root.link_name(path.join("device/driver"));
@@ -150,6 +151,7 @@ fn scsi_device(root: &Root, path: &Path) -> Option<PathBuf> {
 fn read_scsi_identity(root: &Root, path: &Path, drive: &mut Drive) {
     let device = path.join("device");
     drive.model = root.read_attr(device.join("model"));
+    drive.model_source = drive.model.as_ref().map(|_| ModelSource::ScsiInquiry);
     drive.firmware = root.read_attr(device.join("rev"));
     // libata fills the SCSI vendor with the placeholder "ATA".
     drive.vendor = root
@@ -306,6 +308,7 @@ fn apply_identify(identify: &ata::AtaIdentify, drive: &mut Drive, details: &mut 
     let non_empty = |text: &str| (!text.is_empty()).then(|| text.to_string());
     if let Some(model) = non_empty(&identify.model) {
         drive.model = Some(model);
+        drive.model_source = Some(ModelSource::AtaIdentify);
     }
     if let Some(firmware) = non_empty(&identify.firmware) {
         drive.firmware = Some(firmware);
@@ -336,6 +339,7 @@ fn read_nvme(root: &Root, path: &Path, drive: &mut Drive, handles: &mut DriveHan
         .unwrap_or_default();
     let attr = |name: &str| root.read_attr(controller.join(name));
     drive.model = attr("model");
+    drive.model_source = drive.model.as_ref().map(|_| ModelSource::NvmeIdentify);
     drive.serial = attr("serial");
     drive.firmware = attr("firmware_rev");
     let transport = attr("transport");

@@ -72,6 +72,24 @@ pub struct MountFacts {
     pub super_options: Vec<String>,
     pub free_bytes: Option<u64>,
     pub total_bytes: Option<u64>,
+    /// The `/etc/fstab` line that mounts it, as written. Facts saved before fstab was read
+    /// deserialize as [`FstabEntry::Unreadable`].
+    #[serde(default)]
+    pub fstab: FstabEntry,
+}
+
+/// What `/etc/fstab` under the probe's root says about a mount.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum FstabEntry {
+    /// No readable `/etc/fstab` (a minimal container, a replay without it).
+    #[default]
+    Unreadable,
+    /// fstab has no line for the mount point: a systemd mount unit, a cloud image's generator
+    /// or a manual `mount` put it there.
+    NoLine,
+    /// The line (1-based `number`) exactly as written.
+    Line { number: usize, text: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,12 +161,45 @@ pub enum ControllerMode {
     Unknown,
 }
 
+/// Where a drive's model string came from; each source has its own length and fidelity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelSource {
+    /// ATA IDENTIFY DEVICE words 27-46: the full 40-character model.
+    AtaIdentify,
+    /// NVMe Identify Controller MN (also what the kernel copies to sysfs `model`): 40 characters.
+    NvmeIdentify,
+    /// The SCSI INQUIRY product field (`/sys/block/sdX/device/model`): 16 characters, so an
+    /// ATA drive's longer name behind libata, a USB bridge or an HBA is cut.
+    ScsiInquiry,
+    /// `smartctl -j` `model_name`, read through whatever pass-through smartctl used.
+    Smartctl,
+    /// The MMC/SD card's CID product name.
+    MmcCid,
+}
+
+impl ModelSource {
+    pub fn label(self) -> &'static str {
+        match self {
+            ModelSource::AtaIdentify => "ATA IDENTIFY",
+            ModelSource::NvmeIdentify => "NVMe Identify",
+            ModelSource::ScsiInquiry => "SCSI INQUIRY",
+            ModelSource::Smartctl => "smartctl",
+            ModelSource::MmcCid => "MMC CID",
+        }
+    }
+}
+
 /// A physical drive at the bottom of the stack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Drive {
     /// Kernel block device name (`nvme0n1`, `sda`, `vda`).
     pub name: String,
     pub model: Option<String>,
+    /// Where `model` was read: a SCSI INQUIRY product is cut at 16 characters, so a judge must
+    /// know whether it saw the whole name.
+    #[serde(default)]
+    pub model_source: Option<ModelSource>,
     pub firmware: Option<String>,
     pub serial: Option<String>,
     /// SCSI/ATA vendor string or USB vendor, when the interface has one.

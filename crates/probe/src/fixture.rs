@@ -35,6 +35,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenario("sata_raid_mode_trim_blocked", sata_raid_mode_trim_blocked),
     scenario("sata_ide_mode", sata_ide_mode),
     scenario("usb_uas", usb_uas),
+    scenario("usb_sata_bridge_cut_model", usb_sata_bridge_cut_model),
     scenario("hdd", hdd),
     scenario("lvm_on_partition", lvm_on_partition),
     scenario("md_raid1", md_raid1),
@@ -472,6 +473,11 @@ impl FixtureTree {
         self.raw_link("/proc/self", "4242")
     }
 
+    /// `/etc/fstab` as the installer or the user wrote it.
+    pub fn fstab(&self, text: &str) -> io::Result<()> {
+        self.write("/etc/fstab", text)
+    }
+
     /// Kernel release and io_uring sysctl.
     pub fn kernel(&self, release: &str, io_uring_disabled: Option<u8>) -> io::Result<()> {
         self.attr("/proc/sys/kernel/osrelease", release)?;
@@ -663,6 +669,16 @@ fn relative_path(from: &Path, to: &Path) -> PathBuf {
     relative
 }
 
+/// What Debian's installer writes: the root by UUID, spaces for alignment, no datadir line.
+const DEBIAN_INSTALLER_FSTAB: &str = "\
+# /etc/fstab: static file system information.
+#
+# <file system> <mount point>   <type>  <options>       <dump>  <pass>
+# / was on /dev/sda1 during installation
+UUID=5b3c9d8e-2f41-4a7b-9c1d-0e6f7a8b9c0d /               ext4    errors=remount-ro 0       1
+/swapfile                                 none            swap    sw              0       0
+";
+
 const PCH_ROOT_PORT: &str = "/sys/devices/pci0000:00/0000:00:1d.0";
 const AHCI_DIR: &str = "/sys/devices/pci0000:00/0000:00:17.0";
 
@@ -831,6 +847,7 @@ pub fn sata_ahci(dir: &Path) -> io::Result<()> {
         &crucial_mx500(3, "sda", 0, "2235E6A1B2C3"),
     )?;
     tree.partition(&disk, "sda", 1, 8, 1, 2048, 3_907_026_944)?;
+    tree.fstab(DEBIAN_INSTALLER_FSTAB)?;
     write_mounts(&tree, &standard_mounts("8:1", "/dev/sda1", None))
 }
 
@@ -934,6 +951,8 @@ pub fn usb_uas(dir: &Path) -> io::Result<()> {
     let tree = FixtureTree::new(dir)?;
     desktop(&tree)?;
     tree.systemd(true)?;
+    // The USB drive is mounted by hand or by a mount unit: fstab only has the root.
+    tree.fstab(DEBIAN_INSTALLER_FSTAB)?;
     // The system disk, so the USB drive is the second SCSI disk.
     let root_disk = tree.sata(
         AHCI_DIR,
@@ -990,6 +1009,71 @@ pub fn usb_uas(dir: &Path) -> io::Result<()> {
             "8:1",
             "/dev/sda1",
             Some(("8:17", "ext4", "/dev/sdb1", "rw,relatime", "rw")),
+        ),
+    )
+}
+
+/// A Samsung 870 EVO 2 TB in a USB 3 enclosure whose bridge (ASMedia ASM1153E, `uas`)
+/// answers INQUIRY the way SAT says: vendor `ATA`, product the first 16 characters of the
+/// ATA model. Linux sees `Samsung SSD 870 `, which the 870 QVO reports too; no `ata_device`
+/// exists behind a bridge, so only smartctl's SAT pass-through reads the whole name.
+pub fn usb_sata_bridge_cut_model(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    desktop(&tree)?;
+    tree.systemd(true)?;
+    let root_disk = tree.sata(
+        AHCI_DIR,
+        &ahci_pci(0x010601, "ahci"),
+        &crucial_mx500(1, "sda", 0, "2235E6A1B2C3"),
+    )?;
+    tree.partition(&root_disk, "sda", 1, 8, 1, 2048, 3_907_026_944)?;
+
+    let xhci = "/sys/devices/pci0000:00/0000:00:14.0";
+    tree.pci_function(
+        xhci,
+        &PciSpec {
+            class: 0x0c0330,
+            vendor: 0x8086,
+            device: 0xa36d,
+            driver: "xhci_hcd",
+            link: None,
+        },
+    )?;
+    let usb_device = format!("{xhci}/usb2/2-2");
+    tree.attr(&format!("{usb_device}/idVendor"), "174c")?;
+    tree.attr(&format!("{usb_device}/idProduct"), "55aa")?;
+    tree.attr(&format!("{usb_device}/manufacturer"), "ASMedia")?;
+    tree.attr(&format!("{usb_device}/product"), "ASM1153E")?;
+    tree.attr(&format!("{usb_device}/speed"), 5000)?;
+    let interface = format!("{usb_device}/2-2:1.0");
+    tree.attr(&format!("{interface}/bInterfaceClass"), "08")?;
+    tree.attr(&format!("{interface}/bInterfaceProtocol"), "62")?;
+    tree.mkdir("/sys/bus/usb/drivers/uas")?;
+    tree.link(&format!("{interface}/driver"), "/sys/bus/usb/drivers/uas")?;
+    let scsi_dir = format!("{interface}/host6/target6:0:0/6:0:0:0");
+    tree.scsi_device(&scsi_dir, "ATA", "Samsung SSD 870 ", "2B6Q")?;
+    let disk_dir = format!("{scsi_dir}/block/sdb");
+    tree.disk(
+        &disk_dir,
+        &DiskSpec {
+            name: "sdb".to_string(),
+            major: 8,
+            minor: 16,
+            sectors: 3_907_029_168,
+            queue: QueueSpec {
+                write_cache: "write through",
+                ..QueueSpec::ssd()
+            },
+        },
+    )?;
+    tree.link(&format!("{disk_dir}/device"), &scsi_dir)?;
+    tree.partition(&disk_dir, "sdb", 1, 8, 17, 2048, 3_907_027_120)?;
+    write_mounts(
+        &tree,
+        &standard_mounts(
+            "8:1",
+            "/dev/sda1",
+            Some(("8:17", "ext4", "/dev/sdb1", "rw,noatime", "rw")),
         ),
     )
 }

@@ -10,9 +10,8 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
@@ -38,8 +37,12 @@ pub struct AccessedPath {
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AccessKind {
-    /// A regular file that was read (or whose existence was tested).
+    /// A regular file whose contents were read.
     File,
+    /// Something whose existence or type was tested without reading it: the path being
+    /// checked, a device node, a unit file. A snapshot stands in an empty file for it, never
+    /// its contents.
+    Present,
     /// A directory that was listed (or whose existence was tested).
     Dir,
     /// A symlink that was followed; `target` is its raw content, to be recreated as-is.
@@ -142,7 +145,12 @@ impl Root {
 
     fn record(&self, path: &Path, kind: AccessKind) {
         if let Some(recorded) = &self.recorded {
-            lock(recorded).insert(path.to_path_buf(), kind);
+            let mut recorded = lock(recorded);
+            // A later existence test must not hide that the contents were read.
+            if kind == AccessKind::Present && recorded.get(path) == Some(&AccessKind::File) {
+                return;
+            }
+            recorded.insert(path.to_path_buf(), kind);
         }
     }
 
@@ -156,7 +164,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
             }
@@ -221,14 +229,36 @@ impl Root {
 
     /// A whole text file (mountinfo), at most [`TEXT_CAP`] bytes, invalid UTF-8 replaced.
     pub fn read_text(&self, path: impl AsRef<Path>) -> Option<String> {
+        self.read_text_noting_truncation(path).map(|(text, _)| text)
+    }
+
+    /// [`Root::read_text`], and whether the file was longer than [`TEXT_CAP`] and cut there,
+    /// for callers whose answer may lie in the part that was cut.
+    pub fn read_text_noting_truncation(&self, path: impl AsRef<Path>) -> Option<(String, bool)> {
         let path = path.as_ref();
-        let bytes = self.read_capped(path, TEXT_CAP)?;
-        Some(self.decode(path, &bytes))
+        let (bytes, truncated) = self.read_capped_noting_truncation(path, TEXT_CAP)?;
+        Some((self.decode(path, &bytes), truncated))
     }
 
     /// Raw bytes of a file, at most [`BYTES_CAP`].
     pub fn read_bytes(&self, path: impl AsRef<Path>) -> Option<Vec<u8>> {
         self.read_capped(path.as_ref(), BYTES_CAP)
+    }
+
+    /// A whole document inside the tree (a snapshot's manifest, a saved smartctl output): its
+    /// symlinks resolved inside the root, then read with the bounded reader, so a link to a
+    /// host file, a FIFO or `/dev/zero` is an error rather than a leak, a hang or an endless
+    /// read. Longer than `cap` is an error, not a truncation.
+    pub fn read_document(
+        &self,
+        path: impl AsRef<Path>,
+        cap: u64,
+        what: &'static str,
+    ) -> Result<Vec<u8>, ProbeError> {
+        let resolved = self.resolve(path.as_ref(), true)?;
+        let bytes = crate::input::read_tree_file(&self.host_path(&resolved), cap, what)?;
+        self.record(&resolved, AccessKind::File);
+        Ok(bytes)
     }
 
     /// The raw target of the symlink at `path` (its parent directories are resolved).
@@ -281,7 +311,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
                 true
@@ -307,7 +337,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
                 true
@@ -317,6 +347,11 @@ impl Root {
     }
 
     fn read_capped(&self, path: &Path, cap: usize) -> Option<Vec<u8>> {
+        self.read_capped_noting_truncation(path, cap)
+            .map(|(bytes, _)| bytes)
+    }
+
+    fn read_capped_noting_truncation(&self, path: &Path, cap: usize) -> Option<(Vec<u8>, bool)> {
         let resolved = match self.resolve(path, true) {
             Ok(resolved) => resolved,
             Err(ProbeError::NotFound { .. }) => return None,
@@ -342,9 +377,9 @@ impl Root {
             ));
             let mut bytes = bytes;
             bytes.truncate(cap);
-            return Some(bytes);
+            return Some((bytes, true));
         }
-        Some(bytes)
+        Some((bytes, false))
     }
 
     fn decode(&self, path: &Path, bytes: &[u8]) -> String {
@@ -364,16 +399,7 @@ impl Root {
 /// Reads at most `cap + 1` bytes so the caller can tell "exactly cap" from "longer".
 /// Only regular files: a FIFO or device node in a hostile tree would block or do I/O.
 fn read_regular_file(host: &Path, cap: usize) -> io::Result<Vec<u8>> {
-    let file: File = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(host)?;
-    if !file.metadata()?.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
+    let file = crate::input::open_regular_no_follow(host)?;
     let mut bytes = Vec::new();
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     file.take(limit).read_to_end(&mut bytes)?;

@@ -26,9 +26,9 @@ fn tree(scenario: &str) -> PathBuf {
 /// Only what sysfs and procfs hold: the fixtures carry no smartctl output.
 fn tree_only() -> ProbeOptions {
     ProbeOptions {
-        smartctl_json: Vec::new(),
         run_smartctl: false,
         ioctls: false,
+        ..ProbeOptions::default()
     }
 }
 

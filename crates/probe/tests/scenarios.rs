@@ -7,7 +7,7 @@ use ::probe::fixture::{self, SCENARIOS};
 use ::probe::probe as run_probe;
 use ::probe::root::{AccessKind, ATTR_CAP};
 use ::probe::{
-    AtimeMode, ControllerMode, Drive, Facts, Interface, LayerKind, ProbeOptions, Root,
+    AtimeMode, ControllerMode, Drive, Facts, Interface, LayerKind, ModelSource, ProbeOptions, Root,
     SCHEMA_VERSION,
 };
 
@@ -40,7 +40,10 @@ fn run(name: &str) -> Probed {
         match entry.kind {
             AccessKind::Symlink { .. } => assert!(metadata.file_type().is_symlink()),
             AccessKind::Dir => assert!(metadata.is_dir()),
-            AccessKind::File => assert!(!metadata.file_type().is_symlink()),
+            AccessKind::File => assert!(metadata.is_file()),
+            AccessKind::Present => {
+                assert!(!metadata.is_dir() && !metadata.file_type().is_symlink())
+            }
         }
     }
     Probed {
@@ -619,6 +622,39 @@ fn hostile_garbage_identify_falls_back_to_scsi() {
         "{:?}",
         facts.warnings
     );
+}
+
+#[test]
+fn usb_sata_bridge_shows_only_the_inquiry_product() {
+    let probed = run("usb_sata_bridge_cut_model");
+    let facts = &probed.facts;
+    snapshot("usb_sata_bridge_cut_model", facts);
+    let drive = only_drive(facts);
+    assert_eq!(drive.name, "sdb");
+    assert_eq!(drive.interface, Some(Interface::Usb));
+    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870"));
+    assert_eq!(drive.model_source, Some(ModelSource::ScsiInquiry));
+    assert_eq!(
+        drive.vendor, None,
+        "libata's placeholder vendor `ATA` is dropped"
+    );
+    assert_eq!(drive.capacity_bytes, Some(3_907_029_168 * 512));
+}
+
+#[test]
+fn model_sources_follow_the_interface() {
+    for (name, source) in [
+        ("nvme_degraded_pcie_link", ModelSource::NvmeIdentify),
+        ("sata_ahci", ModelSource::AtaIdentify),
+        ("hostile_garbage_identify", ModelSource::ScsiInquiry),
+    ] {
+        let probed = run(name);
+        assert_eq!(
+            only_drive(&probed.facts).model_source,
+            Some(source),
+            "{name}"
+        );
+    }
 }
 
 #[test]

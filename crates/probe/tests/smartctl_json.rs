@@ -8,7 +8,7 @@ use probe::smartctl::{
     decode_exit_status, parse, run_smartctl, run_smartctl_with, SmartctlError, SmartctlReport,
     TrimSupport,
 };
-use probe::{AtaDetails, Drive, Health, Interface};
+use probe::{AtaDetails, Drive, Health, Interface, ModelSource};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -285,6 +285,40 @@ fn merge_keeps_sysfs_values_and_fills_the_rest() {
     let health = drive.health.as_ref().expect("health");
     assert_eq!(health.source, "smartctl");
     assert_eq!(health.pending_sectors, Some(0));
+}
+
+#[test]
+fn smartctl_model_replaces_the_inquiry_product_it_extends() {
+    let r = report(SAMSUNG_PM883);
+    // What /sys/block/sda/device/model holds for this drive: the first 16 characters.
+    let mut drive = Drive {
+        name: "sda".into(),
+        model: Some("SAMSUNG MZ7LH1T9".into()),
+        model_source: Some(ModelSource::ScsiInquiry),
+        ..Drive::default()
+    };
+    r.merge_into(&mut drive);
+    assert_eq!(drive.model.as_deref(), Some("SAMSUNG MZ7LH1T9HMLT-00005"));
+    assert_eq!(drive.model_source, Some(ModelSource::Smartctl));
+
+    // A whole model from IDENTIFY stays, and so does an INQUIRY product smartctl's name does
+    // not extend (smartctl answered for another drive or through a lying bridge).
+    for (model, source) in [
+        ("SAMSUNG MZ7LH1T9", ModelSource::AtaIdentify),
+        ("Portable SSD T5", ModelSource::ScsiInquiry),
+    ] {
+        let mut drive = Drive {
+            name: "sda".into(),
+            model: Some(model.into()),
+            model_source: Some(source),
+            ..Drive::default()
+        };
+        r.merge_into(&mut drive);
+        assert_eq!(drive.model.as_deref(), Some(model));
+        assert_eq!(drive.model_source, Some(source));
+    }
+
+    assert_eq!(r.to_drive().model_source, Some(ModelSource::Smartctl));
 }
 
 #[test]
@@ -795,8 +829,10 @@ proptest! {
         prop_assert_eq!(result.is_ok(), doc.is_object());
         if let Ok(report) = result {
             let drive = report.to_drive();
-            let _ = report.to_facts("x");
-            prop_assert!(drive.health.is_some());
+            let facts = report.to_facts("x");
+            // Health only from health data: an envelope without any is unknown, not fine.
+            prop_assert_eq!(drive.health.is_some(), report.has_health_data());
+            prop_assert!(!facts.drives[0].name.is_empty());
         }
     }
 

@@ -6,8 +6,8 @@ mod judge_support;
 use bench::EngineKind;
 use judge_support::*;
 use probe::{
-    AtimeMode, ControllerMode, Health, Interface, IoUringStatus, LayerKind, PcieLink, Unavailable,
-    UsbDetails,
+    AtimeMode, ControllerMode, FstabEntry, Health, Interface, IoUringStatus, LayerKind, PcieLink,
+    Unavailable, UsbDetails,
 };
 use verdict::judge::{judge, ClientChoice};
 use verdict::{Grade, Severity};
@@ -640,7 +640,7 @@ fn nc404_usb_attachment() {
 // ---------------------------------------------------------------- NC5xx mount, capacity
 
 #[test]
-fn nc501_atime_with_the_exact_fstab_line() {
+fn nc501_atime_edits_the_users_own_fstab_line() {
     let mut facts = nvme_machine();
     assert_finding(
         &run_for(&facts, "geth"),
@@ -649,35 +649,90 @@ fn nc501_atime_with_the_exact_fstab_line() {
         &["noatime"],
     );
     let m = facts.mount.as_mut().expect("mount");
-    m.atime = AtimeMode::Strictatime;
-    m.mount_options = vec!["rw".into(), "nosuid".into()];
-    let v = run_for(&facts, "geth");
-    let f = one(&v, "NC501");
-    assert_eq!(f.severity, Severity::Warning);
-    let fix = f.fix.as_deref().unwrap_or("");
-    assert!(
-        fix.contains("`/dev/nvme0n1p2 /var/lib/ethereum ext4 nosuid,noatime 0 2`"),
-        "{fix}"
-    );
-    assert!(
-        fix.contains("`sudo mount -o remount,noatime /var/lib/ethereum`"),
-        "{fix}"
-    );
-
-    let m = facts.mount.as_mut().expect("mount");
     m.atime = AtimeMode::Relatime;
     m.mount_options = vec!["rw".into(), "relatime".into()];
-    m.mount_point = "/mnt/eth data".into();
-    m.fs_type = "xfs".into();
+    m.super_options = vec!["rw".into(), "discard".into()];
+    m.fstab = FstabEntry::Line {
+        number: 9,
+        text: "UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab /var/lib/ethereum ext4 defaults,discard,relatime 0 2".into(),
+    };
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC501");
     assert_eq!(f.severity, Severity::Info);
     let fix = f.fix.as_deref().unwrap_or("");
+    // The user's device spec and `discard` stay; only the access-time option changes.
     assert!(
-        fix.contains("/mnt/eth\\040data xfs defaults,noatime 0 0"),
+        fix.contains("to `UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab /var/lib/ethereum ext4 defaults,discard,noatime 0 2`"),
+        "{fix}"
+    );
+    assert!(fix.contains("change line 9"), "{fix}");
+    assert!(
+        fix.contains("`sudo mount -o remount,noatime /var/lib/ethereum`"),
+        "{fix}"
+    );
+    assert!(
+        !fix.contains("/dev/nvme0n1p2"),
+        "no invented device spec: {fix}"
+    );
+
+    let m = facts.mount.as_mut().expect("mount");
+    m.atime = AtimeMode::Strictatime;
+    m.fstab = FstabEntry::Line {
+        number: 3,
+        text: "LABEL=chain\t/var/lib/ethereum\txfs\tstrictatime,nofail".into(),
+    };
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        fix.contains("`LABEL=chain /var/lib/ethereum xfs noatime,nofail`"),
+        "{fix}"
+    );
+}
+
+#[test]
+fn nc501_without_an_fstab_line_names_the_mount_unit() {
+    let mut facts = nvme_machine();
+    let m = facts.mount.as_mut().expect("mount");
+    m.atime = AtimeMode::Relatime;
+    m.mount_options = vec!["rw".into(), "relatime".into()];
+    m.mount_point = "/mnt/eth data".into();
+    m.fstab = FstabEntry::NoLine;
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        fix.contains("/etc/fstab has no line for /mnt/eth data"),
+        "{fix}"
+    );
+    assert!(
+        fix.contains(r"systemctl cat 'mnt-eth\x20data.mount'"),
         "{fix}"
     );
     assert!(fix.contains("remount,noatime '/mnt/eth data'"), "{fix}");
+
+    facts.mount.as_mut().expect("mount").fstab = FstabEntry::Unreadable;
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(fix.contains("/etc/fstab could not be read"), "{fix}");
+    assert!(!fix.contains(" 0 2"), "no invented fstab line: {fix}");
+}
+
+#[test]
+fn mount_unit_names_follow_systemd_escape() {
+    use verdict::findings::mount::mount_unit_name;
+    assert_eq!(mount_unit_name("/"), "-.mount");
+    assert_eq!(
+        mount_unit_name("/var/lib/ethereum"),
+        "var-lib-ethereum.mount"
+    );
+    assert_eq!(mount_unit_name("/mnt/my-disk/"), r"mnt-my\x2ddisk.mount");
+    assert_eq!(mount_unit_name("/srv/.hidden"), r"srv-.hidden.mount");
+    assert_eq!(mount_unit_name("/.data"), r"\x2edata.mount");
 }
 
 #[test]
@@ -799,6 +854,18 @@ fn nc510_capacity_against_the_client() {
     drive0(&mut facts).capacity_bytes = Some(1_920_383_410_176);
     let v = run_for(&facts, "nethermind");
     assert_finding(&v, "NC510", Severity::Ok, &["1.9 TB"]);
+
+    // Nethermind's minimum is its recommendation: said once.
+    drive0(&mut facts).capacity_bytes = Some(500_107_862_016);
+    let f = one(&run_for(&facts, "nethermind"), "NC510").clone();
+    assert!(!f.detail.contains("recommended"), "{}", f.detail);
+    // Erigon's differ (1 TB minimum, 2 TB recommended): both are said.
+    let f = one(&run_for(&facts, "erigon"), "NC510").clone();
+    assert!(
+        f.detail.contains("at least 1 TB (recommended 2 TB)"),
+        "{}",
+        f.detail
+    );
 }
 
 #[test]
@@ -853,6 +920,46 @@ fn nc511_free_space() {
     );
 }
 
+#[test]
+fn nc511_is_critical_when_a_sync_or_prune_cannot_finish() {
+    let mut facts = nvme_machine();
+    let mount = facts.mount.as_mut().expect("mount");
+    // 96 % used: more than a quarter of Nethermind's 322 GB is free, but the disk is full for
+    // a client running as its own user.
+    mount.total_bytes = Some(2_000 * GB);
+    mount.free_bytes = Some(90 * GB);
+    let v = run_for(&facts, "nethermind");
+    assert_finding(
+        &v,
+        "NC511",
+        Severity::Critical,
+        &["90 GB free", "96% used", "Too little free space"],
+    );
+    assert_eq!(v.grade, Grade::Bad);
+
+    // Under a quarter of Nethermind's 322 GB left, on a volume far from full (70 %).
+    let mount = facts.mount.as_mut().expect("mount");
+    mount.total_bytes = Some(233 * GB);
+    mount.free_bytes = Some(70 * GB);
+    assert_finding(
+        &run_for(&facts, "nethermind"),
+        "NC511",
+        Severity::Critical,
+        &["70 GB free"],
+    );
+
+    // Below the need but able to finish: a warning.
+    let mount = facts.mount.as_mut().expect("mount");
+    mount.total_bytes = Some(2_000 * GB);
+    mount.free_bytes = Some(200 * GB);
+    assert_finding(
+        &run_for(&facts, "nethermind"),
+        "NC511",
+        Severity::Warning,
+        &["200 GB free", "Little free space"],
+    );
+}
+
 // ---------------------------------------------------------------- NC6xx platform
 
 #[test]
@@ -900,6 +1007,16 @@ fn nc602_virtual_disk_without_and_with_a_benchmark() {
         Severity::Warning,
         &["vda", "10,000 provisioned IOPS"],
     );
+    assert!(
+        one(&v, "NC602")
+            .fix
+            .as_deref()
+            .unwrap_or("")
+            .contains("`nodecheck check --bench full`"),
+        "nothing measured: measure it"
+    );
+
+    // The quick check measured latency, not the provisioned IOPS.
     let report = bench_report(latency(90.0, 180.0, 250.0), None, EngineKind::IoUring);
     let v = judge(
         &facts,
@@ -907,7 +1024,33 @@ fn nc602_virtual_disk_without_and_with_a_benchmark() {
         &db(),
         &ClientChoice::Named("geth".into()),
     );
-    assert_eq!(one(&v, "NC602").severity, Severity::Info);
+    let f = one(&v, "NC602");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(
+        f.fix.as_deref().unwrap_or("").contains("Measure its IOPS"),
+        "{f:#?}"
+    );
+
+    // After the IOPS test nothing asks to measure again.
+    let report = bench_report(
+        latency(90.0, 180.0, 250.0),
+        Some((20_000.0, 7_000.0)),
+        EngineKind::IoUring,
+    );
+    let v = judge(
+        &facts,
+        Some(&report),
+        &db(),
+        &ClientChoice::Named("geth".into()),
+    );
+    let f = one(&v, "NC602");
+    assert_eq!(f.severity, Severity::Info);
+    let fix = f.fix.as_deref().unwrap_or("");
+    assert!(
+        !fix.contains("--bench") && !fix.to_lowercase().contains("measure it"),
+        "{fix}"
+    );
+    assert_eq!(f.title, "Virtual or cloud volume");
 }
 
 #[test]
@@ -950,7 +1093,7 @@ fn nc701_qd1_latency() {
         &db(),
         &ClientChoice::Named("geth".into()),
     );
-    assert_finding(&v, "NC701", Severity::Ok, &["p99 140 us", "max 260 us"]);
+    assert_finding(&v, "NC701", Severity::Ok, &["p99 140 µs", "max 260 µs"]);
 
     let spiky = bench_report(latency(70.0, 140.0, 900.0), None, EngineKind::IoUring);
     let v = judge(
@@ -959,7 +1102,7 @@ fn nc701_qd1_latency() {
         &db(),
         &ClientChoice::Named("geth".into()),
     );
-    assert_finding(&v, "NC701", Severity::Info, &["max 900 us", "300 us"]);
+    assert_finding(&v, "NC701", Severity::Info, &["max 900 µs", "300 µs"]);
 
     let slow = bench_report(latency(600.0, 2_500.0, 9_000.0), None, EngineKind::IoUring);
     let v = judge(&facts, Some(&slow), &db(), &ClientChoice::Strictest);

@@ -1,13 +1,15 @@
 //! `nodecheck bench`: QD1 read latency and the community randrw test on the drive under PATH.
 
 use std::fmt::Write as _;
+use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use bench::run::{BenchTarget, NoProgress, Plan, Progress};
-use bench::{BenchError, BenchReport, ByteSize, EngineKind, EnginePreference, LatencySummary};
+use bench::{BenchReport, ByteSize, EngineKind, EnginePreference, LatencySummary};
 
+use crate::commands::hints::{self, Printer};
 use crate::commands::{emit, UsageError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -38,10 +40,11 @@ pub enum EngineArg {
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Writes only to a test file it creates in PATH's file system (O_EXCL), keeps a free-space reserve
-of max(10 % of the file system, 50 GiB), and removes the file on success, error, Ctrl-C, SIGTERM
-and SIGHUP. A test file left by a killed run is reported on the next run (--clean-stale removes
-it). Set NODECHECK_FORCE_NO_IO_URING=1 to use the portable engine as if io_uring were blocked.")]
+Writes only to a test file it creates in PATH's file system (O_EXCL|O_NOFOLLOW, one descriptor
+for every test), one bench per directory at a time, keeps a free-space reserve of max(10 % of the
+file system, 50 GiB), refuses tmpfs and ramfs, and removes the file on success, error, Ctrl-C,
+SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2. A test file left by a killed run (no bench holds
+its lock) is reported on the next run (--clean-stale removes it). Set NODECHECK_FORCE_NO_IO_URING=1 to use the portable engine as if io_uring were blocked.")]
 pub struct BenchArgs {
     /// Directory on the file system to measure.
     #[arg(default_value = ".")]
@@ -58,7 +61,7 @@ pub struct BenchArgs {
 
     /// Test file size (the randrw span), e.g. 20G. Default 150G, the community's figure; shrunk
     /// with a warning to keep the reserve free.
-    #[arg(long, value_parser = parse_size_arg)]
+    #[arg(long, value_parser = bench::error::parse_file_size)]
     pub size: Option<u64>,
 
     /// Free space to keep on the file system, e.g. 5G. Default max(10 % of the file system,
@@ -110,8 +113,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = bench::run::DEFAULT_SEED)]
     pub seed: u64,
 
-    /// Write burst size of `--test sync`, e.g. 1G (see docs/behaviour.md for the default).
-    #[arg(long, value_parser = parse_size_arg, default_value = "1G")]
+    /// Write burst size of `--test sync`, e.g. 1G, at least 1M (see docs/behaviour.md for the
+    /// default).
+    #[arg(long, value_parser = parse_burst_arg, default_value = "1G")]
     pub burst: u64,
 
     /// Most bytes `--test cliff` may write, e.g. 200G [default: 1T]. It overwrites the test
@@ -157,6 +161,20 @@ impl BenchArgs {
 
 fn parse_size_arg(text: &str) -> Result<u64, String> {
     bench::error::parse_size(text)
+}
+
+fn parse_burst_arg(text: &str) -> Result<u64, String> {
+    let bytes = bench::error::parse_size(text)?;
+    let min = bench::behaviour::sync::MIN_BURST_BYTES;
+    if bytes < min {
+        return Err(format!(
+            "{} is too small a burst: below {} the writes end inside one QD1 read and the \
+             burst's MB/s and recovery mean nothing",
+            ByteSize(bytes),
+            ByteSize(min)
+        ));
+    }
+    Ok(bytes)
 }
 
 /// The plan the arguments describe, or a usage error for combinations that make no sense.
@@ -255,12 +273,23 @@ fn behaviour_tests(args: &BenchArgs) -> bench::behaviour::BehaviourTests {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     let mut plan = plan(args)?;
+    let given_a_device = args.device.is_none()
+        && std::fs::metadata(&args.path).is_ok_and(|m| m.file_type().is_block_device());
+    if given_a_device {
+        let path = verdict::findings::mount::shell_quote(&args.path.display().to_string());
+        return Err(UsageError(format!(
+            "{path} is a block device: the bench never writes to a device; give a directory on \
+             its file system, or `--device {path} --test qd1` for the read-only qd1 test"
+        ))
+        .into());
+    }
     if let Some(path) = &args.plot {
         // Refuse now rather than after a run that may take half an hour.
         bench::plot::check_plot_path(path).map_err(|err| UsageError(err.to_string()))?;
     }
-    plan.cancel = bench::CancelToken::with_signal_handlers()
-        .context("installing the Ctrl-C/SIGTERM handlers that remove the test file")?;
+    let cooperation = crate::signals::cooperate()
+        .context("installing the signal handlers that remove the test file")?;
+    plan.cancel = cooperation.token().clone();
     let format = args.output_format();
     let outcome = if format == BenchFormat::Json {
         bench::run(&plan, &mut NoProgress)
@@ -268,20 +297,26 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         let mut bars = crate::progress::Bars::for_stderr(0);
         bench::run(&plan, &mut bars as &mut dyn Progress)
     };
-    let report = match outcome {
+    if let Some(signal) = cooperation.signal() {
+        // The test file is already removed (its guard dropped inside bench::run); dropping
+        // the cooperation then ends the process as the signal would have, so the shell or
+        // service manager sees what happened.
+        crate::stderr::line(&format!(
+            "nodecheck: bench interrupted by {}; test file removed",
+            bench::error::signal_name(signal)
+        ));
+    }
+    drop(cooperation);
+    let mut report = match outcome {
         Ok(report) => report,
-        Err(BenchError::Interrupted(signal)) => {
-            // The test file is already removed (its guard dropped inside bench::run); now die of
-            // the signal so the shell or service manager sees what happened.
-            eprintln!(
-                "nodecheck: bench interrupted by {}; test file removed",
-                bench::error::signal_name(signal)
-            );
-            bench::cancel::reraise(signal);
-            anyhow::bail!("interrupted");
+        Err(err) => {
+            let hinted = hints::bench_failure(&err, Printer::Bench, plan.target.path());
+            return Err(anyhow::anyhow!(hinted));
         }
-        Err(err) => return Err(err.into()),
     };
+    if let Some(hint) = hints::stale_files_hint(&report.warnings) {
+        report.warnings.push(hint);
+    }
     if let Some(path) = &args.plot {
         bench::plot::write_plot(&report, path)
             .with_context(|| format!("drawing the plot to {}", path.display()))?;
@@ -315,7 +350,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         && report.span.is_none();
     if measured_nothing {
         // --keep-going went on past every failure: the warnings say why, nothing was measured.
-        eprintln!("nodecheck: error: no test completed; see the warnings");
+        crate::stderr::line("nodecheck: error: no test completed; see the warnings");
         return Ok(crate::exit_codes::COULD_NOT_CHECK);
     }
     Ok(crate::exit_codes::GOOD)
@@ -357,7 +392,7 @@ pub fn render_text(report: &BenchReport) -> String {
             qd1.runtime_s,
             qd1.iops
         );
-        out.push_str(&latency_line("latency us", &qd1.lat_us));
+        out.push_str(&latency_line("latency µs", &qd1.lat_us));
         if let Some(pinning) = &qd1.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
@@ -384,8 +419,8 @@ pub fn render_text(report: &BenchReport) -> String {
             rw.write_iops,
             rw.write_bw_bytes_per_s / 1e6
         );
-        out.push_str(&latency_line("read lat us", &rw.read_lat_us));
-        out.push_str(&latency_line("write lat us", &rw.write_lat_us));
+        out.push_str(&latency_line("read lat µs", &rw.read_lat_us));
+        out.push_str(&latency_line("write lat µs", &rw.write_lat_us));
         if let Some(pinning) = &rw.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
@@ -414,8 +449,8 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             engine_name(sync.engine),
             engine_name(sync.burst_engine.unwrap_or(sync.engine))
         );
-        out.push_str(&latency_line("baseline us", &sync.baseline_lat_us));
-        out.push_str(&latency_line("in burst us", &sync.burst_lat_us));
+        out.push_str(&latency_line("baseline µs", &sync.baseline_lat_us));
+        out.push_str(&latency_line("in burst µs", &sync.burst_lat_us));
         let recovery = match (sync.recovery_ms_median, sync.recovery_ms_max) {
             (Some(median), Some(max)) => format!("median {median:.0} ms, worst {max:.0} ms"),
             _ => "none recovered".to_string(),
@@ -562,6 +597,16 @@ mod tests {
         assert!(err.0.contains("--test cliff"), "{err}");
         let err = plan(&parse(&["/data", "--test", "cliff", "--cliff-budget", "0"])).unwrap_err();
         assert!(err.0.contains("above zero"), "{err}");
+    }
+
+    #[test]
+    fn a_burst_below_one_mib_is_refused() {
+        let err = Wrapper::try_parse_from(["bench", "/data", "--test", "sync", "--burst", "1"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("too small a burst"), "{err}");
+        assert!(err.contains("1.0 MiB"), "{err}");
+        assert_eq!(parse(&["/data", "--burst", "1M"]).burst, 1 << 20);
     }
 
     #[test]

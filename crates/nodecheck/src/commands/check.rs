@@ -44,10 +44,12 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         SourceChoice::Root(dir) => {
             let root = Root::at(dir)
                 .with_context(|| format!("cannot replay the tree at {}", dir.display()))?;
-            (root, snapshot::read_manifest(dir))
+            let manifest = snapshot::read_manifest(&root);
+            (root, manifest)
         }
         SourceChoice::Snapshot(file) => {
             let unpacked = snapshot::unpack(file)?;
+            bench::hook::pause_point(bench::hook::SNAPSHOT_UNPACKED, None);
             let root = Root::at(unpacked.root())
                 .with_context(|| format!("cannot replay {}", file.display()))?;
             let manifest = Some(unpacked.manifest.clone());
@@ -57,15 +59,22 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
 
     let (path, datadir) = choose_path(config, root.is_live(), manifest.as_ref());
-    let smartctl_json = if config.smartctl_json.is_empty() {
-        manifest
-            .as_ref()
-            .map(|m| snapshot::smartctl_files(root.base(), m))
-            .unwrap_or_default()
-    } else {
-        config.smartctl_json.clone()
+    if root.is_live() {
+        refuse_device_path(&path)?;
+    }
+    // Files given on the command line win over the ones a snapshot saved.
+    let replayed_smartctl = match (&manifest, config.smartctl_json.is_empty()) {
+        (Some(m), true) => snapshot::smartctl_files(m),
+        _ => Vec::new(),
     };
-    let facts = probe_facts(&root, &path, smartctl_json, config.run_smartctl)?;
+    let options = probe::ProbeOptions {
+        smartctl_json: config.smartctl_json.clone(),
+        replayed_smartctl,
+        run_smartctl: config.run_smartctl,
+        ..probe::ProbeOptions::default()
+    };
+    let facts = probe::probe(&root, &path, &options)
+        .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
     if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {
@@ -118,6 +127,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
     let mut report = build_report(facts, bench, verdict, datadir, notes, config.client);
     report.plot = plot;
+    // The unpacked tree is a temporary directory gone when this returns: name the archive.
+    report.source = match &config.source {
+        SourceChoice::Live => None,
+        SourceChoice::Root(dir) => Some(format!("replayed from the tree {}", dir.display())),
+        SourceChoice::Snapshot(file) => {
+            Some(format!("replayed from the snapshot {}", file.display()))
+        }
+    };
 
     let options = RenderOptions::for_stdout(global.verbosity);
     let redactor = config.redact.then(|| {
@@ -173,6 +190,32 @@ fn draw_plot(
             None
         }
     }
+}
+
+/// `check /dev/sdX` would probe and measure the file system holding the device node (devtmpfs,
+/// in RAM), not the device: refused with the two commands that answer the question instead.
+fn refuse_device_path(path: &Path) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let kind = metadata.file_type();
+    if !(kind.is_block_device() || kind.is_char_device()) {
+        return Ok(());
+    }
+    let shown = shell_quote(&path.display().to_string());
+    let what = if kind.is_block_device() {
+        "a block device"
+    } else {
+        "a character device"
+    };
+    Err(UsageError(format!(
+        "{shown} is {what}: check judges the storage under a directory (the node's data \
+         directory or the mount point of the device's file system), and a device node lives on \
+         devtmpfs, in memory. Give that directory; for the device's own read latency, read-only: \
+         `sudo nodecheck bench --device {shown} --test qd1`"
+    ))
+    .into())
 }
 
 /// PATH as given; else under a replay the path the snapshot was taken for; else a detected
@@ -246,11 +289,7 @@ fn measure(
     if depth == BenchDepth::None {
         return None;
     }
-    let directory = if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        path.parent().unwrap_or(Path::new(".")).to_path_buf()
-    };
+    let directory = measured_directory(path);
     // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`: no test file,
     // nothing written. Only a single plain drive qualifies; under RAID the file tells more.
     let device = match (is_root(), facts.drives.as_slice()) {
@@ -259,49 +298,95 @@ fn measure(
         }
         _ => None,
     };
-    let cancel = match bench::CancelToken::with_signal_handlers() {
-        Ok(token) => token,
+    let cooperation = match crate::signals::cooperate() {
+        Ok(cooperation) => Some(cooperation),
         Err(err) => {
             notes.push(format!("Ctrl-C handling unavailable: {err}"));
-            bench::CancelToken::new()
+            None
         }
     };
+    let cancel = cooperation
+        .as_ref()
+        .map(|c| c.token().clone())
+        .unwrap_or_default();
     let plan_for = |target: BenchTarget| {
         let mut plan = plan_for_depth(target, depth, &config.tuning);
         plan.cancel = cancel.clone();
         plan
     };
     let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
+    // Containers and hardened hosts refuse raw devices even to root; a test file answers the
+    // same question a little less directly. The note says what happened in the end.
+    let mut device_failure = None;
     if let Some(dev) = device {
         match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
             Ok(report) => return Some(report),
             Err(_) if cancel.is_cancelled() => {
-                stop_on_signal(&cancel, bars);
+                stop_on_signal(cooperation, bars);
                 notes.push("Measurement cancelled.".to_string());
                 return None;
             }
-            // Containers and hardened hosts refuse raw devices even to root; a test file
-            // answers the same question a little less directly.
-            Err(err) => notes.push(format!(
-                "Reading {} directly failed ({err}); measured on a test file instead.",
-                dev.display()
-            )),
+            Err(err) => {
+                device_failure = Some(format!("reading {} directly failed ({err})", dev.display()))
+            }
         }
     }
-    match bench::run(&plan_for(BenchTarget::Directory(directory)), &mut bars) {
-        Ok(report) => Some(report),
+    match bench::run(
+        &plan_for(BenchTarget::Directory(directory.clone())),
+        &mut bars,
+    ) {
+        Ok(report) => {
+            if let Some(failure) = device_failure {
+                notes.push(format!(
+                    "{}; measured on a test file instead.",
+                    capitalized(&failure)
+                ));
+            }
+            Some(report)
+        }
         Err(_) if cancel.is_cancelled() => {
-            stop_on_signal(&cancel, bars);
+            stop_on_signal(cooperation, bars);
             notes.push("Measurement cancelled.".to_string());
             None
         }
         Err(err) => {
-            let note = format!("Measurement skipped: {err}");
-            say(global, &note);
+            let reason =
+                super::hints::bench_failure(&err, super::hints::Printer::Check, &directory);
+            let note = match device_failure {
+                Some(failure) => {
+                    format!("Measurement skipped: {failure}, and on a test file: {reason}")
+                }
+                None => format!("Measurement skipped: {reason}"),
+            };
+            // The table prints its notes; other formats keep stdout for the document, so a
+            // reader at a terminal learns it on stderr, once.
+            if config.format != Format::Table {
+                say(global, &note);
+            }
             notes.push(note);
             None
         }
     }
+}
+
+/// The directory whose file system a measurement of `path` uses: PATH itself, or the
+/// directory holding a file PATH (`.` for a bare file name, whose parent is empty).
+pub(crate) fn measured_directory(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        return path.to_path_buf();
+    }
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.
@@ -367,17 +452,24 @@ fn full_behaviour(runtime: Duration, size: Option<u64>, seed: u64) -> BehaviourT
     }
 }
 
-/// Ctrl-C or SIGTERM during a measurement: the bench has removed its test file; die of the
-/// signal as the shell expects instead of printing a half-made report.
-pub(crate) fn stop_on_signal(cancel: &bench::CancelToken, bars: crate::progress::Bars) {
+/// A signal during a measurement: the bench has removed its test file; say so, then end the
+/// process as the signal would have (dropping the cooperation does) instead of printing a
+/// half-made report.
+pub(crate) fn stop_on_signal(
+    cooperation: Option<crate::signals::Cooperation>,
+    bars: crate::progress::Bars,
+) {
     drop(bars);
-    if let Some(signal) = cancel.signal().filter(|s| *s > 0) {
-        eprintln!(
+    let Some(cooperation) = cooperation else {
+        return;
+    };
+    if let Some(signal) = cooperation.signal() {
+        crate::stderr::line(&format!(
             "nodecheck: measurement interrupted by {}; test file removed",
             bench::error::signal_name(signal)
-        );
-        bench::cancel::reraise(signal);
+        ));
     }
+    drop(cooperation);
 }
 
 /// The line that tells a non-root user what they are missing and how to get it.
@@ -449,6 +541,7 @@ pub(crate) fn build_report(
         facts,
         bench,
         plot: None,
+        source: None,
     }
 }
 
@@ -560,6 +653,19 @@ mod tests {
         assert!(plan.qd1 && !plan.randrw && !plan.behaviour.any());
         assert_eq!(plan.size, None);
         assert!(plan.force);
+    }
+
+    #[test]
+    fn a_file_measures_the_directory_holding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("chaindata.ldb");
+        std::fs::write(&file, b"x").unwrap();
+        assert_eq!(measured_directory(dir.path()), dir.path());
+        assert_eq!(measured_directory(&file), dir.path());
+        assert_eq!(
+            measured_directory(Path::new("no-such-file-here")),
+            PathBuf::from(".")
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use serde::Serialize;
-use verdict::database::{Advisory, Database, DriveEntry, DriveQuery};
+use verdict::database::{may_be_truncated, Advisory, Database, DriveEntry, DriveQuery, Lookup};
 use verdict::judge::EntrySummary;
 use verdict::Grade;
 
@@ -13,7 +13,8 @@ use crate::render::{clip, printable, RenderOptions};
 use crate::size::format_decimal;
 
 /// `db lookup --json`: the keys issue 3 names (`grade`, `entry.{family,grade,nand,dram,class}`)
-/// plus the advisories that hit.
+/// plus the advisories that hit, how the entry was found, and the families a name that found
+/// none could be (`candidates`) or is close to (`suggestions`).
 #[derive(Debug, Serialize)]
 struct LookupDocument<'a> {
     database_version: &'a str,
@@ -21,8 +22,23 @@ struct LookupDocument<'a> {
     firmware: Option<&'a str>,
     capacity_bytes: Option<u64>,
     grade: Grade,
+    /// `model`, `family_name` or `model_prefix`; `null` when nothing matched.
+    matched_by: Option<MatchedBy>,
     entry: Option<EntryDocument<'a>>,
     advisories: &'a [Advisory],
+    /// Every family the name could be when it names more than one (a family name several
+    /// vendors use, or a model string cut to its first 16 characters).
+    candidates: Vec<FamilyDocument<'a>>,
+    /// The nearest families when nothing matched.
+    suggestions: Vec<FamilyDocument<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum MatchedBy {
+    Model,
+    FamilyName,
+    ModelPrefix,
 }
 
 #[derive(Debug, Serialize)]
@@ -34,6 +50,96 @@ struct EntryDocument<'a> {
     sources: &'a [String],
 }
 
+#[derive(Debug, Serialize)]
+struct FamilyDocument<'a> {
+    id: &'a str,
+    family: String,
+    grade: Grade,
+}
+
+impl<'a> FamilyDocument<'a> {
+    fn of(entry: &'a DriveEntry) -> FamilyDocument<'a> {
+        FamilyDocument {
+            id: &entry.id,
+            family: entry.display_name(),
+            grade: entry.grade,
+        }
+    }
+}
+
+/// How many near families an unknown name suggests.
+const SUGGESTIONS: usize = 5;
+
+/// What a lookup found, whichever way it found it.
+struct Answer<'a> {
+    found: Lookup<'a>,
+    matched_by: Option<MatchedBy>,
+    candidates: Vec<&'a DriveEntry>,
+    suggestions: Vec<&'a DriveEntry>,
+}
+
+impl Answer<'_> {
+    fn grade(&self) -> Grade {
+        if self.found.entry.is_some() {
+            return self.found.grade;
+        }
+        let mut grades = self.candidates.iter().map(|e| e.grade);
+        match grades.next() {
+            Some(first) if grades.all(|g| g == first) => first,
+            _ => Grade::Unknown,
+        }
+    }
+}
+
+/// A model string first; then a family name as `db list` prints it; then, for a string no
+/// longer than a SCSI INQUIRY product, the families whose names start with it; then the
+/// nearest families as suggestions.
+fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
+    let found = db.lookup(query);
+    if found.entry.is_some() {
+        return Answer {
+            found,
+            matched_by: Some(MatchedBy::Model),
+            candidates: Vec::new(),
+            suggestions: Vec::new(),
+        };
+    }
+    let by_family = db.entries_by_family_name(query.model);
+    if let [entry] = by_family.as_slice() {
+        return Answer {
+            found: db.lookup_entry(entry, query),
+            matched_by: Some(MatchedBy::FamilyName),
+            candidates: Vec::new(),
+            suggestions: Vec::new(),
+        };
+    }
+    if !by_family.is_empty() {
+        return Answer {
+            found,
+            matched_by: Some(MatchedBy::FamilyName),
+            candidates: by_family,
+            suggestions: Vec::new(),
+        };
+    }
+    if may_be_truncated(query.model, None, None) {
+        let prefix = db.prefix_candidates(query.model);
+        if !prefix.entries.is_empty() {
+            return Answer {
+                found,
+                matched_by: Some(MatchedBy::ModelPrefix),
+                candidates: prefix.entries,
+                suggestions: Vec::new(),
+            };
+        }
+    }
+    Answer {
+        found,
+        matched_by: None,
+        candidates: Vec::new(),
+        suggestions: db.nearest_families(query.model, SUGGESTIONS),
+    }
+}
+
 pub fn lookup(config: &DbLookupConfig, global: &GlobalOptions) -> Result<u8> {
     let db = crate::database::load(global)?;
     let mut query = DriveQuery::new(&config.model);
@@ -43,14 +149,17 @@ pub fn lookup(config: &DbLookupConfig, global: &GlobalOptions) -> Result<u8> {
     if let Some(capacity) = config.capacity_bytes {
         query = query.capacity(capacity);
     }
-    let found = db.lookup(&query);
+    let answer = answer(&db, &query);
+    let grade = answer.grade();
     if config.json {
+        let found = &answer.found;
         let doc = LookupDocument {
             database_version: &db.version,
             model: &config.model,
             firmware: config.firmware.as_deref(),
             capacity_bytes: config.capacity_bytes,
-            grade: found.grade,
+            grade,
+            matched_by: answer.matched_by,
             entry: found.entry.map(|e| EntryDocument {
                 summary: EntrySummary::of(e, found.nand, found.dram),
                 interface: e.interface.as_str(),
@@ -58,6 +167,16 @@ pub fn lookup(config: &DbLookupConfig, global: &GlobalOptions) -> Result<u8> {
                 sources: &e.sources,
             }),
             advisories: &found.advisories,
+            candidates: answer
+                .candidates
+                .iter()
+                .map(|e| FamilyDocument::of(e))
+                .collect(),
+            suggestions: answer
+                .suggestions
+                .iter()
+                .map(|e| FamilyDocument::of(e))
+                .collect(),
         };
         let mut json = serde_json::to_string_pretty(&doc)?;
         json.push('\n');
@@ -65,40 +184,44 @@ pub fn lookup(config: &DbLookupConfig, global: &GlobalOptions) -> Result<u8> {
     } else {
         emit(&render_lookup(
             config,
-            &found,
+            &answer,
             &RenderOptions::for_stdout(global.verbosity),
         ))?;
     }
-    // A lookup answers a question; it is not a check of this machine, so it exits 0
-    // whatever the grade (scripts read the JSON).
-    Ok(crate::exit_codes::GOOD)
+    // A lookup answers a question, it does not check this machine, so a known grade exits 0
+    // whatever it is (scripts read the JSON); a name the database cannot grade exits 1, so a
+    // typo is not mistaken for an answer.
+    Ok(if grade == Grade::Unknown {
+        crate::exit_codes::UGLY
+    } else {
+        crate::exit_codes::GOOD
+    })
 }
 
-fn render_lookup(
-    config: &DbLookupConfig,
-    found: &verdict::database::Lookup<'_>,
-    options: &RenderOptions,
-) -> String {
+fn render_lookup(config: &DbLookupConfig, answer: &Answer<'_>, options: &RenderOptions) -> String {
     let mut out = String::new();
-    let mut asked = printable(&clip(&config.model, 80));
+    let mut asked = printable(&clip(config.model.trim(), 80));
     if let Some(fw) = &config.firmware {
         asked.push_str(&format!(", firmware {}", printable(&clip(fw, 20))));
     }
     if let Some(c) = config.capacity_bytes {
         asked.push_str(&format!(", {}", format_decimal(c)));
     }
+    let found = &answer.found;
     let Some(entry) = found.entry else {
-        out.push_str(&format!(
-            "{asked}: unknown. No database entry matches this model string.\n\
-             Check the exact string the drive reports (`nodecheck probe`), or add the drive: \
-             see docs/contributing-drives.md.\n"
-        ));
+        out.push_str(&render_unmatched(&asked, answer));
         return out;
     };
     let summary = EntrySummary::of(entry, found.nand, found.dram);
     let mut table = new_table(options);
     table.set_header(["", ""]);
     table.add_row(["asked".to_string(), asked]);
+    if answer.matched_by == Some(MatchedBy::FamilyName) {
+        table.add_row([
+            "matched by".to_string(),
+            "family name (not a model string)".to_string(),
+        ]);
+    }
     table.add_row(["grade".to_string(), found.grade.as_str().to_uppercase()]);
     table.add_row(["family".to_string(), summary.family.clone()]);
     table.add_row(["family grade".to_string(), summary.grade.to_string()]);
@@ -128,6 +251,51 @@ fn render_lookup(
     out.push_str(&table.to_string());
     out.push('\n');
     out
+}
+
+fn family_list(entries: &[&DriveEntry]) -> String {
+    let named: Vec<String> = entries
+        .iter()
+        .map(|e| format!("{} ({})", e.display_name(), e.grade))
+        .collect();
+    let width = named.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    named
+        .iter()
+        .zip(entries)
+        .map(|(name, e)| {
+            format!(
+                "  {name:<width$}   nodecheck db lookup '{}'\n",
+                e.display_name()
+            )
+        })
+        .collect()
+}
+
+fn render_unmatched(asked: &str, answer: &Answer<'_>) -> String {
+    match answer.matched_by {
+        Some(MatchedBy::FamilyName) => format!(
+            "{asked}: {} families have this name; say which:\n{}",
+            answer.candidates.len(),
+            family_list(&answer.candidates)
+        ),
+        Some(MatchedBy::ModelPrefix) => format!(
+            "{asked}: {}. The name is cut short (a SCSI INQUIRY product holds 16 characters), and it could be:\n{}\
+             Read the full model with `sudo smartctl -d sat -i /dev/<drive>` and look that up.\n",
+            answer.grade().as_str(),
+            family_list(&answer.candidates)
+        ),
+        _ if !answer.suggestions.is_empty() => format!(
+            "{asked}: unknown. No database entry matches this model string or family name. Nearest families:\n{}\
+             Check the exact string the drive reports (`nodecheck probe`), or add the drive: \
+             see docs/contributing-drives.md.\n",
+            family_list(&answer.suggestions)
+        ),
+        _ => format!(
+            "{asked}: unknown. No database entry matches this model string or family name.\n\
+             Check the exact string the drive reports (`nodecheck probe`), or add the drive: \
+             see docs/contributing-drives.md.\n"
+        ),
+    }
 }
 
 #[derive(Debug, Serialize)]

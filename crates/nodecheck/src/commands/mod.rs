@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod db;
+pub mod hints;
 pub mod probe;
 pub mod snapshot;
 pub mod submit;
@@ -56,7 +57,7 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
 /// A line for stderr, unless `-q`.
 pub fn say(global: &crate::config::GlobalOptions, line: &str) {
     if global.verbosity >= 0 {
-        eprintln!("{line}");
+        crate::stderr::line(line);
     }
 }
 

@@ -21,6 +21,8 @@ pub enum ErrorKind {
     DuplicateId,
     /// The file declares a schema this build does not read.
     SchemaVersion,
+    /// Bytes that are not UTF-8.
+    Encoding,
 }
 
 impl ErrorKind {
@@ -33,6 +35,7 @@ impl ErrorKind {
             ErrorKind::BadRegex => "bad regex",
             ErrorKind::DuplicateId => "duplicate id",
             ErrorKind::SchemaVersion => "unsupported schema version",
+            ErrorKind::Encoding => "not UTF-8",
         }
     }
 }
@@ -78,7 +81,11 @@ pub enum DbError {
         message: String,
         fix: String,
     },
-    #[error("cannot read database file {path}: {source}\n  fix: check the path given to --db")]
+    #[error("{0}\n  fix: give a drives file (data/drives.toml format)")]
+    Unreadable(#[from] probe::input::ReadError),
+    #[error(
+        "cannot read database file {path}: {source}\n  fix: check the path of the drives file"
+    )]
     Io {
         path: String,
         #[source]
@@ -119,7 +126,7 @@ impl DbError {
     pub fn kind(&self) -> Option<ErrorKind> {
         match self {
             DbError::Invalid { kind, .. } => Some(*kind),
-            DbError::Io { .. } => None,
+            DbError::Io { .. } | DbError::Unreadable(_) => None,
         }
     }
 
@@ -127,7 +134,7 @@ impl DbError {
     pub fn position(&self) -> Option<(usize, usize)> {
         match self {
             DbError::Invalid { line, column, .. } => Some((*line, *column)),
-            DbError::Io { .. } => None,
+            DbError::Io { .. } | DbError::Unreadable(_) => None,
         }
     }
 }

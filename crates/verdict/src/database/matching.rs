@@ -71,6 +71,16 @@ pub(crate) fn lookup<'a>(db: &'a Database, q: &DriveQuery) -> Lookup<'a> {
             }
         },
     };
+    apply_rules(entry, q, advisories)
+}
+
+/// An entry's capacity, firmware and family rules applied to one drive; `advisories` already
+/// holds what the match itself had to say.
+pub(crate) fn apply_rules<'a>(
+    entry: &'a DriveEntry,
+    q: &DriveQuery,
+    mut advisories: Vec<Advisory>,
+) -> Lookup<'a> {
     let mut grade = entry.grade;
     let mut nand = entry.nand;
     let mut dram = entry.dram;
@@ -106,7 +116,7 @@ pub(crate) fn lookup<'a>(db: &'a Database, q: &DriveQuery) -> Lookup<'a> {
                         "The capacity is not known, and it matters for this family: {}",
                         rule.text
                     ),
-                    fix: Some("Give the capacity (`--capacity 4TB`) or run on the machine with the drive.".into()),
+                    fix: Some("Give the capacity (`nodecheck db lookup MODEL --capacity 4TB`) or run on the machine with the drive.".into()),
                 });
             }
         }
@@ -142,7 +152,7 @@ pub(crate) fn lookup<'a>(db: &'a Database, q: &DriveQuery) -> Lookup<'a> {
                         rule.text
                     ),
                     fix: Some(
-                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `--firmware`.".into(),
+                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.".into(),
                     ),
                 });
             }

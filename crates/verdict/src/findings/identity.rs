@@ -5,7 +5,8 @@
 use probe::{Drive, Facts, Interface};
 
 use crate::database::{
-    Class, Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, Traits,
+    full_model_command, may_be_truncated, Class, Database, Dram, DriveEntry, DriveQuery,
+    EntryInterface, Nand, PrefixCandidates, Traits, SCSI_PRODUCT_LEN,
 };
 use crate::model::{Finding, Grade, Severity};
 
@@ -88,6 +89,12 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
 
     let shown = clip(model, MODEL_CHARS);
     let Some(entry) = lookup.entry else {
+        if may_be_truncated(model, drive.model_source, drive.interface) {
+            let candidates = db.prefix_candidates(model);
+            if !candidates.entries.is_empty() {
+                return cut_short(drive, &candidates, out);
+            }
+        }
         let (grade, rule_matched) = generic(drive, Some(&shown), db, out);
         out.push(
             Finding::new(
@@ -217,6 +224,58 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         nand: lookup.nand,
         dram: lookup.dram,
         grade: lookup.grade,
+    }
+}
+
+/// A model cut to its SCSI INQUIRY product that more than one family's names start with (or
+/// one family's, when nothing else confirms it): each is named with its grade, and the
+/// command that reads the whole name.
+fn cut_short<'a>(
+    drive: &Drive,
+    candidates: &PrefixCandidates<'a>,
+    out: &mut Vec<Finding>,
+) -> DriveIdentity<'a> {
+    let name = &drive.name;
+    let grade = candidates.common_grade();
+    let count = candidates.entries.len();
+    let families = if count == 1 {
+        "one family in the database has a name that starts so".to_owned()
+    } else {
+        format!("{count} families in the database have names that start so")
+    };
+    let decides = if grade == Grade::Unknown {
+        " Which one it is decides the grade."
+    } else {
+        ""
+    };
+    let source = drive
+        .model_source
+        .map(|s| format!(" (from {})", s.label()))
+        .unwrap_or_default();
+    let detail = format!(
+        "{name}: Linux shows only \"{}\"{source}, the first {SCSI_PRODUCT_LEN} characters of the model: a USB bridge or an HBA that does not pass ATA commands through hands on no more. {families}: {}.{decides}",
+        clip(&candidates.prefix, MODEL_CHARS),
+        candidates.describe(),
+    );
+    out.push(
+        Finding::new(
+            "NC109",
+            grade_severity(grade).min(Severity::Warning),
+            format!("Model name cut short: {}", candidates.describe()),
+            detail,
+        )
+        .with_fix(format!(
+            "{}; then save `sudo smartctl -d sat -j -x /dev/{name} > {name}.json` and rerun with `--smartctl-json {name}.json` to judge the drive by its full name",
+            full_model_command(name, drive.interface)
+        ))
+        .about(name),
+    );
+    DriveIdentity {
+        name: name.clone(),
+        entry: None,
+        nand: None,
+        dram: None,
+        grade,
     }
 }
 

@@ -1,0 +1,105 @@
+//! What people type instead of a model string: a family name as `db list` prints it
+//! (`Crucial P3`, `Samsung 980`), and near misses that deserve a suggestion rather than a bare
+//! "unknown".
+
+use super::{matching, normalize_model, Advisory, Database, DriveEntry, DriveQuery, Lookup};
+
+/// Suggestions below this similarity (Jaro-Winkler on the normalised name) are noise.
+const SUGGESTION_FLOOR: f64 = 0.80;
+
+/// Names are compared lower-case, with runs of spaces, `_` and `-` folded to one space, so
+/// `samsung  980-pro` and `Samsung 980 PRO` are the same name.
+fn name_key(text: &str) -> String {
+    let text = normalize_model(text).to_lowercase();
+    text.split(|c: char| c.is_whitespace() || c == '_' || c == '-')
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl DriveEntry {
+    /// The name `db list` prints: vendor and family (`Crucial P3`).
+    pub fn display_name(&self) -> String {
+        format!("{} {}", self.vendor, self.family)
+    }
+}
+
+impl Database {
+    /// Entries whose name is `name`: the vendor and family as `db list` prints them, or the
+    /// family alone. Several entries answer a family that more than one vendor uses.
+    pub fn entries_by_family_name(&self, name: &str) -> Vec<&DriveEntry> {
+        let wanted = name_key(name);
+        if wanted.is_empty() {
+            return Vec::new();
+        }
+        let full: Vec<&DriveEntry> = self
+            .drives
+            .iter()
+            .filter(|e| name_key(&e.display_name()) == wanted)
+            .collect();
+        if !full.is_empty() {
+            return full;
+        }
+        self.drives
+            .iter()
+            .filter(|e| name_key(&e.family) == wanted)
+            .collect()
+    }
+
+    /// Up to `max` entries nearest to `text` (a mistyped family name or an unlisted variant
+    /// of a listed model string), best first; none when nothing is close.
+    pub fn nearest_families(&self, text: &str, max: usize) -> Vec<&DriveEntry> {
+        let wanted = name_key(text);
+        if wanted.is_empty() || max == 0 {
+            return Vec::new();
+        }
+        let mut scored: Vec<(f64, &DriveEntry)> = self
+            .drives
+            .iter()
+            .filter_map(|e| {
+                let names = [e.display_name(), e.family.clone()];
+                let score = names
+                    .iter()
+                    .chain(e.examples.iter())
+                    .map(|name| strsim::jaro_winkler(&wanted, &name_key(name)))
+                    .fold(0.0_f64, f64::max);
+                (score >= SUGGESTION_FLOOR).then_some((score, e))
+            })
+            .collect();
+        // Ties keep file order, so the answer is stable.
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        scored.into_iter().take(max).map(|(_, e)| e).collect()
+    }
+
+    /// A lookup on an entry the caller already chose (by family name): the entry's capacity,
+    /// firmware and family rules applied to what `q` says about the drive, with an advisory
+    /// saying the model string was not checked.
+    pub fn lookup_entry<'a>(&'a self, entry: &'a DriveEntry, q: &DriveQuery) -> Lookup<'a> {
+        let advisory = Advisory {
+            code: format!("{}/matched-by-family-name", entry.id),
+            severity: crate::model::Severity::Info,
+            text: format!(
+                "`{}` matched the family name {}, not a model string a drive reports: the grade is the family's, with only the capacity and firmware given here applied.",
+                normalize_model(q.model),
+                entry.display_name()
+            ),
+            fix: Some(
+                "Look up the model string the drive reports (`nodecheck probe`, or `sudo smartctl -i /dev/<drive>`), with `--firmware` and `--capacity`, for the grade of that drive."
+                    .into(),
+            ),
+        };
+        matching::apply_rules(entry, q, vec![advisory])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_keys_ignore_case_spacing_and_separators() {
+        assert_eq!(name_key("  Samsung  980-PRO "), "samsung 980 pro");
+        assert_eq!(name_key("WD_BLACK SN850X"), "wd black sn850x");
+        assert_eq!(name_key("---"), "");
+    }
+}
