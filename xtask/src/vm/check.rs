@@ -223,6 +223,15 @@ impl Checks {
             .unwrap_or_default()
     }
 
+    /// No finding with `code` at all, not even one saying the check passed.
+    pub fn absent(&mut self, check: &Value, code: &str) {
+        let found = !Self::findings(check, code).is_empty();
+        self.record(
+            !found,
+            format!("{code} absent (findings: {})", Self::summary(check)),
+        );
+    }
+
     pub fn finding_has_fix(&mut self, check: &Value, code: &str) {
         let ok = Self::findings(check, code)
             .iter()

@@ -232,6 +232,7 @@ pub fn initramfs(
     )
     .context("busybox depmod on the staged modules")?;
     add_tree(&mut archive, &staging, &staging)?;
+    fs::remove_dir_all(&staging)?;
 
     archive.file("/init", init_script().into_bytes(), 0o755);
     archive.file("/lib/vm-helpers.sh", HELPERS.as_bytes().to_vec(), 0o644);
