@@ -10,6 +10,7 @@ mod db_coverage;
 mod dist;
 mod fixture;
 mod fuzz;
+mod vm;
 
 use std::path::PathBuf;
 
@@ -27,6 +28,7 @@ tasks:
   bench vs-fio [opts]      nodecheck's engine against fio on the same file (alias: bench-vs-fio)
   dist                     completions, man pages, release archive and .deb into target/dist
   fixture NAME DIR         write a probe fixture tree (--list names them) to replay with --root
+  vm [--scenario NAME]     nodecheck on a real kernel with emulated drives under QEMU (--help)
 ";
 
 fn main() -> Result<()> {
@@ -51,6 +53,7 @@ fn main() -> Result<()> {
         "bench-vs-fio" => bench_fio::run(rest),
         "dist" => dist::run(rest),
         "fixture" => fixture::run(rest),
+        "vm" => vm::run_task(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

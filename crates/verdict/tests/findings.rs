@@ -376,6 +376,18 @@ fn nc210_temperature_ok_warm_and_over_the_drive_limit() {
 }
 
 #[test]
+fn nc210_a_temperature_just_under_the_limit_does_not_round_up_to_it() {
+    // 323 K from an NVMe SMART log (QEMU's default) is 49.85 C.
+    let mut facts = nvme_machine();
+    drive0(&mut facts).temperature_c = Some(49.85);
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC210", Severity::Ok, &["49.8 C", "below 50 C"]);
+    drive0(&mut facts).temperature_c = Some(49.4);
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC210", Severity::Ok, &["49 C", "below 50 C"]);
+}
+
+#[test]
 fn nc211_thermal_throttling_history() {
     let mut facts = nvme_machine();
     health0(&mut facts).thermal_throttle_t1_transitions = Some(14);
@@ -561,6 +573,40 @@ fn nc401_ide_and_raid_mode_and_ahci() {
     drive0(&mut facts).controller_mode = Some(ControllerMode::Raid);
     let v = run_for(&facts, "geth");
     assert_finding(&v, "NC401", Severity::Warning, &["RAID mode", "AHCI"]);
+}
+
+#[test]
+fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode() {
+    let mut facts = sata_machine("QEMU HARDDISK", 1 << 30);
+    let drive = drive0(&mut facts);
+    drive.interface = Some(Interface::Unknown);
+    drive.controller_mode = Some(ControllerMode::Raid);
+    drive.controller_driver = Some("megaraid_sas".into());
+    drive.controller_pci_class = Some("0x010400".into());
+    drive.ata = None;
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC401",
+        Severity::Warning,
+        &[
+            "hardware RAID controller",
+            "megaraid_sas",
+            "SMART health",
+            "HBA/JBOD (IT) mode",
+            "-d megaraid,N /dev/sda",
+        ],
+    );
+    let finding = v
+        .findings
+        .iter()
+        .find(|f| f.code == "NC401")
+        .expect("NC401");
+    assert!(
+        !finding.fix.as_deref().unwrap_or_default().contains("UEFI"),
+        "a RAID card has no SATA mode in the UEFI: {:?}",
+        finding.fix
+    );
 }
 
 #[test]

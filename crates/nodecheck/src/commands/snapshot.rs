@@ -117,13 +117,13 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
     Ok(crate::exit_codes::GOOD)
 }
 
+/// Health read through the NVMe SMART log ioctl counts too: a replay sends no ioctls, and
+/// smartctl's output carries the same log, so without it the replay would lose the drive's
+/// health (a critical warning would vanish from `check --snapshot`).
 fn used_smartctl(drive: &probe::Drive) -> bool {
     drive.model_family.is_some()
         || drive.temperature_source.as_deref() == Some("smartctl")
-        || drive
-            .health
-            .as_ref()
-            .is_some_and(|h| h.source == "smartctl")
+        || drive.health.is_some()
 }
 
 /// `smartctl -j -x DEV`, raw. Its exit status is a bit mask of findings, so any output that
@@ -165,4 +165,25 @@ fn run_smartctl(device: &Path) -> Result<Vec<u8>> {
         .map_err(|_| anyhow::anyhow!("reading smartctl's output failed"))?;
     probe::smartctl::parse(&out).context("smartctl printed no usable JSON")?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvme_health_from_the_ioctl_keeps_the_smartctl_output() {
+        let mut drive = probe::Drive {
+            name: "nvme0n1".to_string(),
+            temperature_source: Some("nvme-smart-log".to_string()),
+            ..probe::Drive::default()
+        };
+        assert!(!used_smartctl(&drive), "nothing to replay without health");
+        drive.health = Some(probe::facts::Health {
+            source: "nvme-smart-log".to_string(),
+            critical_warning: Some(1),
+            ..probe::facts::Health::default()
+        });
+        assert!(used_smartctl(&drive));
+    }
 }

@@ -43,6 +43,31 @@ fn controller_mode(drive: &Drive, out: &mut Vec<Finding>) {
             .with_fix(AHCI_FIX)
             .about(name),
         ),
+        Some(ControllerMode::Raid)
+            if drive.interface != Some(Interface::Nvme) && hardware_raid(drive).is_some() =>
+        {
+            let (driver_name, smartctl_type) = hardware_raid(drive).unwrap_or_default();
+            let health = match smartctl_type {
+                Some(kind) => format!(
+                    "; until then read each drive's health through the controller: `sudo smartctl -x -d {kind} /dev/{name}` (N = the drive's number on the controller)"
+                ),
+                None => String::new(),
+            };
+            out.push(
+                Finding::new(
+                    "NC401",
+                    Severity::Warning,
+                    "Drive behind a hardware RAID controller",
+                    format!(
+                        "{name} sits behind a hardware RAID controller (driver {driver_name}{class}): unless the controller passes the drive through, Linux sees its virtual disk, and the physical drive's model, firmware, SMART health and TRIM support cannot be read here; RAID firmware often drops TRIM and adds latency."
+                    ),
+                )
+                .with_fix(format!(
+                    "Set the controller to HBA/JBOD (IT) mode or pass the drives through, so Linux sees each drive itself{health}"
+                ))
+                .about(name),
+            );
+        }
         Some(ControllerMode::Raid) if drive.interface != Some(Interface::Nvme) => out.push(
             Finding::new(
                 "NC401",
@@ -68,6 +93,30 @@ fn controller_mode(drive: &Drive, out: &mut Vec<Finding>) {
         ),
         _ => {}
     }
+}
+
+/// RAID HBA drivers (their controllers present volumes, not drives), with smartctl's device
+/// type for reaching a drive behind them when it has one. Chipset "RAID mode" binds `ahci`
+/// (Intel RST) and is not among them: its fix is the UEFI's SATA mode.
+const HARDWARE_RAID_DRIVERS: &[(&str, Option<&str>)] = &[
+    ("megaraid_sas", Some("megaraid,N")),
+    ("hpsa", Some("cciss,N")),
+    ("smartpqi", Some("cciss,N")),
+    ("aacraid", Some("aacraid,0,0,N")),
+    ("arcmsr", Some("areca,N")),
+    ("mpt3sas", None),
+    ("mpt2sas", None),
+    ("mptsas", None),
+    ("3w-9xxx", Some("3ware,N")),
+    ("3w-sas", Some("3ware,N")),
+];
+
+fn hardware_raid(drive: &Drive) -> Option<(&'static str, Option<&'static str>)> {
+    let driver = drive.controller_driver.as_deref()?;
+    HARDWARE_RAID_DRIVERS
+        .iter()
+        .find(|(name, _)| *name == driver)
+        .copied()
 }
 
 fn describe_pcie(gts: Option<f64>, width: Option<u32>) -> String {

@@ -256,6 +256,16 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
     }
 }
 
+/// A temperature under `limit`, in whole degrees unless rounding would reach the limit: an
+/// NVMe drive's 323 K is 49.85 C, which "50 C, below 50 C" would contradict.
+fn celsius_below(temp: f64, limit: f64) -> String {
+    if temp.round() >= limit {
+        format!("{:.1}", (temp * 10.0).floor() / 10.0)
+    } else {
+        format!("{temp:.0}")
+    }
+}
+
 fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
     let name = &drive.name;
     let critical_c = drive
@@ -302,7 +312,10 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
                     "NC210",
                     Severity::Ok,
                     "Drive temperature is fine",
-                    format!("{name}: {temp:.0} C{source}, below {TEMPERATURE_WARN_C:.0} C."),
+                    format!(
+                        "{name}: {} C{source}, below {TEMPERATURE_WARN_C:.0} C.",
+                        celsius_below(temp, TEMPERATURE_WARN_C)
+                    ),
                 )
                 .about(name),
             );
