@@ -114,8 +114,5 @@ fn long_notes_are_wrapped_whole_and_triage_names_its_file() {
         .lines()
         .find(|l| l.starts_with("Source:"))
         .expect("source line");
-    assert!(
-        source.contains("judged from the saved file") && source.contains("report.json"),
-        "{source:?}"
-    );
+    assert_eq!(source, "Source:   replayed from report.json");
 }

@@ -92,10 +92,8 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
             report.summary = summary;
         }
     }
-    report.source = Some(format!(
-        "judged from the saved file {}",
-        config.file.display()
-    ));
+    // A saved report of a live machine says nothing of where it was read from: name the file.
+    report.source = Some(format!("replayed from {origin}"));
     let redactor = config
         .redact
         .then(|| Redactor::new().with_facts(&report.facts));
