@@ -20,6 +20,7 @@ use crate::project_root;
 
 const DRIVES: &str = "data/drives.toml";
 const CLIENTS: &str = "data/clients.toml";
+const CLASSES: &str = "data/classes.toml";
 const BEHAVIOUR: &str = "data/behaviour.toml";
 const DRIVES_DOC: &str = "docs/drives.md";
 
@@ -67,11 +68,12 @@ pub fn check(args: &[String]) -> Result<()> {
         )
     });
     println!(
-        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} clients{behaviour}; {DRIVES_DOC} is up to date",
+        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} classes, {} clients{behaviour}; {DRIVES_DOC} is up to date",
         db.version,
         db.drives.len(),
         db.drives.iter().map(|e| e.examples.len()).sum::<usize>(),
         db.generic.len(),
+        db.classes.len(),
         db.clients.len()
     );
     Ok(())
@@ -99,11 +101,16 @@ pub fn docs(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn load(root: &Path) -> Result<Database> {
+/// The database as the working tree has it (drives, clients and classes files), not the copy
+/// embedded at build time.
+pub(crate) fn load(root: &Path) -> Result<Database> {
     let drives = read(&root.join(DRIVES))?;
     let clients = read(&root.join(CLIENTS))?;
+    let classes = read(&root.join(CLASSES))?;
     // The error already names file, line, column and fix; anyhow adds nothing useful.
-    Database::parse_parts(&drives, DRIVES, &clients, CLIENTS).map_err(|e| anyhow::anyhow!("{e}"))
+    Database::parse_parts(&drives, DRIVES, &clients, CLIENTS)
+        .and_then(|db| db.with_classes(&classes, CLASSES))
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Loads data/behaviour.toml from the working tree; the error is one line naming the file and
@@ -120,7 +127,7 @@ fn validate_behaviour(text: &str) -> Result<BehaviourThresholds, String> {
         .map_err(|e| format!("{BEHAVIOUR}: error: {e}").trim_end().to_string())
 }
 
-fn read(path: &Path) -> Result<String> {
+pub(crate) fn read(path: &Path) -> Result<String> {
     fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
 }
 

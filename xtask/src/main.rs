@@ -6,6 +6,7 @@
 mod bench_fio;
 mod bench_probe;
 mod db;
+mod db_coverage;
 mod dist;
 mod fixture;
 mod fuzz;
@@ -19,11 +20,12 @@ usage: cargo xtask <task> [args]
 
 tasks:
   db-check                 validate data/*.toml and check docs/drives.md is fresh
+  db-coverage [--json]     the database on the corpus of real model strings (data/corpus)
   docs                     regenerate docs/drives.md (and other generated docs)
   fuzz [--seconds N]       run every cargo-fuzz target for N seconds each (default 30)
   bench probe              measure a full probe: wall time and peak memory
   bench vs-fio [opts]      nodecheck's engine against fio on the same file (alias: bench-vs-fio)
-  dist                     generate shell completions and the man page into target/dist
+  dist                     completions, man pages, release archive and .deb into target/dist
   fixture NAME DIR         write a probe fixture tree (--list names them) to replay with --root
 ";
 
@@ -38,6 +40,7 @@ fn main() -> Result<()> {
     };
     match task {
         "db-check" => db::check(rest),
+        "db-coverage" => db_coverage::run(rest),
         "docs" => db::docs(rest),
         "fuzz" => fuzz::run(rest),
         "bench" => match rest.split_first() {

@@ -39,6 +39,10 @@ pub struct Report {
     /// line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plot: Option<String>,
+    /// What the facts were read from when not this machine now: the snapshot archive, the
+    /// replayed tree or the file `triage` judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Which client's needs the verdict applied.
@@ -57,6 +61,10 @@ pub struct DriveGrade {
     pub grade: Grade,
     /// The database entry's family name when the model matched one.
     pub family: Option<String>,
+    /// For a drive without an entry: the class its part number or the probe's evidence gives it
+    /// (`data/classes.toml`), with that evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<verdict::judge::ClassSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,7 +106,7 @@ pub fn summarize(grade: Grade, findings: &[Finding]) -> String {
         }
         (Grade::Good, None) => format!("{word}: this storage is fit for an Ethereum node"),
         (Grade::Unknown, None) => format!(
-            "{word}: nothing wrong was found, but the drive could not be identified as good; measure it with --bench full"
+            "{word}: nothing wrong was found, but the drive could not be identified as good; measure it with `nodecheck check --bench full`"
         ),
         (_, None) => format!("{word}: see the findings above"),
     }

@@ -68,6 +68,55 @@ fn data_center_drives_are_good_drives() {
     }
 }
 
+/// Real reports of data-center drives without an entry, kept with the verdict crate's tests.
+#[test]
+fn unlisted_data_center_drives_are_classed_good_with_the_evidence_in_json() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../verdict/tests/data/smartctl");
+    for (file, class) in [
+        (
+            "nvme-null-SAMSUNG_MZPLL3T2HAJQ-00005-nvme1.json",
+            "samsung-dc-nvme",
+        ),
+        (
+            "nvme-null-INTEL_SSDPE2KX020T7-nvme6.json",
+            "intel-dc-nvme-tlc",
+        ),
+    ] {
+        let out = nodecheck()
+            .arg("triage")
+            .arg(dir.join(file))
+            .arg("--json")
+            .output()
+            .expect("runs");
+        let report: Report = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("{file}: {e}: {}", stderr(&out)));
+        let drive = &report.drives[0];
+        assert_eq!(drive.family, None, "{file}: {drive:?}");
+        let summary = drive
+            .class
+            .as_ref()
+            .unwrap_or_else(|| panic!("{file}: no class"));
+        assert_eq!(summary.id, class, "{file}");
+        assert_eq!(summary.class.as_deref(), Some("data_center"), "{file}");
+        assert!(!summary.evidence.is_empty(), "{file}");
+        assert_ne!(
+            drive.grade.as_str(),
+            "unknown",
+            "{file}: {:?}",
+            report.findings
+        );
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.code == "NC104" && f.title.contains("data-center")),
+            "{file}: {:?}",
+            report.findings
+        );
+    }
+}
+
 #[test]
 fn small_970_evo_plus_is_a_good_family_with_a_capacity_finding() {
     let (report, _) = triage("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json", &[]);

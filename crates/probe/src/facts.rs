@@ -74,14 +74,14 @@ pub struct MountFacts {
     pub super_options: Vec<String>,
     pub free_bytes: Option<u64>,
     pub total_bytes: Option<u64>,
-    /// The server and export of a network or host-shared file system (NFS, SMB, CephFS,
-    /// GlusterFS, 9p, virtiofs); `None` for local file systems.
-    #[serde(default)]
-    pub network: Option<NetworkShare>,
     /// The `/etc/fstab` line that mounts it, as written. Facts saved before fstab was read
     /// deserialize as [`FstabEntry::Unreadable`].
     #[serde(default)]
     pub fstab: FstabEntry,
+    /// The server and export of a network or host-shared file system (NFS, SMB, CephFS,
+    /// GlusterFS, 9p, virtiofs); `None` for local file systems.
+    #[serde(default)]
+    pub network: Option<NetworkShare>,
 }
 
 /// What `/etc/fstab` under the probe's root says about a mount.

@@ -432,8 +432,8 @@ fn mount_facts(entry: &MountEntry) -> MountFacts {
         super_options: entry.super_options.clone(),
         free_bytes: None,
         total_bytes: None,
-        network: network::share_of(&entry.fs_type, &entry.source, &entry.super_options),
         fstab: FstabEntry::Unreadable,
+        network: network::share_of(&entry.fs_type, &entry.source, &entry.super_options),
     }
 }
 

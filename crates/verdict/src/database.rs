@@ -7,6 +7,8 @@
 //! The schema is documented in `docs/database-schema.md`.
 
 mod build;
+mod classes;
+pub mod corpus;
 mod error;
 mod families;
 mod matching;
@@ -22,8 +24,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::clients::ClientNeeds;
 use crate::model::{Grade, Severity};
+pub use classes::{
+    controller_maker, ClassQuery, ClassRule, Classification, Evidence, EvidenceKind,
+    EMBEDDED_CLASSES, EMBEDDED_CLASSES_ORIGIN,
+};
 pub use error::{DbError, ErrorKind, Position};
-pub use matching::normalize_model;
+pub use matching::{canonical_model, normalize_model, ModelForms};
 pub use render::render_drives_markdown;
 pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
 pub use validate::{IssueLevel, ValidationIssue};
@@ -56,6 +62,8 @@ pub struct Database {
     pub remarks: Vec<Remark>,
     pub drives: Vec<DriveEntry>,
     pub generic: Vec<GenericRule>,
+    /// Classes for drives without an entry (`data/classes.toml`, always the embedded file).
+    pub classes: Vec<ClassRule>,
     pub clients: Vec<ClientNeeds>,
 }
 
@@ -248,6 +256,9 @@ pub struct DriveEntry {
     pub class: Class,
     /// The family's grade before capacity and firmware rules.
     pub grade: Grade,
+    /// The list does not name this family: its grade applies the list's own rules (TLC with
+    /// DRAM good, DRAM-less ugly, QLC and DRAM-less bad) to the NAND and DRAM its sources give.
+    pub derived: bool,
     pub notes: String,
     pub sources: Vec<String>,
     /// Compiled whole-string, case-insensitive model regexes.
@@ -271,8 +282,12 @@ pub struct DriveEntry {
 impl DriveEntry {
     /// True when `model` (as reported, any padding) is one of this family's.
     pub fn matches_model(&self, model: &str) -> bool {
-        let model = normalize_model(model);
-        self.models.iter().any(|re| re.is_match(&model))
+        self.matches_forms(&ModelForms::new(model))
+    }
+
+    /// True when one of the entry's patterns matches the reported or the canonical form.
+    pub fn matches_forms(&self, forms: &ModelForms) -> bool {
+        !forms.is_empty() && self.models.iter().any(|re| forms.matched_by(re))
     }
 }
 
@@ -567,7 +582,22 @@ impl Database {
         clients_text: &str,
         clients_origin: &str,
     ) -> Result<Database, DbError> {
-        build::database(drives_text, drives_origin, clients_text, clients_origin)
+        let mut db = build::database(drives_text, drives_origin, clients_text, clients_origin)?;
+        db.classes = classes::parse(EMBEDDED_CLASSES, EMBEDDED_CLASSES_ORIGIN)?;
+        Ok(db)
+    }
+
+    /// Replaces the classes with another classes file (tests and `cargo xtask` checks of a
+    /// candidate file).
+    pub fn with_classes(mut self, text: &str, origin: &str) -> Result<Database, DbError> {
+        self.classes = classes::parse(text, origin)?;
+        Ok(self)
+    }
+
+    /// The class of a drive that has no entry: by part-number scheme first, refined by what the
+    /// probe saw. `None` when nothing is known.
+    pub fn classify(&self, q: &ClassQuery) -> Option<Classification<'_>> {
+        classes::classify(self, q)
     }
 
     /// Matches a drive: model regexes first, then capacity rules, then firmware rules.
@@ -577,10 +607,10 @@ impl Database {
 
     /// Every entry whose model regexes match `model` (a valid database has at most one).
     pub fn entries_matching(&self, model: &str) -> Vec<&DriveEntry> {
-        let model = normalize_model(model);
+        let forms = ModelForms::new(model);
         self.drives
             .iter()
-            .filter(|e| e.models.iter().any(|re| re.is_match(&model)))
+            .filter(|e| e.matches_forms(&forms))
             .collect()
     }
 

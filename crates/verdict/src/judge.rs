@@ -45,6 +45,35 @@ pub struct DriveVerdict {
     pub firmware: Option<String>,
     pub grade: Grade,
     pub entry: Option<EntrySummary>,
+    /// For a drive without an entry: the class its part number or the probe evidence implies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<ClassSummary>,
+}
+
+/// The class of a drive the database does not list, and the evidence that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassSummary {
+    /// The data/classes.toml id, or `rotational` / `host-memory-buffer` when only the probe's
+    /// evidence decided.
+    pub id: String,
+    pub label: String,
+    pub class: Option<String>,
+    pub nand: Option<String>,
+    pub dram: Option<String>,
+    pub evidence: Vec<String>,
+}
+
+impl ClassSummary {
+    pub fn of(c: &crate::database::Classification<'_>) -> ClassSummary {
+        ClassSummary {
+            id: c.id().to_owned(),
+            label: c.label(),
+            class: c.class.map(|x| x.as_str().to_owned()),
+            nand: c.nand.map(|n| n.as_str().to_owned()),
+            dram: c.dram.map(|d| d.as_str().to_owned()),
+            evidence: c.evidence.iter().map(|e| e.text.clone()).collect(),
+        }
+    }
 }
 
 /// The database entry that matched a drive, as lookups show it.
@@ -106,7 +135,7 @@ pub fn judge(
                             known.join(", ")
                         ),
                     )
-                    .with_fix(format!("Use one of: --client {}", known.join("|"))),
+                    .with_fix(format!("Name one of the known clients: {}", known.join(", "))),
                 );
                 (strictest(db), "strictest".to_owned())
             }
@@ -121,7 +150,11 @@ pub fn judge(
     findings.extend(findings::controller::check(facts));
     findings.extend(findings::mount::check(facts));
     findings.extend(findings::capacity::check(facts, &clients, &mut failures));
-    findings.extend(findings::platform::check(facts, db, bench.is_some()));
+    findings.extend(findings::platform::check(
+        facts,
+        db,
+        findings::platform::Measured::of(bench),
+    ));
     let mut bench_fast = false;
     if let Some(report) = bench {
         let mut outcome = findings::bench::check(report, &clients, &mut failures);
@@ -228,6 +261,7 @@ fn drive_verdict(
         entry: identity
             .entry
             .map(|e| EntrySummary::of(e, identity.nand, identity.dram)),
+        class: identity.class.clone(),
     }
 }
 

@@ -107,3 +107,71 @@ fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
         Err(e) => assert!(!e.to_string().is_empty()),
     }
 }
+
+/// Real reports of data-center drives the database has no entry for
+/// (crates/verdict/tests/data/smartctl): their part-number scheme classes them, and the list's
+/// data-center rule grades them good; never unknown.
+fn triage_unlisted(file: &str) -> Verdict {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/smartctl")
+        .join(file);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let report = probe::smartctl::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let facts = report.to_facts(file);
+    judge(&facts, None, &db(), &ClientChoice::Strictest)
+}
+
+#[test]
+fn unlisted_data_center_drives_are_good_by_their_part_number_class() {
+    for (file, class) in [
+        (
+            "nvme-null-SAMSUNG_MZPLL3T2HAJQ-00005-nvme1.json",
+            "samsung-dc-nvme",
+        ),
+        (
+            "nvme-null-Micron_9300_MTFDHAL3T8TDP-nvme0.json",
+            "micron-dc",
+        ),
+        (
+            "nvme-null-INTEL_SSDPEDMD400G4-nvme0.json",
+            "intel-dc-nvme-mlc",
+        ),
+        (
+            "nvme-null-INTEL_SSDPE2KX020T7-nvme6.json",
+            "intel-dc-nvme-tlc",
+        ),
+    ] {
+        let v = triage_unlisted(file);
+        let drive = &v.drives[0];
+        assert!(drive.entry.is_none(), "{file}: listed? {drive:#?}");
+        let summary = drive
+            .class
+            .as_ref()
+            .unwrap_or_else(|| panic!("{file}: no class"));
+        assert_eq!(summary.id, class, "{file}");
+        assert_eq!(summary.class.as_deref(), Some("data_center"), "{file}");
+        assert!(
+            summary
+                .evidence
+                .iter()
+                .any(|e| e.contains(&format!("(class `{class}`)"))),
+            "{file}: {summary:#?}"
+        );
+        let rule = one(&v, "NC104");
+        assert!(rule.title.contains("data-center"), "{file}: {rule:#?}");
+        assert!(rule.detail.contains("Evidence:"), "{file}: {rule:#?}");
+        assert_ne!(v.grade, Grade::Unknown, "{file}: {:#?}", v.findings);
+        assert_ne!(drive.grade, Grade::Unknown, "{file}");
+        // Good, or ugly only for a stated reason (a warning finding about this drive).
+        match drive.grade {
+            Grade::Good => {}
+            Grade::Ugly => assert!(
+                v.findings.iter().any(|f| f.severity == Severity::Warning
+                    && f.subject.as_deref() == Some(drive.name.as_str())),
+                "{file}: ugly without a warning: {:#?}",
+                v.findings
+            ),
+            other => panic!("{file}: graded {other}: {:#?}", v.findings),
+        }
+    }
+}

@@ -114,7 +114,7 @@ const PAIRS: &[(&str, Option<&str>, &str, Option<&str>)] = &[
         "KINGSTON SNV2S1000G",
         Some("kingston-nv2"),
         "KINGSTON SNV3S1000G",
-        None,
+        Some("kingston-nv3"),
     ),
     (
         "Samsung SSD 970 EVO Plus 1TB",
@@ -132,7 +132,7 @@ const PAIRS: &[(&str, Option<&str>, &str, Option<&str>)] = &[
         "Samsung SSD 990 PRO 2TB",
         Some("samsung-990-pro"),
         "Samsung SSD 990 EVO 2TB",
-        None,
+        Some("samsung-990-evo"),
     ),
     (
         "WD_BLACK SN850X 2000GB",

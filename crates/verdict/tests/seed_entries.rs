@@ -17,6 +17,33 @@ const TB: u64 = 1_000_000_000_000;
 
 /// (entry id, model strings as drives report them, grade of the family).
 const SEEDS: &[(&str, &[&str], Grade)] = &[
+    // Derived entries: drives the list does not name, graded by its rules (TLC with DRAM good,
+    // DRAM-less ugly, QLC and DRAM-less bad) from their cited spec sheets and reviews.
+    ("crucial-t500", &["CT2000T500SSD8"], Grade::Good),
+    ("crucial-t700", &["CT2000T700SSD3"], Grade::Good),
+    ("crucial-p310", &["CT2000P310SSD8"], Grade::Bad),
+    ("kingston-nv3", &["KINGSTON SNV3S1000G"], Grade::Bad),
+    ("lexar-nm790", &["Lexar SSD NM790 4TB"], Grade::Ugly),
+    (
+        "samsung-990-evo",
+        &[
+            "Samsung SSD 990 EVO Plus 1TB",
+            "Samsung SSD 990 EVO Plus 4TB",
+        ],
+        Grade::Ugly,
+    ),
+    (
+        "samsung-9100-pro",
+        &["Samsung SSD 9100 PRO 2TB"],
+        Grade::Good,
+    ),
+    (
+        "samsung-pm981a",
+        &["SAMSUNG MZVLB1T0HBLR-000L7", "MZVLB512HBJQ-00000"],
+        Grade::Good,
+    ),
+    ("solidigm-p41-plus", &["SOLIDIGM SSDPFKNU020TZ"], Grade::Bad),
+    ("teamgroup-mp44", &["TEAM TM8FPW002T"], Grade::Ugly),
     // NVMe, Good: mainstream
     (
         "adata-sx8200-pro",
@@ -827,7 +854,7 @@ fn sata_models_cut_to_16_characters_resolve_only_when_unambiguous() {
     assert!(l.entry.is_none());
     assert_eq!(l.grade, Grade::Unknown);
     // NVMe model strings are never cut, so a 16-character NVMe prefix is not guessed at.
-    let nvme = DriveQuery::new("Samsung SSD 980 ").interface(probe::facts::Interface::Nvme);
+    let nvme = DriveQuery::new("Samsung SSD 990 ").interface(probe::facts::Interface::Nvme);
     assert!(db.lookup(&nvme).entry.is_none());
     let nvme = DriveQuery::new("WDC WDS100T3X0C-").interface(probe::facts::Interface::Nvme);
     assert!(db.lookup(&nvme).entry.is_none());

@@ -127,6 +127,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
     let mut report = build_report(facts, bench, verdict, datadir, notes, config.client);
     report.plot = plot;
+    // The unpacked tree is a temporary directory gone when this returns: name the archive.
+    report.source = match &config.source {
+        SourceChoice::Live => None,
+        SourceChoice::Root(dir) => Some(format!("replayed from the tree {}", dir.display())),
+        SourceChoice::Snapshot(file) => {
+            Some(format!("replayed from the snapshot {}", file.display()))
+        }
+    };
 
     let options = RenderOptions::for_stdout(global.verbosity);
     let redactor = config.redact.then(|| {
@@ -307,6 +315,9 @@ fn measure(
         plan
     };
     let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
+    // Containers and hardened hosts refuse raw devices even to root; a test file answers the
+    // same question a little less directly. The note says what happened in the end.
+    let mut device_failure = None;
     if let Some(dev) = device {
         match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
             Ok(report) => return Some(report),
@@ -315,24 +326,43 @@ fn measure(
                 notes.push("Measurement cancelled.".to_string());
                 return None;
             }
-            // Containers and hardened hosts refuse raw devices even to root; a test file
-            // answers the same question a little less directly.
-            Err(err) => notes.push(format!(
-                "Reading {} directly failed ({err}); measured on a test file instead.",
-                dev.display()
-            )),
+            Err(err) => {
+                device_failure = Some(format!("reading {} directly failed ({err})", dev.display()))
+            }
         }
     }
-    match bench::run(&plan_for(BenchTarget::Directory(directory)), &mut bars) {
-        Ok(report) => Some(report),
+    match bench::run(
+        &plan_for(BenchTarget::Directory(directory.clone())),
+        &mut bars,
+    ) {
+        Ok(report) => {
+            if let Some(failure) = device_failure {
+                notes.push(format!(
+                    "{}; measured on a test file instead.",
+                    capitalized(&failure)
+                ));
+            }
+            Some(report)
+        }
         Err(_) if cancel.is_cancelled() => {
             stop_on_signal(cooperation, bars);
             notes.push("Measurement cancelled.".to_string());
             None
         }
         Err(err) => {
-            let note = format!("Measurement skipped: {err}");
-            say(global, &note);
+            let reason =
+                super::hints::bench_failure(&err, super::hints::Printer::Check, &directory);
+            let note = match device_failure {
+                Some(failure) => {
+                    format!("Measurement skipped: {failure}, and on a test file: {reason}")
+                }
+                None => format!("Measurement skipped: {reason}"),
+            };
+            // The table prints its notes; other formats keep stdout for the document, so a
+            // reader at a terminal learns it on stderr, once.
+            if config.format != Format::Table {
+                say(global, &note);
+            }
             notes.push(note);
             None
         }
@@ -349,6 +379,14 @@ pub(crate) fn measured_directory(path: &Path) -> PathBuf {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.
@@ -484,6 +522,7 @@ pub(crate) fn build_report(
             model: d.model.clone(),
             grade: d.grade,
             family: d.entry.as_ref().map(|e| e.family.clone()),
+            class: d.class.clone(),
         })
         .collect();
     Report {
@@ -503,6 +542,7 @@ pub(crate) fn build_report(
         facts,
         bench,
         plot: None,
+        source: None,
     }
 }
 

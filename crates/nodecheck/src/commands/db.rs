@@ -91,19 +91,12 @@ impl Answer<'_> {
     }
 }
 
-/// A model string first; then a family name as `db list` prints it; then, for a string no
+/// A family name exactly as `db list` prints it first (the model patterns accept a bare family
+/// name too, but then the answer must say no model string was matched); then a model string; then, for a string no
 /// longer than a SCSI INQUIRY product, the families whose names start with it; then the
 /// nearest families as suggestions.
 fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
     let found = db.lookup(query);
-    if found.entry.is_some() {
-        return Answer {
-            found,
-            matched_by: Some(MatchedBy::Model),
-            candidates: Vec::new(),
-            suggestions: Vec::new(),
-        };
-    }
     let by_family = db.entries_by_family_name(query.model);
     if let [entry] = by_family.as_slice() {
         return Answer {
@@ -118,6 +111,14 @@ fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
             found,
             matched_by: Some(MatchedBy::FamilyName),
             candidates: by_family,
+            suggestions: Vec::new(),
+        };
+    }
+    if found.entry.is_some() {
+        return Answer {
+            found,
+            matched_by: Some(MatchedBy::Model),
+            candidates: Vec::new(),
             suggestions: Vec::new(),
         };
     }

@@ -108,7 +108,7 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
     say(
         global,
         &format!(
-            "Wrote {} ({written} entries{}). Replay it with: nodecheck check --snapshot {}",
+            "Wrote {} ({written} entries{}). Replay it with `nodecheck check --snapshot {}`",
             config.output.display(),
             if config.redact { ", redacted" } else { "" },
             config.output.display()

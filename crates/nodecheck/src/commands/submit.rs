@@ -156,7 +156,9 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
         .filter(|m| !m.is_empty())
         .ok_or_else(|| anyhow!("the drive's model is unknown; the database matches on it"))?;
     let randrw = bench.randrw.as_ref().ok_or_else(|| {
-        anyhow!("the report has no randrw result; run the full benchmark (`--bench full`)")
+        anyhow!(
+            "the report has no randrw result; create it with `nodecheck check --bench full --json`"
+        )
     })?;
     let qd1 = bench.qd1.as_ref();
     let mut notes = Vec::new();

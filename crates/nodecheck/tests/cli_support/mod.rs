@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test file uses a different subset
 
+pub mod skip;
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};

@@ -112,6 +112,7 @@ pub(crate) fn database(
         remarks,
         drives,
         generic,
+        classes: Vec::new(),
         clients,
     })
 }
@@ -180,13 +181,13 @@ fn crowd_result(r: ResultRaw) -> CrowdResult {
     }
 }
 
-struct Ctx<'a> {
-    origin: &'a str,
-    text: &'a str,
+pub(super) struct Ctx<'a> {
+    pub(super) origin: &'a str,
+    pub(super) text: &'a str,
 }
 
 impl Ctx<'_> {
-    fn err(
+    pub(super) fn err(
         &self,
         kind: ErrorKind,
         offset: usize,
@@ -196,7 +197,7 @@ impl Ctx<'_> {
         DbError::at(kind, self.origin, self.text, offset, message, fix)
     }
 
-    fn schema_version(&self, v: &Spanned<u32>) -> Result<(), DbError> {
+    pub(super) fn schema_version(&self, v: &Spanned<u32>) -> Result<(), DbError> {
         if *v.get_ref() == SCHEMA_VERSION {
             return Ok(());
         }
@@ -222,7 +223,7 @@ impl Ctx<'_> {
 
     /// Compiles a whole-string, case-insensitive regex. On failure the error points at the
     /// pattern's value in the file and quotes the regex crate's explanation.
-    fn regex(&self, pattern: &Spanned<String>, what: &str) -> Result<Regex, DbError> {
+    pub(super) fn regex(&self, pattern: &Spanned<String>, what: &str) -> Result<Regex, DbError> {
         let anchored = format!("^(?:{})$", pattern.get_ref());
         RegexBuilder::new(&anchored)
             .case_insensitive(true)
@@ -326,6 +327,7 @@ impl Ctx<'_> {
             dram: d.dram,
             class: d.class,
             grade: d.grade,
+            derived: d.derived,
             notes: d.notes,
             sources: d.sources,
             models,
@@ -359,12 +361,17 @@ impl Ctx<'_> {
 
 /// Ids seen so far, with where they were first defined, so the error can name both places.
 #[derive(Default)]
-struct IdSet {
+pub(super) struct IdSet {
     seen: HashMap<String, usize>,
 }
 
 impl IdSet {
-    fn insert(&mut self, ctx: &Ctx, id: &Spanned<String>, what: &str) -> Result<(), DbError> {
+    pub(super) fn insert(
+        &mut self,
+        ctx: &Ctx,
+        id: &Spanned<String>,
+        what: &str,
+    ) -> Result<(), DbError> {
         let name = id.get_ref();
         if name.trim().is_empty() {
             return Err(ctx.err(

@@ -81,9 +81,11 @@ pub enum DbError {
         message: String,
         fix: String,
     },
-    #[error("{0}\n  fix: give --db a drives file (data/drives.toml format)")]
+    #[error("{0}\n  fix: give a drives file (data/drives.toml format)")]
     Unreadable(#[from] probe::input::ReadError),
-    #[error("cannot read database file {path}: {source}\n  fix: check the path given to --db")]
+    #[error(
+        "cannot read database file {path}: {source}\n  fix: check the path of the drives file"
+    )]
     Io {
         path: String,
         #[source]

@@ -39,6 +39,102 @@ pub fn normalize_model(model: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Company names drives put in front of their model (`Samsung SSD 980 PRO 1TB`,
+/// `WDC WDS100T3X0C-00SJG0`, `WD_BLACK SN850X 2000GB`, `KINGSTON SA400S37240G`), lowercase,
+/// longest first among those sharing a start. Public databases such as linuxhw/SMART list the
+/// same drives without them (`980 PRO 1TB`), so entries are written against the bare model.
+const VENDOR_PREFIXES: &[&str] = &[
+    "samsung ssd ",
+    "samsung ",
+    "western digital ",
+    "wd black ",
+    "wd blue ",
+    "wd green ",
+    "wd red ",
+    "wdc ",
+    "wd ",
+    "kingston ",
+    "crucial ",
+    "intel ",
+    "solidigm ",
+    "micron ",
+    "sk hynix ",
+    "skhynix ",
+    "hynix ",
+    "seagate ",
+    "toshiba ",
+    "kioxia ",
+    "adata ",
+    "corsair ",
+    "sabrent ",
+    "lexar ssd ",
+    "lexar ",
+    "hp ssd ",
+    "hp ",
+    "pny ",
+    "patriot ",
+    "teamgroup ",
+    "team ",
+    "netac ",
+    "sandisk ",
+    "transcend ",
+    "mushkin ",
+    "hgst ",
+    "hitachi ",
+    "ssd ",
+];
+
+/// The model as entry patterns are written: [`normalize_model`], underscores read as spaces
+/// (`WD_BLACK`, `Micron_5300_MTFDDAK480TDS`), and the vendor prefixes above removed. Falls
+/// back to the normalised model when nothing but a prefix is left.
+pub fn canonical_model(model: &str) -> String {
+    let normalized = normalize_model(model);
+    let spaced: String = normalized.replace('_', " ");
+    let mut key = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Two rounds: `WDC WD_BLACK ...` and `Samsung SSD ...` carry two layers of prefix.
+    for _ in 0..2 {
+        let lower = key.to_ascii_lowercase();
+        let Some(prefix) = VENDOR_PREFIXES.iter().find(|p| {
+            lower.len() > p.len() && lower.is_char_boundary(p.len()) && lower.starts_with(*p)
+        }) else {
+            break;
+        };
+        key = key[prefix.len()..].to_string();
+    }
+    if key.is_empty() {
+        normalized.into_owned()
+    } else {
+        key
+    }
+}
+
+/// The forms of one reported model that entry patterns are tried against: as reported
+/// (normalised) and its canonical key. A pattern written for either form matches.
+#[derive(Debug, Clone)]
+pub struct ModelForms {
+    pub reported: String,
+    pub canonical: String,
+}
+
+impl ModelForms {
+    pub fn new(model: &str) -> ModelForms {
+        ModelForms {
+            reported: normalize_model(model).into_owned(),
+            canonical: canonical_model(model),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.reported.is_empty()
+    }
+
+    /// True when `re` matches either form.
+    pub fn matched_by(&self, re: &regex::Regex) -> bool {
+        re.is_match(&self.reported)
+            || (self.canonical != self.reported && re.is_match(&self.canonical))
+    }
+}
+
 fn normalize_firmware(firmware: &str) -> &str {
     firmware.trim_matches(|c: char| c.is_whitespace() || c == '\0')
 }
@@ -116,7 +212,7 @@ pub(crate) fn apply_rules<'a>(
                         "The capacity is not known, and it matters for this family: {}",
                         rule.text
                     ),
-                    fix: Some("Give the capacity (`--capacity 4TB`) or run on the machine with the drive.".into()),
+                    fix: Some("Give the capacity (`nodecheck db lookup MODEL --capacity 4TB`) or run on the machine with the drive.".into()),
                 });
             }
         }
@@ -152,7 +248,7 @@ pub(crate) fn apply_rules<'a>(
                         rule.text
                     ),
                     fix: Some(
-                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `--firmware`.".into(),
+                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.".into(),
                     ),
                 });
             }
@@ -181,13 +277,11 @@ pub(crate) fn apply_rules<'a>(
 /// file with overlapping patterns the entry whose interface agrees with the drive's wins, then
 /// the first in file order, so the answer is deterministic.
 fn pick_entry<'a>(db: &'a Database, model: &str, q: &DriveQuery) -> Option<&'a DriveEntry> {
-    if model.is_empty() {
+    let forms = ModelForms::new(model);
+    if forms.is_empty() {
         return None;
     }
-    let mut candidates = db
-        .drives
-        .iter()
-        .filter(|e| e.models.iter().any(|re| re.is_match(model)));
+    let mut candidates = db.drives.iter().filter(|e| e.matches_forms(&forms));
     let first = candidates.next()?;
     let wanted = q.interface.and_then(EntryInterface::from_probe);
     if wanted.is_none() || wanted == Some(first.interface) {
@@ -281,11 +375,11 @@ pub(crate) fn lookup_platform<'a>(
         return best;
     }
     models.iter().find_map(|m| {
-        let model = normalize_model(m);
+        let forms = ModelForms::new(m);
         db.drives
             .iter()
             .filter(|e| e.class == super::Class::Cloud)
-            .find(|e| e.models.iter().any(|re| re.is_match(&model)))
+            .find(|e| e.matches_forms(&forms))
     })
 }
 
@@ -306,6 +400,40 @@ mod tests {
         assert_eq!(normalize_model("a\tb"), "a b");
         assert_eq!(normalize_model(""), "");
         assert!(matches!(normalize_model("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn canonical_model_drops_vendor_prefixes_and_underscores() {
+        assert_eq!(canonical_model("Samsung SSD 980 PRO 1TB"), "980 PRO 1TB");
+        assert_eq!(canonical_model("Samsung 980 PRO 1TB"), "980 PRO 1TB");
+        assert_eq!(
+            canonical_model("WDC  WDS100T3X0C-00SJG0"),
+            "WDS100T3X0C-00SJG0"
+        );
+        assert_eq!(canonical_model("WD_BLACK SN850X 2000GB"), "SN850X 2000GB");
+        assert_eq!(canonical_model("KINGSTON SA400S37240G"), "SA400S37240G");
+        assert_eq!(
+            canonical_model("Micron_5300_MTFDDAK480TDS"),
+            "5300 MTFDDAK480TDS"
+        );
+        assert_eq!(canonical_model("SSD 970 EVO Plus"), "970 EVO Plus");
+        // A prefix is only removed when something follows it.
+        assert_eq!(canonical_model("Samsung SSD"), "SSD");
+        assert_eq!(canonical_model("SSD"), "SSD");
+        assert_eq!(canonical_model("WDC "), "WDC");
+        assert_eq!(canonical_model(""), "");
+    }
+
+    #[test]
+    fn canonical_model_never_splits_a_character() {
+        for s in [
+            "Samsung\u{e9}",
+            "wdc\u{1F600} x",
+            "ssd\u{0301}abc",
+            "\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}",
+        ] {
+            let _ = canonical_model(s);
+        }
     }
 
     #[test]

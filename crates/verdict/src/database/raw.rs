@@ -93,6 +93,8 @@ pub(crate) struct DriveRaw {
     pub dram: Option<Dram>,
     pub class: Class,
     pub grade: Grade,
+    #[serde(default)]
+    pub derived: bool,
     pub notes: String,
     pub sources: Vec<String>,
     #[serde(default)]

@@ -61,6 +61,8 @@ fn write_doc(db: &Database, out: &mut String) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(out, "Grades: **good** syncs mainnet execution clients in reasonable time; **ugly** reportedly syncs, slowly; **bad** reportedly too slow to sync (all) mainnet execution clients.")?;
     writeln!(out)?;
+    writeln!(out, "Families marked *(derived)* are not on the list itself: their grade applies the list's own rules (TLC with DRAM good; DRAM-less ugly; QLC and DRAM-less bad) to the NAND and DRAM their cited spec sheets and reviews give.")?;
+    writeln!(out)?;
 
     write_remarks(db, out, "general", "What slows a drive down")?;
     write_benchmarks(db, out)?;
@@ -182,9 +184,10 @@ fn write_entry(db: &Database, e: &DriveEntry, out: &mut String) -> std::fmt::Res
     }
     write!(
         out,
-        "- **{} {}**: {}",
+        "- **{} {}**{}: {}",
         e.vendor,
         e.family,
+        if e.derived { " *(derived)*" } else { "" },
         traits.join(", ")
     )?;
     let figures: Vec<String> = e.results.iter().map(result_summary).collect();

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::{normalize_model, Database, DriveEntry};
+use super::{Database, DriveEntry, ModelForms};
 use crate::model::Grade;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -86,6 +86,9 @@ pub(crate) fn validate(db: &Database) -> Vec<ValidationIssue> {
         check_citations(&r.id, &r.sources, &source_ids, &mut issues);
     }
     check_clients(db, &source_ids, &mut issues);
+    for (class, message) in super::classes::validate(db, &source_ids) {
+        issues.error(&class, message);
+    }
 
     issues.0
 }
@@ -155,7 +158,7 @@ fn check_entry(
                 format!("model pattern `{pattern}` matches the empty string"),
             );
         }
-        if !e.examples.iter().any(|x| re.is_match(&normalize_model(x))) {
+        if !e.examples.iter().any(|x| ModelForms::new(x).matched_by(re)) {
             issues.warning(
                 &e.id,
                 format!("model pattern `{pattern}` is not exercised by any example"),
@@ -301,7 +304,7 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
         if c.name != c.name.to_lowercase() || c.name.contains(' ') {
             issues.error(
                 &c.name,
-                "client name must be a lower-case word (it is the --client value)".into(),
+                "client name must be a lower-case word (users type it on the command line)".into(),
             );
         }
         if c.min_disk_bytes == 0 {

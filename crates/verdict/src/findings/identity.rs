@@ -5,9 +5,11 @@
 use probe::{Drive, Facts, Interface};
 
 use crate::database::{
-    full_model_command, may_be_truncated, Class, Database, Dram, DriveEntry, DriveQuery,
-    EntryInterface, Nand, PrefixCandidates, Traits, SCSI_PRODUCT_LEN,
+    controller_maker, full_model_command, may_be_truncated, Class, ClassQuery, Classification,
+    Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, PrefixCandidates, Traits,
+    SCSI_PRODUCT_LEN,
 };
+use crate::judge::ClassSummary;
 use crate::model::{Finding, Grade, Severity};
 
 use super::media::{self, Evidence, Medium, MediumJudgement};
@@ -24,6 +26,8 @@ pub struct DriveIdentity<'a> {
     /// The database's grade for this drive (entry, firmware and capacity rules, or a generic
     /// rule); `Unknown` when nothing says anything.
     pub grade: Grade,
+    /// For a drive without an entry: its class and the evidence for it.
+    pub class: Option<ClassSummary>,
 }
 
 pub fn grade_severity(grade: Grade) -> Severity {
@@ -65,27 +69,22 @@ fn identify<'a>(
         .map(str::trim)
         .filter(|m| !m.is_empty())
     else {
-        let (grade, rule_matched) = generic(drive, None, db, medium, out);
+        let (grade, rule_matched, class) = generic(drive, None, db, medium, out);
         out.push(
             Finding::new(
                 "NC103",
                 Severity::Info,
                 "Drive model unknown",
                 format!(
-                    "{name}: the drive reports no model string, so the database cannot be consulted{}.",
-                    describe_known(drive, medium)
+                    "{name}: the drive reports no model string, so the database cannot be consulted{}.{}",
+                    describe_known(drive, medium),
+                    describe_class(class.as_ref()),
                 ),
             )
             .about(name),
         );
         dram_less(drive, None, rule_matched, out);
-        return DriveIdentity {
-            name: name.clone(),
-            entry: None,
-            nand: None,
-            dram: None,
-            grade,
-        };
+        return unlisted_identity(name, grade, class);
     };
 
     let lookup = db.lookup(&DriveQuery {
@@ -103,33 +102,28 @@ fn identify<'a>(
                 return cut_short(drive, &candidates, out);
             }
         }
-        let (grade, rule_matched) = generic(drive, Some(&shown), db, medium, out);
+        let (grade, rule_matched, class) = generic(drive, Some(&shown), db, medium, out);
         out.push(
             Finding::new(
                 "NC103",
                 Severity::Info,
                 "Drive not in the database",
                 format!(
-                    "{name}: \"{shown}\"{} is not in nodecheck's database{}.",
+                    "{name}: \"{shown}\"{} is not in nodecheck's database{}.{}",
                     drive
                         .firmware
                         .as_deref()
                         .map(|f| format!(" (firmware {})", clip(f.trim(), MODEL_CHARS)))
                         .unwrap_or_default(),
-                    describe_known(drive, medium)
+                    describe_known(drive, medium),
+                    describe_class(class.as_ref()),
                 ),
             )
             .with_fix("Measure it with `nodecheck --bench full`, and add the result to the database with `nodecheck submit`")
             .about(name),
         );
         dram_less(drive, None, rule_matched, out);
-        return DriveIdentity {
-            name: name.clone(),
-            entry: None,
-            nand: None,
-            dram: None,
-            grade,
-        };
+        return unlisted_identity(name, grade, class);
     };
 
     let mut traits = vec![entry.interface.label().to_owned()];
@@ -232,6 +226,7 @@ fn identify<'a>(
         nand: lookup.nand,
         dram: lookup.dram,
         grade: lookup.grade,
+        class: None,
     }
 }
 
@@ -273,7 +268,7 @@ fn cut_short<'a>(
             detail,
         )
         .with_fix(format!(
-            "{}; then save `sudo smartctl -d sat -j -x /dev/{name} > {name}.json` and rerun with `--smartctl-json {name}.json` to judge the drive by its full name",
+            "{}; then save `sudo smartctl -d sat -j -x /dev/{name} > {name}.json` and rerun with `nodecheck check --smartctl-json {name}.json` to judge the drive by its full name",
             full_model_command(name, drive.interface)
         ))
         .about(name),
@@ -284,7 +279,54 @@ fn cut_short<'a>(
         nand: None,
         dram: None,
         grade,
+        class: None,
     }
+}
+
+fn unlisted_identity<'a>(
+    name: &str,
+    grade: Grade,
+    class: Option<Classification<'_>>,
+) -> DriveIdentity<'a> {
+    DriveIdentity {
+        name: name.to_owned(),
+        entry: None,
+        nand: class.as_ref().and_then(|c| c.nand),
+        dram: class.as_ref().and_then(|c| c.dram),
+        grade,
+        class: class.as_ref().map(ClassSummary::of),
+    }
+}
+
+/// The class of an unlisted drive and the evidence for it, as a sentence for NC103.
+fn describe_class(class: Option<&Classification<'_>>) -> String {
+    let Some(c) = class else {
+        return String::new();
+    };
+    let mut traits = Vec::new();
+    if let Some(nand) = c.nand {
+        traits.push(nand.label().to_owned());
+    }
+    if let Some(dram) = c.dram {
+        traits.push(dram.label().to_owned());
+    }
+    if let Some(class) = c.class {
+        traits.push(format!("{} class", class.label().to_lowercase()));
+    }
+    format!(
+        " Classed as {} ({}): {}.",
+        c.label(),
+        traits.join(", "),
+        evidence_text(c)
+    )
+}
+
+fn evidence_text(c: &Classification<'_>) -> String {
+    c.evidence
+        .iter()
+        .map(|e| e.text.trim())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// What the probe knows about a drive without a database entry, for the reader.
@@ -326,24 +368,50 @@ fn describe_known(drive: &Drive, medium: &MediumJudgement) -> String {
     }
 }
 
-/// Generic rules of the list ("hard disks are bad", "QLC and DRAM-less") judged from what the
-/// probe saw when the model itself is not listed.
-fn generic(
+/// Generic rules of the list ("hard disks are bad", "QLC and DRAM-less", "data-center SSDs
+/// work well") judged from the class of a drive the database does not list: its part-number
+/// scheme, refined by what the probe saw (rotating media, a host memory buffer request).
+fn generic<'a>(
     drive: &Drive,
     model: Option<&str>,
-    db: &Database,
+    db: &'a Database,
     medium: &MediumJudgement,
     out: &mut Vec<Finding>,
-) -> (Grade, bool) {
+) -> (Grade, bool, Option<Classification<'a>>) {
+    let interface = drive.interface.and_then(EntryInterface::from_probe);
     let hard_disk = medium.spins();
-    let traits = Traits {
-        nand: None,
-        dram: (drive.hmb == Some(true)).then_some(Dram::Hmb),
-        class: hard_disk.then_some(Class::Hdd),
-        interface: drive.interface.and_then(EntryInterface::from_probe),
-        rotational: Some(hard_disk),
-        virtualized: None,
+    let controller = drive.nvme.as_ref().and_then(|n| {
+        n.pci_vendor_id
+            .as_deref()
+            .and_then(controller_maker)
+            .or_else(|| {
+                n.identify
+                    .as_ref()
+                    .and_then(|i| controller_maker(&format!("{:04x}", i.vendor_id)))
+            })
+    });
+    let class = db.classify(&ClassQuery {
+        model: model.unwrap_or(""),
+        interface,
+        rotational: hard_disk.then_some(true),
+        hmb: drive.hmb,
+        controller,
+    });
+    let traits = match &class {
+        Some(c) => c.traits(interface),
+        None => Traits {
+            nand: None,
+            dram: (drive.hmb == Some(true)).then_some(Dram::Hmb),
+            class: hard_disk.then_some(Class::Hdd),
+            interface,
+            rotational: Some(hard_disk),
+            virtualized: None,
+        },
     };
+    let evidence = class
+        .as_ref()
+        .map(|c| format!(" Evidence: {}.", evidence_text(c)))
+        .unwrap_or_default();
     let mut grade = Grade::Unknown;
     let mut matched = false;
     for rule in db.generic_matches(&traits) {
@@ -362,7 +430,7 @@ fn generic(
             grade_severity(rule.grade),
             format!("Generic rule `{}`: {}", rule.id, rule.grade),
             format!(
-                "{}{}: {}",
+                "{}{}: {}{evidence}",
                 drive.name,
                 model.map(|m| format!(" (\"{m}\")")).unwrap_or_default(),
                 rule.notes.trim()
@@ -374,7 +442,7 @@ fn generic(
         }
         out.push(f);
     }
-    (grade, matched)
+    (grade, matched, class)
 }
 
 /// NC105. Critical on the drive's own word or the database; when only the kernel's flag says

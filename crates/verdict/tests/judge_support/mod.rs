@@ -108,8 +108,8 @@ pub fn nvme_machine() -> Facts {
             super_options: vec!["rw".into(), "errors=remount-ro".into()],
             free_bytes: Some(1_500 * GB),
             total_bytes: Some(1_967 * GB),
-            network: None,
             fstab: FstabEntry::Unreadable,
+            network: None,
         }),
         stack: vec!["nvme0n1p2".into(), "nvme0n1".into()],
         layers: vec![

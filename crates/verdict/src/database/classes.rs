@@ -1,0 +1,350 @@
+//! Classes for drives the list does not name (`data/classes.toml`): the class, NAND and DRAM
+//! a part-number scheme or product line implies, so the list's general rules can grade a drive
+//! without an entry, plus what the probe itself saw (rotational media, a host memory buffer
+//! request). Every classification carries the evidence that decided it.
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::build::{Ctx, IdSet};
+use super::error::{DbError, ErrorKind};
+use super::{Class, Database, Dram, EntryInterface, ModelForms, Nand, Traits};
+
+/// The classes file compiled into the binary.
+pub const EMBEDDED_CLASSES: &str = include_str!("../../../../data/classes.toml");
+pub const EMBEDDED_CLASSES_ORIGIN: &str = "data/classes.toml";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassesFile {
+    schema_version: Spanned<u32>,
+    #[serde(default)]
+    classes: Vec<ClassRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassRaw {
+    id: Spanned<String>,
+    label: String,
+    models: Vec<Spanned<String>>,
+    #[serde(default)]
+    controllers: Vec<String>,
+    #[serde(default)]
+    interface: Option<EntryInterface>,
+    class: Class,
+    #[serde(default)]
+    nand: Option<Nand>,
+    #[serde(default)]
+    dram: Option<Dram>,
+    evidence: String,
+    sources: Vec<String>,
+    examples: Vec<String>,
+}
+
+/// One class rule: a part-number scheme or product line and what it implies.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassRule {
+    /// Stable, unique, kebab-case (`intel-dc-nvme-tlc`).
+    pub id: String,
+    pub label: String,
+    #[serde(skip)]
+    pub models: Vec<Regex>,
+    #[serde(rename = "models")]
+    pub model_patterns: Vec<String>,
+    /// When set, the class only applies to drives whose NVMe controller is by one of these
+    /// makers (see [`controller_maker`]).
+    pub controllers: Vec<String>,
+    /// The interface the scheme belongs to; a drive seen on another interface is not this class.
+    pub interface: Option<EntryInterface>,
+    pub class: Class,
+    pub nand: Option<Nand>,
+    pub dram: Option<Dram>,
+    /// Why the scheme means this, for the finding.
+    pub evidence: String,
+    pub sources: Vec<String>,
+    /// Real model strings of the class; each must resolve to this class.
+    pub examples: Vec<String>,
+}
+
+impl ClassRule {
+    pub fn matches_forms(&self, forms: &ModelForms) -> bool {
+        !forms.is_empty() && self.models.iter().any(|re| forms.matched_by(re))
+    }
+}
+
+/// What a classification is asked about: the model and what the probe knows besides it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClassQuery<'a> {
+    pub model: &'a str,
+    pub interface: Option<EntryInterface>,
+    /// The probe's judgement that this is spinning media (rotation rate or rotational flag).
+    pub rotational: Option<bool>,
+    /// The NVMe controller asks for a host memory buffer (HMPRE > 0 in identify).
+    pub hmb: Option<bool>,
+    /// The maker of the NVMe controller, from its PCI vendor id ([`controller_maker`]).
+    pub controller: Option<&'a str>,
+}
+
+/// Makers of client NVMe controllers by PCI vendor id (sysfs `device/vendor`, `0x1987`, or the
+/// identify VID): drives that carry no product name of their own keep the controller maker's id.
+const CONTROLLER_MAKERS: &[(u16, &str)] = &[
+    (0x1987, "Phison"),
+    (0x126f, "Silicon Motion"),
+    (0x1e4b, "Maxio"),
+    (0x10ec, "Realtek"),
+    (0x1dbe, "InnoGrit"),
+];
+
+/// The controller maker for a PCI vendor id written as sysfs does (`0x1987`) or bare hex.
+pub fn controller_maker(pci_vendor: &str) -> Option<&'static str> {
+    let hex = pci_vendor.trim();
+    let hex = hex
+        .strip_prefix("0x")
+        .or_else(|| hex.strip_prefix("0X"))
+        .unwrap_or(hex);
+    let id = u16::from_str_radix(hex, 16).ok()?;
+    CONTROLLER_MAKERS
+        .iter()
+        .find(|(vid, _)| *vid == id)
+        .map(|(_, name)| *name)
+}
+
+/// Where a piece of evidence came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceKind {
+    /// The model string matched a class's part-number scheme or product line.
+    PartNumber,
+    /// The drive reports rotating media.
+    Rotational,
+    /// The NVMe controller requests a host memory buffer, which DRAM-less controllers do.
+    HostMemoryBuffer,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    pub kind: EvidenceKind,
+    pub text: String,
+}
+
+/// The class of a drive without an entry and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Classification<'a> {
+    /// The class rule whose scheme matched, when the model string decided.
+    pub rule: Option<&'a ClassRule>,
+    pub class: Option<Class>,
+    pub nand: Option<Nand>,
+    pub dram: Option<Dram>,
+    pub evidence: Vec<Evidence>,
+}
+
+impl Classification<'_> {
+    /// The traits the list's generic rules are matched against.
+    pub fn traits(&self, interface: Option<EntryInterface>) -> Traits {
+        Traits {
+            nand: self.nand,
+            dram: self.dram,
+            class: self.class,
+            interface: interface.or(self.rule.and_then(|r| r.interface)),
+            rotational: Some(self.class == Some(Class::Hdd)),
+            virtualized: None,
+        }
+    }
+
+    /// A short name for the class: the rule's label, or what the probe saw.
+    pub fn label(&self) -> String {
+        match (self.rule, self.evidence.first().map(|e| e.kind)) {
+            (Some(rule), _) => rule.label.clone(),
+            (None, Some(EvidenceKind::Rotational)) => "Hard disk (rotating media)".into(),
+            (None, Some(EvidenceKind::HostMemoryBuffer)) => {
+                "DRAM-less NVMe (asks for a host memory buffer)".into()
+            }
+            (None, _) => "Unclassified".into(),
+        }
+    }
+
+    /// The id naming this classification in reports and the corpus: the class rule's, or the
+    /// probe evidence's when no scheme matched.
+    pub fn id(&self) -> &str {
+        match (self.rule, self.evidence.first().map(|e| e.kind)) {
+            (Some(rule), _) => &rule.id,
+            (None, Some(EvidenceKind::Rotational)) => "rotational",
+            (None, Some(EvidenceKind::HostMemoryBuffer)) => "host-memory-buffer",
+            (None, _) => "unclassified",
+        }
+    }
+}
+
+pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError> {
+    let file: ClassesFile =
+        toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
+    let ctx = Ctx { origin, text };
+    ctx.schema_version(&file.schema_version)?;
+    let mut ids = IdSet::default();
+    let mut rules = Vec::with_capacity(file.classes.len());
+    for c in file.classes {
+        ids.insert(&ctx, &c.id, "class")?;
+        if c.models.is_empty() {
+            return Err(ctx.err(
+                ErrorKind::MissingField,
+                c.id.span().start,
+                format!("class `{}` has no model patterns", c.id.get_ref()),
+                "add the part-number patterns the class stands for",
+            ));
+        }
+        let mut models = Vec::with_capacity(c.models.len());
+        for m in &c.models {
+            models.push(ctx.regex(m, "model pattern")?);
+        }
+        rules.push(ClassRule {
+            id: c.id.into_inner(),
+            label: c.label,
+            model_patterns: c.models.into_iter().map(Spanned::into_inner).collect(),
+            models,
+            controllers: c.controllers,
+            interface: c.interface,
+            class: c.class,
+            nand: c.nand,
+            dram: c.dram,
+            evidence: c.evidence,
+            sources: c.sources,
+            examples: c.examples,
+        });
+    }
+    Ok(rules)
+}
+
+/// The first class whose scheme matches (file order puts specific schemes first), refined by
+/// what the probe saw: rotating media makes a hard disk whatever the string says, and a host
+/// memory buffer request means no DRAM of its own.
+pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classification<'a>> {
+    let forms = ModelForms::new(q.model);
+    let rule = db.classes.iter().find(|r| {
+        let interface_fits = match (r.interface, q.interface) {
+            (Some(want), Some(have)) => want == have,
+            _ => true,
+        };
+        let controller_fits = r.controllers.is_empty()
+            || q.controller.is_some_and(|c| {
+                r.controllers
+                    .iter()
+                    .any(|want| want.eq_ignore_ascii_case(c))
+            });
+        interface_fits && controller_fits && r.matches_forms(&forms)
+    });
+    let mut out = Classification {
+        rule,
+        class: rule.map(|r| r.class),
+        nand: rule.and_then(|r| r.nand),
+        dram: rule.and_then(|r| r.dram),
+        evidence: Vec::new(),
+    };
+    if q.rotational == Some(true) {
+        out.evidence.push(Evidence {
+            kind: EvidenceKind::Rotational,
+            text: "the drive reports rotating media".into(),
+        });
+        if out.class != Some(Class::Hdd) {
+            out.rule = None;
+            out.class = Some(Class::Hdd);
+            out.nand = None;
+            out.dram = None;
+        }
+    }
+    if let Some(rule) = out.rule {
+        let controller = match (rule.controllers.is_empty(), q.controller) {
+            (false, Some(c)) => format!(" Controller: {c}."),
+            _ => String::new(),
+        };
+        out.evidence.push(Evidence {
+            kind: EvidenceKind::PartNumber,
+            text: format!("{}{controller} (class `{}`)", rule.evidence.trim(), rule.id),
+        });
+    }
+    if q.hmb == Some(true) && out.class != Some(Class::Hdd) {
+        out.evidence.push(Evidence {
+            kind: EvidenceKind::HostMemoryBuffer,
+            text: "the NVMe controller asks the host for a memory buffer (HMB), which controllers without DRAM of their own do".into(),
+        });
+        out.dram = Some(Dram::Hmb);
+    }
+    (!out.evidence.is_empty()).then_some(out)
+}
+
+/// Problems `cargo xtask db-check` reports for the classes: citations, examples that do not
+/// resolve to their own class, patterns that match nothing.
+pub(crate) fn validate(
+    db: &Database,
+    source_ids: &std::collections::HashSet<&str>,
+) -> Vec<(String, String)> {
+    let mut problems = Vec::new();
+    for rule in &db.classes {
+        let mut problem = |m: String| problems.push((rule.id.clone(), m));
+        if rule.sources.is_empty() {
+            problem("has no source: cite where the claim comes from".into());
+        }
+        for s in &rule.sources {
+            if !source_ids.contains(s.as_str()) {
+                problem(format!(
+                    "cites unknown source `{s}` (add it to [[sources]] in data/drives.toml)"
+                ));
+            }
+        }
+        if rule.evidence.trim().is_empty() {
+            problem("has no evidence text".into());
+        }
+        if rule.examples.is_empty() {
+            problem("has no `examples` (real reported strings)".into());
+        }
+        for (pattern, re) in rule.model_patterns.iter().zip(&rule.models) {
+            if re.is_match("") {
+                problem(format!(
+                    "model pattern `{pattern}` matches the empty string"
+                ));
+            }
+        }
+        for x in &rule.examples {
+            let got = classify(
+                db,
+                &ClassQuery {
+                    model: x,
+                    interface: rule.interface,
+                    controller: rule.controllers.first().map(String::as_str),
+                    ..ClassQuery::default()
+                },
+            );
+            let got_id = got.as_ref().map(|c| c.id().to_string());
+            if got_id.as_deref() != Some(rule.id.as_str()) {
+                problem(format!(
+                    "example `{x}` resolves to {} instead",
+                    got_id.map_or("no class".to_string(), |id| format!("class `{id}`"))
+                ));
+            }
+            let owners = db.entries_matching(x);
+            if let Some(owner) = owners.first() {
+                problem(format!(
+                    "example `{x}` is listed (entry `{}`): a class example must be an unlisted drive",
+                    owner.id
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::controller_maker;
+
+    #[test]
+    fn controller_makers_come_from_pci_vendor_ids() {
+        assert_eq!(controller_maker("0x1987"), Some("Phison"));
+        assert_eq!(controller_maker("126f"), Some("Silicon Motion"));
+        assert_eq!(controller_maker(" 0X1E4B\n"), Some("Maxio"));
+        assert_eq!(controller_maker("0x144d"), None);
+        assert_eq!(controller_maker("0x1987xyz"), None);
+        assert_eq!(controller_maker(""), None);
+    }
+}

@@ -1,0 +1,242 @@
+//! The whole corpus of real model strings (data/corpus/*.tsv): every labelled string resolves
+//! to its family and no other, every unlisted one to no entry and its expected class, and each
+//! of the list's generic rules is reached by some real unlisted string.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use verdict::database::corpus::{
+    evaluate, parse_corpus, CorpusRow, Expect, SAMPLE_UNKNOWN_GATE_PERCENT,
+};
+use verdict::database::{ClassQuery, Database, EntryInterface};
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus")
+}
+
+/// The labelled corpus (every file but the random sample, which has its own test).
+fn corpus() -> Vec<CorpusRow> {
+    read_tsv_dir(&corpus_dir())
+}
+
+fn sample() -> Vec<CorpusRow> {
+    read_tsv_dir(&corpus_dir().join("sample"))
+}
+
+fn read_tsv_dir(dir: &std::path::Path) -> Vec<CorpusRow> {
+    let mut rows = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("readable dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tsv"))
+        .collect();
+    files.sort();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        rows.extend(parse_corpus(&text, &name).unwrap_or_else(|e| panic!("{e}")));
+    }
+    rows
+}
+
+fn db() -> &'static Database {
+    static DB: std::sync::OnceLock<Database> = std::sync::OnceLock::new();
+    DB.get_or_init(|| Database::embedded().expect("embedded database parses"))
+}
+
+#[test]
+fn corpus_holds_at_least_two_thousand_distinct_real_strings() {
+    let rows = corpus();
+    let distinct: BTreeSet<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    assert!(distinct.len() >= 2000, "{} distinct models", distinct.len());
+    assert!(rows.iter().all(|r| !r.source.trim().is_empty()));
+}
+
+#[test]
+fn every_string_resolves_to_its_label_and_none_to_two_entries() {
+    let db = db();
+    let cov = evaluate(db, &corpus());
+    let show = |list: &[verdict::database::corpus::Mismatch]| {
+        list.iter()
+            .take(40)
+            .map(|m| {
+                format!(
+                    "{}:{} `{}`: expected {:?}, got {:?} (entries {:?})",
+                    m.origin, m.line, m.model, m.expected, m.got, m.entries
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        cov.collisions.is_empty(),
+        "collisions:\n{}",
+        show(&cov.collisions)
+    );
+    assert!(
+        cov.mismatches.is_empty(),
+        "mismatches:\n{}",
+        show(&cov.mismatches)
+    );
+    assert_eq!(cov.labelled, cov.labelled_matched);
+    assert_eq!(cov.unlisted, cov.unlisted_as_expected);
+}
+
+#[test]
+fn every_family_with_model_patterns_has_corpus_strings() {
+    let db = db();
+    let rows = corpus();
+    let labelled: BTreeSet<&str> = rows
+        .iter()
+        .filter_map(|r| match &r.expect {
+            Expect::Entry(id) => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let missing: Vec<&str> = db
+        .drives
+        .iter()
+        .filter(|e| !e.models.is_empty() && e.platform.is_none())
+        .map(|e| e.id.as_str())
+        .filter(|id| !labelled.contains(id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "families without a corpus string: {missing:?}"
+    );
+    for r in &rows {
+        if let Expect::Entry(id) = &r.expect {
+            assert!(
+                db.entry(id).is_some(),
+                "{}:{} names unknown entry `{id}`",
+                r.origin,
+                r.line
+            );
+        }
+        if let Expect::Class(id) = &r.expect {
+            assert!(
+                db.classes.iter().any(|c| &c.id == id),
+                "{}:{} names unknown class `{id}`",
+                r.origin,
+                r.line
+            );
+        }
+    }
+}
+
+#[test]
+fn each_generic_rule_fires_on_a_real_unlisted_string() {
+    let db = db();
+    let cov = evaluate(db, &corpus());
+    for rule in [
+        "qlc-and-dramless",
+        "sata-budget",
+        "hard-disk",
+        "data-center",
+        "qlc",
+        "dramless",
+    ] {
+        assert!(
+            db.generic.iter().any(|g| g.id == rule),
+            "rule `{rule}` exists"
+        );
+        assert!(
+            cov.per_generic.get(rule).copied().unwrap_or(0) > 0,
+            "no unlisted corpus string reaches `{rule}`: {:?}",
+            cov.per_generic
+        );
+    }
+}
+
+#[test]
+fn probe_evidence_classes_drives_the_string_does_not() {
+    let db = db();
+    let hmb = db
+        .classify(&ClassQuery {
+            model: "NVMe SSD",
+            interface: Some(EntryInterface::Nvme),
+            rotational: None,
+            hmb: Some(true),
+            controller: None,
+        })
+        .expect("class");
+    assert_eq!(hmb.id(), "generic-nvme");
+    assert_eq!(hmb.dram.map(|d| d.as_str()), Some("hmb"));
+    let traits = hmb.traits(Some(EntryInterface::Nvme));
+    let rules: Vec<&str> = db
+        .generic_matches(&traits)
+        .iter()
+        .map(|g| g.id.as_str())
+        .collect();
+    assert_eq!(rules, ["dramless"]);
+
+    let spinning = db
+        .classify(&ClassQuery {
+            model: "Samsung SSD 980 PRO 1TB",
+            interface: Some(EntryInterface::Sata),
+            rotational: Some(true),
+            hmb: None,
+            controller: None,
+        })
+        .expect("class");
+    assert_eq!(spinning.id(), "rotational");
+
+    assert!(db
+        .classify(&ClassQuery {
+            model: "QEMU HARDDISK",
+            interface: Some(EntryInterface::Sata),
+            rotational: None,
+            hmb: None,
+            controller: Some("Samsung"),
+        })
+        .is_none());
+}
+
+#[test]
+fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
+    let db = db();
+    let rows = sample();
+    assert!(rows.len() >= 300, "{} sample rows", rows.len());
+    let cov = evaluate(db, &rows);
+    assert!(cov.collisions.is_empty(), "{:?}", cov.collisions);
+    assert!(cov.mismatches.is_empty(), "{:?}", cov.mismatches);
+    assert!(
+        cov.unknown_percent() <= SAMPLE_UNKNOWN_GATE_PERCENT,
+        "unknown {:.1} %",
+        cov.unknown_percent()
+    );
+}
+
+mod hostile {
+    use proptest::prelude::*;
+    use verdict::database::{canonical_model, controller_maker, ClassQuery, EntryInterface};
+
+    proptest! {
+        #[test]
+        fn classification_never_panics_and_stays_bounded(
+            model in any::<String>(),
+            hmb in any::<Option<bool>>(),
+            rotational in any::<Option<bool>>(),
+            nvme in any::<bool>(),
+            vendor in "(0x)?[0-9a-fA-F]{0,6}",
+        ) {
+            let db = super::db();
+            let key = canonical_model(&model);
+            // The canonical form is cut like the normalised model: a hostile string cannot make
+            // matching expensive.
+            prop_assert!(key.chars().count() <= 256);
+            let interface = Some(if nvme { EntryInterface::Nvme } else { EntryInterface::Sata });
+            let c = db.classify(&ClassQuery {
+                model: &model,
+                interface,
+                rotational,
+                hmb,
+                controller: controller_maker(&vendor),
+            });
+            if let Some(c) = c {
+                prop_assert!(!c.evidence.is_empty());
+                let _ = db.generic_matches(&c.traits(interface));
+            }
+        }
+    }
+}

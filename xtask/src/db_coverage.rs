@@ -1,0 +1,278 @@
+//! `cargo xtask db-coverage [--json] [--max-unknown PCT]`: how the database does on real model
+//! strings.
+//!
+//! Reads the labelled corpus (`data/corpus/*.tsv`) and prints, per family, how many strings
+//! match; overall, how many labelled strings resolve to exactly their family, how many unlisted
+//! strings get their expected class, and every collision (a string two entries claim). Then it
+//! reads the random sample (`data/corpus/sample/*.tsv`, drawn as docs/database-corpus.md
+//! describes) and prints the share that gets neither a family nor a class against the target.
+//! Fails below 100 % matched, on any collision or wrong class, on a family without corpus
+//! strings, and when the sample's unknown share exceeds `--max-unknown` (default: the gate in
+//! `verdict::database::corpus`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use verdict::database::corpus::{
+    evaluate, parse_corpus, CorpusRow, Coverage, Mismatch, SAMPLE_UNKNOWN_GATE_PERCENT,
+    SAMPLE_UNKNOWN_TARGET_PERCENT,
+};
+
+use crate::db::{load, read};
+use crate::project_root;
+
+const CORPUS_DIR: &str = "data/corpus";
+const SAMPLE_DIR: &str = "data/corpus/sample";
+
+#[derive(Debug, Serialize)]
+struct SourceSize {
+    file: String,
+    rows: usize,
+    distinct_models: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    sources: Vec<SourceSize>,
+    corpus: Coverage,
+    /// Families with model patterns but no corpus string.
+    families_without_strings: Vec<String>,
+    sample_sources: Vec<SourceSize>,
+    sample: Coverage,
+    /// The sample's strings that got neither a family nor a class, to work on.
+    sample_unknown_models: Vec<String>,
+    sample_unknown_percent: f64,
+    target_unknown_percent: f64,
+    max_unknown_percent: f64,
+    passed: bool,
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let mut json = false;
+    let mut max_unknown = SAMPLE_UNKNOWN_GATE_PERCENT;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--json" => json = true,
+            "--max-unknown" => {
+                let v = it.next().context("--max-unknown needs a percentage")?;
+                max_unknown = v
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| p.is_finite() && (0.0..=100.0).contains(p))
+                    .with_context(|| format!("--max-unknown `{v}` is not a percentage"))?;
+            }
+            other => bail!(
+                "db-coverage: unknown argument `{other}` (usage: cargo xtask db-coverage [--json] [--max-unknown PCT])"
+            ),
+        }
+    }
+
+    let root = project_root();
+    let db = load(&root)?;
+    let (rows, sources) = read_dir(&root.join(CORPUS_DIR))?;
+    let (sample_rows, sample_sources) = read_dir(&root.join(SAMPLE_DIR))?;
+    if rows.is_empty() {
+        bail!("db-coverage: no corpus rows in {CORPUS_DIR}");
+    }
+    if sample_rows.is_empty() {
+        bail!("db-coverage: no sample rows in {SAMPLE_DIR}");
+    }
+
+    let corpus = evaluate(&db, &rows);
+    let sample = evaluate(&db, &sample_rows);
+    let sample_unknown_models: Vec<String> = sample_rows
+        .iter()
+        .filter(|row| {
+            verdict::database::corpus::evaluate_row(&db, row).got()
+                == verdict::database::corpus::Expect::Nothing
+        })
+        .map(|row| format!("{} `{}`", row.vendor, row.model))
+        .collect();
+    let families_without_strings: Vec<String> = db
+        .drives
+        .iter()
+        .filter(|e| !e.models.is_empty() && e.platform.is_none())
+        .filter(|e| !corpus.per_family.contains_key(&e.id))
+        .map(|e| e.id.clone())
+        .collect();
+    let sample_unknown_percent = sample.unknown_percent();
+    let passed = corpus.labelled_matched == corpus.labelled
+        && corpus.collisions.is_empty()
+        && corpus.mismatches.is_empty()
+        && families_without_strings.is_empty()
+        && sample.collisions.is_empty()
+        && sample.mismatches.is_empty()
+        && sample_unknown_percent <= max_unknown;
+    let report = Report {
+        sources,
+        corpus,
+        families_without_strings,
+        sample_sources,
+        sample,
+        sample_unknown_models,
+        sample_unknown_percent,
+        target_unknown_percent: SAMPLE_UNKNOWN_TARGET_PERCENT,
+        max_unknown_percent: max_unknown,
+        passed,
+    };
+
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_text(&report, &db);
+    }
+    if !report.passed {
+        bail!("db-coverage: failed (see above)");
+    }
+    Ok(())
+}
+
+/// Every `.tsv` file directly in `dir`, in name order.
+fn read_dir(dir: &Path) -> Result<(Vec<CorpusRow>, Vec<SourceSize>)> {
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    files.retain(|p| p.is_file() && p.extension().is_some_and(|x| x == "tsv"));
+    files.sort();
+    let mut rows = Vec::new();
+    let mut sizes = Vec::new();
+    for path in files {
+        let name = path
+            .strip_prefix(project_root())
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let text = read(&path)?;
+        let parsed = parse_corpus(&text, &name).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let distinct: std::collections::HashSet<&str> =
+            parsed.iter().map(|r| r.model.as_str()).collect();
+        sizes.push(SourceSize {
+            file: name,
+            rows: parsed.len(),
+            distinct_models: distinct.len(),
+        });
+        rows.extend(parsed);
+    }
+    Ok((rows, sizes))
+}
+
+fn print_text(r: &Report, db: &verdict::database::Database) {
+    println!("Corpus of real model strings:");
+    for s in &r.sources {
+        println!(
+            "  {:<42} {:>5} rows, {:>5} distinct models",
+            s.file, s.rows, s.distinct_models
+        );
+    }
+    let c = &r.corpus;
+    println!(
+        "  {:<42} {:>5} rows, {:>5} distinct models",
+        "total", c.rows, c.distinct_models
+    );
+    println!();
+    println!("Per family (corpus strings that resolve to it):");
+    let mut families: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in db
+        .drives
+        .iter()
+        .filter(|e| !e.models.is_empty() && e.platform.is_none())
+    {
+        families.insert(&e.id, c.per_family.get(&e.id).copied().unwrap_or(0));
+    }
+    for (id, n) in &families {
+        println!("  {id:<34} {n:>5}");
+    }
+    println!();
+    println!("Per class (unlisted strings, and the list's rule each class reaches):");
+    for rule in &db.classes {
+        let n = c.per_class.get(&rule.id).copied().unwrap_or(0);
+        let reaches = reached_rule(db, rule);
+        println!("  {:<34} {n:>5}   {reaches}", rule.id);
+    }
+    println!();
+    println!("Generic rules reached by unlisted corpus strings:");
+    for g in &db.generic {
+        println!(
+            "  {:<34} {:>5}",
+            g.id,
+            c.per_generic.get(&g.id).copied().unwrap_or(0)
+        );
+    }
+    println!();
+    println!(
+        "Labelled strings matched:   {}/{} ({:.1} %)",
+        c.labelled_matched,
+        c.labelled,
+        c.matched_percent()
+    );
+    println!(
+        "Unlisted strings classified: {}/{} get a class, {}/{} exactly as labelled",
+        c.unlisted_classified, c.unlisted, c.unlisted_as_expected, c.unlisted
+    );
+    println!("Unknown (no family, no class): {}", c.unknown);
+    println!("Collisions: {}", c.collisions.len());
+    print_mismatches("collision", &c.collisions);
+    print_mismatches("mismatch", &c.mismatches);
+    if !r.families_without_strings.is_empty() {
+        println!(
+            "Families without a corpus string: {}",
+            r.families_without_strings.join(", ")
+        );
+    }
+    println!();
+    println!("Random sample of real reports (unknown rate):");
+    for s in &r.sample_sources {
+        println!(
+            "  {:<42} {:>5} rows, {:>5} distinct models",
+            s.file, s.rows, s.distinct_models
+        );
+    }
+    let s = &r.sample;
+    println!(
+        "  family {}, class {}, unknown {} of {}: unknown rate {:.1} % (target <= {:.1} %: {}; fails above {:.1} %)",
+        s.per_family.values().sum::<usize>(),
+        s.per_class.values().sum::<usize>(),
+        s.unknown,
+        s.rows,
+        r.sample_unknown_percent,
+        r.target_unknown_percent,
+        if r.sample_unknown_percent <= r.target_unknown_percent { "met" } else { "not met" },
+        r.max_unknown_percent
+    );
+    for row in &r.sample_unknown_models {
+        println!("    unknown: {row}");
+    }
+    print_mismatches("sample mismatch", &s.mismatches);
+    println!();
+    println!("db-coverage: {}", if r.passed { "ok" } else { "FAILED" });
+}
+
+/// The generic rule a class's own traits reach (probe evidence can still change it).
+fn reached_rule(db: &verdict::database::Database, rule: &verdict::database::ClassRule) -> String {
+    let traits = verdict::database::Traits {
+        nand: rule.nand,
+        dram: rule.dram,
+        class: Some(rule.class),
+        interface: rule.interface,
+        rotational: Some(rule.class == verdict::database::Class::Hdd),
+        virtualized: None,
+    };
+    match db.generic_matches(&traits).first() {
+        Some(g) => format!("-> {} ({})", g.id, g.grade),
+        None => "-> no rule of the list (class shown, grade unknown)".to_owned(),
+    }
+}
+
+fn print_mismatches(what: &str, list: &[Mismatch]) {
+    for m in list {
+        println!(
+            "  {what}: {}:{} `{}`: expected {:?}, got {:?}, entries {:?}",
+            m.origin, m.line, m.model, m.expected, m.got, m.entries
+        );
+    }
+}
