@@ -21,6 +21,11 @@ const SEEDS: &[(&str, &[&str], Grade)] = &[
     // DRAM-less ugly, QLC and DRAM-less bad) from their cited spec sheets and reviews.
     ("crucial-t500", &["CT2000T500SSD8"], Grade::Good),
     ("crucial-t700", &["CT2000T700SSD3"], Grade::Good),
+    (
+        "crucial-t705",
+        &["CT1000T705SSD3", "CT4000T705SSD3"],
+        Grade::Good,
+    ),
     ("crucial-p310", &["CT2000P310SSD8"], Grade::Bad),
     ("kingston-nv3", &["KINGSTON SNV3S1000G"], Grade::Bad),
     ("lexar-nm790", &["Lexar SSD NM790 4TB"], Grade::Ugly),
@@ -42,6 +47,13 @@ const SEEDS: &[(&str, &[&str], Grade)] = &[
         &["SAMSUNG MZVLB1T0HBLR-000L7", "MZVLB512HBJQ-00000"],
         Grade::Good,
     ),
+    (
+        "samsung-pm9a1",
+        &["MZVL21T0HCLR-00B00", "SAMSUNG MZVL22T0HBLB-00B00"],
+        Grade::Good,
+    ),
+    ("wd-blue-sn580", &["WD Blue SN580 1TB"], Grade::Ugly),
+    ("wd-blue-sn5000", &["WD Blue SN5000 1TB"], Grade::Ugly),
     ("solidigm-p41-plus", &["SOLIDIGM SSDPFKNU020TZ"], Grade::Bad),
     ("teamgroup-mp44", &["TEAM TM8FPW002T"], Grade::Ugly),
     // NVMe, Good: mainstream
