@@ -116,7 +116,7 @@ pub fn judge(
     let mut failures: Vec<ClientFailure> = Vec::new();
     let (identity_findings, identities) = findings::identity::check(facts, db);
     findings.extend(identity_findings);
-    findings.extend(findings::health::check(facts));
+    findings.extend(findings::health::check(facts, &identities));
     findings.extend(findings::trim::check(facts));
     findings.extend(findings::controller::check(facts));
     findings.extend(findings::mount::check(facts));

@@ -306,6 +306,63 @@ fn nc206_pending_sectors_are_critical_reallocated_a_warning() {
 }
 
 #[test]
+fn nc208_mx500_attribute_197_alone_is_not_bad_sectors() {
+    let mut facts = sata_machine("CT2000MX500SSD1", 2_000_398_934_016);
+    drive0(&mut facts).health = Some(Health {
+        source: "smartctl".into(),
+        passed: Some(true),
+        reallocated_sectors: Some(0),
+        pending_sectors: Some(1),
+        uncorrectable_sectors: Some(0),
+        ..Health::default()
+    });
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC206"), "{:#?}", v.findings);
+    assert_finding(
+        &v,
+        "NC208",
+        Severity::Info,
+        &[
+            "Current_Pending_ECC_Cnt",
+            "reads 1",
+            "ticket #1227",
+            "crucial-mx500/pending-ecc-flips",
+        ],
+    );
+    assert!(has(&v, "NC200"), "a healthy drive stays healthy");
+    assert_eq!(v.drives[0].grade, Grade::Good);
+
+    // Above what flips, or together with reallocated sectors, it is evidence again.
+    health0(&mut facts).pending_sectors = Some(2);
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC208"));
+    assert_finding(&v, "NC206", Severity::Critical, &["2 pending"]);
+    let h = health0(&mut facts);
+    h.pending_sectors = Some(1);
+    h.reallocated_sectors = Some(4);
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC208"));
+    assert_finding(
+        &v,
+        "NC206",
+        Severity::Critical,
+        &["4 reallocated", "1 pending"],
+    );
+
+    // The quirk belongs to the MX500: the same reading on another family is a pending sector.
+    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    drive0(&mut facts).health = Some(Health {
+        source: "smartctl".into(),
+        passed: Some(true),
+        pending_sectors: Some(1),
+        ..Health::default()
+    });
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC208"));
+    assert_finding(&v, "NC206", Severity::Critical, &["1 pending"]);
+}
+
+#[test]
 fn nc207_smartctl_threshold_bits() {
     let mut facts = nvme_machine();
     health0(&mut facts).smartctl_status = vec![

@@ -12,7 +12,8 @@ use super::raw::{
 };
 use super::{
     AdvisoryRule, Benchmark, CapacityRule, ClientNeeds, CrowdResult, Database, DriveEntry,
-    FirmwareRule, GenericRule, PlatformMatch, Remark, Source, TraitMatch, SCHEMA_VERSION,
+    FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, TraitMatch,
+    SCHEMA_VERSION,
 };
 
 /// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory.
@@ -311,6 +312,18 @@ impl Ctx<'_> {
                 fix: a.fix,
             });
         }
+        let mut smart_attributes = Vec::with_capacity(d.smart_attributes.len());
+        for q in d.smart_attributes {
+            rule_ids.insert(self, &q.id, "rule")?;
+            smart_attributes.push(SmartAttributeQuirk {
+                id: q.id.into_inner(),
+                attribute: *q.attribute.get_ref(),
+                name: q.name,
+                benign_raw_max: q.benign_raw_max,
+                text: q.text,
+                sources: q.sources,
+            });
+        }
         let platform = match d.platform {
             Some(p) => Some(self.platform(p)?),
             None => None,
@@ -335,6 +348,7 @@ impl Ctx<'_> {
             firmware,
             capacity,
             advisories,
+            smart_attributes,
             results: d.results.into_iter().map(crowd_result).collect(),
             platform,
         })

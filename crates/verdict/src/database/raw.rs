@@ -108,6 +108,8 @@ pub(crate) struct DriveRaw {
     #[serde(default)]
     pub advisories: Vec<AdvisoryRaw>,
     #[serde(default)]
+    pub smart_attributes: Vec<SmartAttributeRaw>,
+    #[serde(default)]
     pub results: Vec<ResultRaw>,
     #[serde(default)]
     pub platform: Option<PlatformRaw>,
@@ -155,6 +157,17 @@ pub(crate) struct AdvisoryRaw {
     pub text: String,
     #[serde(default)]
     pub fix: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SmartAttributeRaw {
+    pub id: Spanned<String>,
+    pub attribute: Spanned<u8>,
+    pub name: String,
+    pub benign_raw_max: u64,
+    pub text: String,
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

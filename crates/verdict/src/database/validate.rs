@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::{normalize_model, Database, DriveEntry};
+use super::{normalize_model, Database, DriveEntry, EntryInterface, BAD_SECTOR_ATTRIBUTES};
 use crate::model::Grade;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -190,6 +190,7 @@ fn check_entry(
             );
         }
     }
+    check_smart_attributes(e, source_ids, issues);
     for c in &e.capacity {
         if c.min_bytes.is_none() && c.max_bytes.is_none() {
             issues.error(
@@ -234,6 +235,53 @@ fn check_entry(
         if r.read_iops == 0 && r.write_iops == 0 {
             issues.error(&e.id, "result with zero read and write IOPS".into());
         }
+    }
+}
+
+/// SMART attribute quirks: only ATA drives have attributes, only the bad-sector attributes
+/// are read in a way a quirk changes, one quirk per attribute, and each says why with a source.
+fn check_smart_attributes(e: &DriveEntry, source_ids: &HashSet<&str>, issues: &mut Issues) {
+    let mut seen = HashSet::new();
+    for q in &e.smart_attributes {
+        let subject = format!("{}/{}", e.id, q.id);
+        if e.interface == EntryInterface::Nvme || e.interface == EntryInterface::Virtio {
+            issues.error(
+                &subject,
+                format!(
+                    "SMART attribute quirk on a {} entry: only ATA drives report attributes",
+                    e.interface.as_str()
+                ),
+            );
+        }
+        if !BAD_SECTOR_ATTRIBUTES.contains(&q.attribute) {
+            issues.error(
+                &subject,
+                format!(
+                    "attribute {} is not one nodecheck reads as a bad-sector count ({}): the quirk would change nothing",
+                    q.attribute,
+                    BAD_SECTOR_ATTRIBUTES.map(|a| a.to_string()).join(", ")
+                ),
+            );
+        }
+        if !seen.insert(q.attribute) {
+            issues.error(
+                &subject,
+                format!("attribute {} has more than one quirk", q.attribute),
+            );
+        }
+        if q.name.trim().is_empty() || q.name.contains(char::is_whitespace) {
+            issues.error(
+                &subject,
+                "`name` must be the attribute's name as smartctl prints it (`Current_Pending_ECC_Cnt`)".into(),
+            );
+        }
+        if q.text.trim().is_empty() {
+            issues.error(
+                &subject,
+                "`text` is empty: say why the value is benign".into(),
+            );
+        }
+        check_citations(&subject, &q.sources, source_ids, issues);
     }
 }
 
