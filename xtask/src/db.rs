@@ -67,12 +67,13 @@ pub fn check(args: &[String]) -> Result<()> {
         )
     });
     println!(
-        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} clients{behaviour}; {DRIVES_DOC} is up to date",
+        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} execution and {} consensus clients{behaviour}; {DRIVES_DOC} is up to date",
         db.version,
         db.drives.len(),
         db.drives.iter().map(|e| e.examples.len()).sum::<usize>(),
         db.generic.len(),
-        db.clients.len()
+        db.clients.len(),
+        db.consensus.len()
     );
     Ok(())
 }

@@ -20,7 +20,7 @@ use std::path::Path;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-pub use crate::clients::ClientNeeds;
+pub use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
 use crate::model::{Grade, Severity};
 pub use error::{DbError, ErrorKind, Position};
 pub use matching::normalize_model;
@@ -54,6 +54,10 @@ pub struct Database {
     pub drives: Vec<DriveEntry>,
     pub generic: Vec<GenericRule>,
     pub clients: Vec<ClientNeeds>,
+    /// Consensus clients, which share the execution client's disk.
+    pub consensus: Vec<ConsensusNeeds>,
+    /// The list's sizing advice (`[sizing]` in data/clients.toml).
+    pub sizing: Option<Sizing>,
 }
 
 /// A document the data cites.
@@ -614,6 +618,13 @@ impl Database {
     /// Client requirements by `--client` name, case-insensitively.
     pub fn client(&self, name: &str) -> Option<&ClientNeeds> {
         self.clients
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// A consensus client by its `--cl` name, case-insensitively.
+    pub fn consensus_client(&self, name: &str) -> Option<&ConsensusNeeds> {
+        self.consensus
             .iter()
             .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
     }

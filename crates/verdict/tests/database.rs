@@ -375,6 +375,68 @@ fn samsung_870_evo_early_firmware_is_an_advisory_with_its_fix() {
 }
 
 #[test]
+fn consensus_clients_and_sizing_are_present_and_validated() {
+    let db = db();
+    for name in ["lighthouse", "prysm", "teku", "nimbus", "lodestar"] {
+        let cl = db.consensus_client(name).expect(name);
+        assert!(cl.database_bytes >= 100_000_000_000, "{name}");
+        assert!(!cl.sources.is_empty(), "{name}");
+    }
+    assert_eq!(
+        db.consensus_client("LIGHTHOUSE").map(|c| c.name.as_str()),
+        Some("lighthouse")
+    );
+    let sizing = db.sizing.as_ref().expect("sizing");
+    assert_eq!(sizing.conservative_disk_bytes, 4_000_000_000_000);
+
+    let errors = |clients: &str| -> Vec<String> {
+        Database::parse_parts(EMBEDDED_DRIVES, "drives.toml", clients, "clients.toml")
+            .expect("parses")
+            .validate()
+            .into_iter()
+            .filter(|i| i.level == IssueLevel::Error)
+            .map(|i| i.to_string())
+            .collect()
+    };
+    assert!(errors(EMBEDDED_CLIENTS).is_empty());
+    let cases = [
+        (
+            EMBEDDED_CLIENTS.replace("name = \"teku\"", "name = \"Teku Client\""),
+            "consensus client `teku` is missing",
+        ),
+        (
+            EMBEDDED_CLIENTS.replace(
+                "database_bytes = 200_000_000_000\nnode_disk_bytes = 4_000_000_000_000",
+                "database_bytes = 200\nnode_disk_bytes = 4_000_000_000_000",
+            ),
+            "database_bytes is under 1 GB",
+        ),
+        (
+            EMBEDDED_CLIENTS.replace(
+                "conservative_disk_bytes = 4_000_000_000_000",
+                "conservative_disk_bytes = 1_000_000_000_000",
+            ),
+            "below a client's recommended size",
+        ),
+    ];
+    for (text, expected) in cases {
+        let found = errors(&text);
+        assert!(
+            found.iter().any(|e| e.contains(expected)),
+            "expected `{expected}` in {found:#?}"
+        );
+    }
+    let no_sizing = EMBEDDED_CLIENTS
+        .split("[sizing]")
+        .next()
+        .expect("text before [sizing]")
+        .to_owned();
+    assert!(errors(&no_sizing)
+        .iter()
+        .any(|e| e.contains("no [sizing] table")));
+}
+
+#[test]
 fn clients_are_all_present_and_strictest_combines_them() {
     let db = db();
     for name in ["geth", "nethermind", "besu", "erigon", "reth"] {

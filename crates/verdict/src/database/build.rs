@@ -10,6 +10,8 @@ use super::error::{DbError, ErrorKind};
 use super::raw::{
     ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ResultBlockFile, ResultRaw, SourceRaw,
 };
+use crate::clients::{ConsensusNeeds, Sizing};
+
 use super::{
     AdvisoryRule, Benchmark, CapacityRule, ClientNeeds, CrowdResult, Database, DriveEntry,
     FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, TraitMatch,
@@ -81,7 +83,12 @@ pub(crate) fn database(
         drives.push(ctx.drive(d)?);
     }
 
-    let (clients, client_sources) = clients(clients_text, clients_origin)?;
+    let ClientsData {
+        clients,
+        consensus,
+        sizing,
+        sources: client_sources,
+    } = clients(clients_text, clients_origin)?;
     for (s, offset) in client_sources {
         // Drives and clients cite from one pool of sources; the same id in both files would
         // make a citation ambiguous.
@@ -114,16 +121,23 @@ pub(crate) fn database(
         drives,
         generic,
         clients,
+        consensus,
+        sizing,
     })
 }
 
 /// A source and the byte offset of its id in the file that defines it.
 type SourceAt = (Source, usize);
 
-pub(crate) fn clients(
-    text: &str,
-    origin: &str,
-) -> Result<(Vec<ClientNeeds>, Vec<SourceAt>), DbError> {
+/// Everything `data/clients.toml` holds.
+pub(crate) struct ClientsData {
+    pub clients: Vec<ClientNeeds>,
+    pub consensus: Vec<ConsensusNeeds>,
+    pub sizing: Option<Sizing>,
+    pub sources: Vec<SourceAt>,
+}
+
+pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientsData, DbError> {
     let file: ClientsFile =
         toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
     let ctx = Ctx { origin, text };
@@ -151,7 +165,30 @@ pub(crate) fn clients(
             sources: c.sources,
         });
     }
-    Ok((clients, sources))
+    let mut consensus = Vec::with_capacity(file.consensus.len());
+    for c in file.consensus {
+        // Execution and consensus clients share one namespace of names in error messages.
+        ids.insert(&ctx, &c.name, "client")?;
+        consensus.push(ConsensusNeeds {
+            name: c.name.into_inner(),
+            display: c.display,
+            database_bytes: c.database_bytes,
+            node_disk_bytes: c.node_disk_bytes,
+            notes: c.notes,
+            sources: c.sources,
+        });
+    }
+    let sizing = file.sizing.map(|s| Sizing {
+        conservative_disk_bytes: s.conservative_disk_bytes,
+        text: s.text,
+        sources: s.sources,
+    });
+    Ok(ClientsData {
+        clients,
+        consensus,
+        sizing,
+        sources,
+    })
 }
 
 pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>, DbError> {

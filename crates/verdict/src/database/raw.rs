@@ -238,6 +238,30 @@ pub(crate) struct ClientsFile {
     #[serde(default)]
     pub sources: Vec<SourceRaw>,
     pub clients: Vec<ClientRaw>,
+    #[serde(default)]
+    pub consensus: Vec<ConsensusRaw>,
+    #[serde(default)]
+    pub sizing: Option<SizingRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConsensusRaw {
+    pub name: Spanned<String>,
+    pub display: String,
+    pub database_bytes: u64,
+    #[serde(default)]
+    pub node_disk_bytes: Option<u64>,
+    pub notes: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SizingRaw {
+    pub conservative_disk_bytes: u64,
+    pub text: String,
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

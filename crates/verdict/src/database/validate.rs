@@ -86,6 +86,7 @@ pub(crate) fn validate(db: &Database) -> Vec<ValidationIssue> {
         check_citations(&r.id, &r.sources, &source_ids, &mut issues);
     }
     check_clients(db, &source_ids, &mut issues);
+    check_consensus(db, &source_ids, &mut issues);
 
     issues.0
 }
@@ -330,6 +331,67 @@ fn check_order(db: &Database, issues: &mut Issues) {
                     a.vendor
                 ),
             );
+        }
+    }
+}
+
+fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
+    const EXPECTED: [&str; 5] = ["lighthouse", "prysm", "teku", "nimbus", "lodestar"];
+    for name in EXPECTED {
+        if db.consensus_client(name).is_none() {
+            issues.error(
+                "clients",
+                format!("consensus client `{name}` is missing from the [[consensus]] table"),
+            );
+        }
+    }
+    for c in &db.consensus {
+        check_citations(&c.name, &c.sources, source_ids, issues);
+        if c.name != c.name.to_lowercase() || c.name.contains(' ') {
+            issues.error(
+                &c.name,
+                "consensus client name must be a lower-case word (it is the --cl value)".into(),
+            );
+        }
+        if c.notes.trim().is_empty() {
+            issues.error(&c.name, "`notes` is empty".into());
+        }
+        for (what, v) in [
+            ("database_bytes", Some(c.database_bytes)),
+            ("node_disk_bytes", c.node_disk_bytes),
+        ] {
+            if v.is_some_and(|v| v < 1_000_000_000) {
+                issues.error(&c.name, format!("{what} is under 1 GB: sizes are in bytes"));
+            }
+        }
+        if c.node_disk_bytes
+            .is_some_and(|disk| disk <= c.database_bytes)
+        {
+            issues.error(
+                &c.name,
+                "node_disk_bytes (the drive for the whole node) must exceed database_bytes".into(),
+            );
+        }
+    }
+    match &db.sizing {
+        None => issues.error("sizing", "no [sizing] table in the clients file".into()),
+        Some(sizing) => {
+            check_citations("sizing", &sizing.sources, source_ids, issues);
+            if sizing.text.trim().is_empty() {
+                issues.error("sizing", "`text` is empty".into());
+            }
+            let largest = db
+                .clients
+                .iter()
+                .map(|c| c.recommended_disk_bytes)
+                .max()
+                .unwrap_or(0);
+            if sizing.conservative_disk_bytes < largest {
+                issues.error(
+                    "sizing",
+                    "conservative_disk_bytes is below a client's recommended size".into(),
+                );
+            }
         }
     }
 }
