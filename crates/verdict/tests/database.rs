@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use verdict::database::{
-    parse_result_block, Database, DbError, DriveQuery, ErrorKind, IssueLevel, PlatformQuery,
-    Traits, EMBEDDED_CLIENTS, EMBEDDED_DRIVES,
+    parse_result_block, Database, DbError, DriveQuery, EntryInterface, ErrorKind, IssueLevel,
+    PlatformQuery, Traits, EMBEDDED_CLIENTS, EMBEDDED_DRIVES,
 };
 use verdict::{Grade, Severity};
 
@@ -638,6 +638,20 @@ proptest! {
         // A near miss matches at most one entry, like the examples themselves.
         prop_assert!(db.entries_matching(&model).len() <= 1);
         prop_assert!(l.entry.is_some() || l.grade == Grade::Unknown);
+    }
+
+    #[test]
+    fn names_people_type_never_panic_and_stay_bounded(text in any::<String>()) {
+        let db = db();
+        let by_family = db.entries_by_family_name(&text);
+        prop_assert!(by_family.len() <= db.drives.len());
+        prop_assert!(db.nearest_families(&text, 5).len() <= 5);
+        let cut = db.prefix_candidates(&text);
+        prop_assert!(cut.entries.iter().all(|e| e.interface != EntryInterface::Nvme));
+        for entry in by_family {
+            let l = db.lookup_entry(entry, &DriveQuery::new(&text));
+            prop_assert!(l.entry.is_some() && l.grade != Grade::Unknown);
+        }
     }
 
     #[test]
