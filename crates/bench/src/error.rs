@@ -16,18 +16,39 @@ pub enum BenchError {
     #[error("{0}")]
     Unsupported(String),
     #[error(
-        "not enough free space on {fs}: {avail} available, the reserve keeps {reserve} free \
-         (max(10 % of {total}, 50 GiB)), leaving {spare} for a test file but at least {needed} \
-         is needed; free space or lower the reserve with --reserve"
+        "not enough free space on {fs}: {avail} available of {total}, the reserve keeps \
+         {reserve} free ({reserve_origin}), leaving {spare} for a test file but at least \
+         {needed} is needed; free space or lower the reserve (bench --reserve, check \
+         --bench-reserve)"
     )]
     NoRoom {
         fs: String,
         avail: ByteSize,
         total: ByteSize,
         reserve: ByteSize,
+        /// How the reserve was decided: the default formula with its numbers, or set for the run.
+        reserve_origin: String,
         spare: ByteSize,
         needed: ByteSize,
     },
+    #[error(
+        "after reserving the {size} test file only {avail} is free on {fs}, under the {reserve} \
+         reserve: something else is filling the file system (a bench in another directory, a \
+         node); the test file was removed, nothing was measured"
+    )]
+    ReserveBroken {
+        fs: String,
+        size: ByteSize,
+        avail: ByteSize,
+        reserve: ByteSize,
+    },
+    #[error(
+        "another nodecheck bench{} is running in this directory (it holds {}); one bench at a \
+         time keeps the free-space reserve and both figures honest: wait for it to finish",
+        pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+        lock.display()
+    )]
+    Busy { pid: Option<u32>, lock: PathBuf },
     #[error(
         "an Ethereum client is running: {0}. Benchmarking now skews the results and slows the \
          node down; stop it first or pass --force"
@@ -68,6 +89,9 @@ pub fn signal_name(signal: i32) -> String {
         libc::SIGINT => "SIGINT (Ctrl-C)".to_string(),
         libc::SIGTERM => "SIGTERM".to_string(),
         libc::SIGHUP => "SIGHUP".to_string(),
+        libc::SIGQUIT => "SIGQUIT".to_string(),
+        libc::SIGUSR1 => "SIGUSR1".to_string(),
+        libc::SIGUSR2 => "SIGUSR2".to_string(),
         0 => "a cancellation request".to_string(),
         other => format!("signal {other}"),
     }

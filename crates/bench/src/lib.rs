@@ -10,6 +10,7 @@ pub mod behaviour;
 pub mod cancel;
 pub mod engine;
 pub mod error;
+pub mod hook;
 pub mod livenode;
 pub mod plot;
 pub mod report;

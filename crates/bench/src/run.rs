@@ -4,6 +4,7 @@ use std::fs::OpenOptions;
 use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::affinity::{self, Pinning};
@@ -12,7 +13,7 @@ use crate::engine::{self, Engine, EngineChoice, EngineConfig, EnginePreference, 
 use crate::error::{BenchError, ByteSize};
 use crate::livenode;
 use crate::report::{BenchReport, EngineKind, Qd1Result, RandRwResult, SCHEMA_VERSION};
-use crate::testfile::{self, Space, TestFile, COMMUNITY_SIZE};
+use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile, COMMUNITY_SIZE};
 use crate::workload::{
     FillJob, IoStats, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition, ALIGN,
 };
@@ -298,47 +299,56 @@ fn run_on_file(
         )));
     }
 
-    let stale = testfile::find_stale(dir, &plan.proc_root)?;
-    for file in stale {
+    let bench_dir = Arc::new(BenchDir::open(dir)?);
+    refuse_memory_backed(&bench_dir)?;
+    // Held until the run returns: a second bench here fails now with this one's pid.
+    let _lock = BenchLock::acquire(&bench_dir)?;
+    for file in testfile::find_stale(&bench_dir)? {
+        let (path, size, pid) = (file.path.clone(), file.size, file.pid);
         if plan.clean_stale {
-            std::fs::remove_file(&file.path).map_err(|err| {
-                BenchError::io(format!("removing stale {}", file.path.display()), err)
-            })?;
-            warnings.push(format!(
-                "removed the stale test file {} ({}) of killed run pid {}",
-                file.path.display(),
-                ByteSize(file.size),
-                file.pid
-            ));
+            let removal = file
+                .remove(&bench_dir)
+                .map_err(|err| BenchError::io(format!("removing stale {}", path.display()), err))?;
+            if removal == Removal::Removed {
+                warnings.push(format!(
+                    "removed the stale test file {} ({}) of a killed run (pid {pid} named it)",
+                    path.display(),
+                    ByteSize(size)
+                ));
+            }
         } else {
             warnings.push(format!(
-                "stale test file {} ({}) from killed run pid {}: remove it or rerun with \
-                 --clean-stale",
-                file.path.display(),
-                ByteSize(file.size),
-                file.pid
+                "stale test file {} ({}) from a killed run (pid {pid} named it; no bench holds \
+                 it): remove it or rerun with --clean-stale",
+                path.display(),
+                ByteSize(size)
             ));
         }
     }
 
-    let space = Space::of(dir)?;
+    let space = Space::of_dir(&bench_dir)?;
     let sizing = testfile::size_file(dir, space, plan.size, plan.reserve)?;
     if let Some(warning) = sizing.warning {
         warnings.push(format!("{warning}; the randrw figure is less comparable"));
     }
-    let file = TestFile::create(dir, sizing.size, true)?;
+    let file = TestFile::create(&bench_dir, sizing.size, true)?;
+    testfile::check_reserve_after_allocation(
+        dir,
+        Space::of_dir(&bench_dir)?,
+        testfile::reserve(space, plan.reserve),
+        file.size(),
+    )?;
     prefill(plan, choice, &file, warnings.progress)?;
+    crate::hook::pause_point(crate::hook::AFTER_PREFILL, Some(&plan.cancel));
+    interrupted(&plan.cancel)?;
 
-    let target = || -> Result<Target, BenchError> {
-        let clone = file
-            .file()?
-            .try_clone()
-            .map_err(|err| BenchError::io("duplicating the test file descriptor", err))?;
-        Ok(Target::new(clone, file.size(), true))
-    };
+    let target =
+        || -> Result<Target, BenchError> { Ok(Target::new(file.duplicate()?, file.size(), true)) };
     let engine = choice.engine(plan.block_size);
     // One decision for both tests: it depends on the device, not the workload.
-    let pinning = plan.pin.then(|| affinity::pinning_for(file.path()));
+    // The directory, not the file's name: same file system, and a name is never looked up
+    // again once the file is open.
+    let pinning = plan.pin.then(|| affinity::pinning_for(dir));
 
     if plan.qd1 {
         let qd1_target = pin(target()?, pinning.as_ref());
@@ -385,7 +395,7 @@ fn run_on_file(
         interrupted(&plan.cancel)?;
         let outcome = crate::behaviour::run_on_test_file(
             &plan.behaviour,
-            file.path(),
+            file.duplicate()?,
             Some(choice),
             &plan.cancel,
             &mut *warnings.progress,
@@ -400,7 +410,38 @@ fn run_on_file(
         }
     }
     collect_notes(&*engine, warnings);
-    file.remove()
+    let path = file.path();
+    if file.remove()? == Removal::NotOurs {
+        warnings.push(format!(
+            "{} no longer named the test file when the run ended (renamed or replaced while \
+             it ran): whatever is there now was left untouched, and the test file itself was \
+             emptied through its descriptor; every test had written only to it",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// From linux/magic.h (the libc crate does not export RAMFS_MAGIC on every target).
+const TMPFS_MAGIC: u32 = 0x0102_1994;
+const RAMFS_MAGIC: u32 = 0x8584_58f6;
+
+/// tmpfs and ramfs (and devtmpfs, which is one of them) hold files in RAM: a latency measured
+/// there is the memory's, not a drive's, and would grade RAM as storage.
+fn refuse_memory_backed(dir: &BenchDir) -> Result<(), BenchError> {
+    let magic = dir.fs_magic()?;
+    let kind = if magic == TMPFS_MAGIC {
+        "tmpfs"
+    } else if magic == RAMFS_MAGIC {
+        "ramfs"
+    } else {
+        return Ok(());
+    };
+    Err(BenchError::Refused(format!(
+        "{} is on {kind}, a memory-backed file system: a measurement there times RAM, not a \
+         drive; give a directory on the drive's file system",
+        dir.path().display()
+    )))
 }
 
 /// `target`, pinned as `pinning` decided (see crate::affinity).
@@ -480,11 +521,7 @@ fn prefill(
         })
         .collect();
     let mut job_refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
-    let clone = file
-        .file()?
-        .try_clone()
-        .map_err(|err| BenchError::io("duplicating the test file descriptor", err))?;
-    let target = Target::new(clone, file.size(), true);
+    let target = Target::new(file.duplicate()?, file.size(), true);
     progress.start(Phase::Prefill, file.size());
     let started = Instant::now();
     let mut tick = || {

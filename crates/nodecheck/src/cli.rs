@@ -126,9 +126,16 @@ pub struct GlobalArgs {
     /// Print more: passed checks, facts that could not be read and why, probe warnings.
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
-    /// Use this drives file (data/drives.toml format) instead of the embedded database.
-    #[arg(long, value_name = "FILE", global = true, env = "NODECHECK_DB")]
-    pub db: Option<PathBuf>,
+    /// Use this drives file (data/drives.toml format) instead of the embedded database; empty
+    /// (`NODECHECK_DB=`) means the embedded one.
+    #[arg(
+        long,
+        value_name = "FILE",
+        global = true,
+        env = "NODECHECK_DB",
+        value_parser = clap::builder::ValueParser::os_string()
+    )]
+    pub db: Option<std::ffi::OsString>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -376,7 +383,12 @@ impl Cli {
         let global = GlobalOptions {
             verbosity: i8::try_from(self.global.verbose).unwrap_or(i8::MAX)
                 - i8::try_from(self.global.quiet).unwrap_or(i8::MAX),
-            db: self.global.db,
+            // An empty value is how shells and service files unset a variable.
+            db: self
+                .global
+                .db
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from),
         };
         let command = match self.command {
             None => CommandConfig::Check(self.check.into()),

@@ -4,6 +4,9 @@
 //! This crate owns the CLI, rendering and exit codes; the work is done by the `probe`, `bench`
 //! and `verdict` libraries.
 
+// Every stderr write goes through `stderr::line`, which survives a closed or full stderr.
+#![deny(clippy::print_stderr)]
+
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -14,8 +17,10 @@ pub mod progress;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod signals;
 pub mod size;
 pub mod snapshot;
+pub mod stderr;
 
 use clap::Parser;
 
@@ -40,7 +45,9 @@ pub fn run() -> u8 {
     let config = match cli.into_config() {
         Ok(config) => config,
         Err(message) => {
-            eprintln!("nodecheck: error: {message}; see `nodecheck --help`");
+            stderr::line(&format!(
+                "nodecheck: error: {message}; see `nodecheck --help`"
+            ));
             return exit_codes::USAGE;
         }
     };
@@ -51,7 +58,7 @@ pub fn run() -> u8 {
                 Some(_) => exit_codes::USAGE,
                 None => exit_codes::COULD_NOT_CHECK,
             };
-            eprintln!("nodecheck: error: {}", one_line(&err));
+            stderr::line(&format!("nodecheck: error: {}", one_line(&err)));
             code
         }
     }

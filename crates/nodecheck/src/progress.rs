@@ -79,7 +79,7 @@ impl Progress for Bars {
         }
         match &self.bar {
             Some(bar) => bar.println(format!("warning: {message}")),
-            None => eprintln!("warning: {message}"),
+            None => crate::stderr::line(&format!("warning: {message}")),
         }
     }
 }

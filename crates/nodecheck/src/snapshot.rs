@@ -60,13 +60,65 @@ pub struct Contents<'a> {
 
 /// Writes the archive. Files are read from the live `/`; directory and file modes and times are
 /// fixed so the same machine gives the same archive.
+///
+/// The archive is written to a temporary file beside `out` and renamed over it only once
+/// complete and synced: an interruption (a signal, a full disk, an error) leaves an existing
+/// `out` as it was and no partial file behind. An `out` that exists but is not a regular file
+/// (a symlink, `/dev/null`, a FIFO) is refused: renaming over it would replace the link or the
+/// device node itself.
 pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(out)
-        .with_context(|| format!("cannot create {}", out.display()))?;
+    match fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => {
+            let kind = if meta.file_type().is_symlink() {
+                "a symlink"
+            } else if meta.is_dir() {
+                "a directory"
+            } else {
+                "a device, FIFO or socket"
+            };
+            bail!(
+                "{} is {kind}: snapshot -o writes a new regular file and renames it into place, \
+                 never through a link or into a device; give the path of a file",
+                out.display()
+            );
+        }
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err).with_context(|| format!("cannot inspect {}", out.display())),
+    }
+    let name = out
+        .file_name()
+        .with_context(|| format!("{} names no file", out.display()))?;
+    let dir = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".");
+    let temp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".partial")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let _on_signal = crate::signals::temporary(temp.path())
+        .context("cannot install the signal handlers that remove a partial archive")?;
+    let (file, temp_path) = temp.into_parts();
+    let written =
+        write_archive(file, contents).with_context(|| format!("cannot write {}", out.display()))?;
+    temp_path
+        .persist(out)
+        .map_err(|err| err.error)
+        .with_context(|| format!("cannot rename the finished archive to {}", out.display()))?;
+    // The rename is durable once the directory is; a failure here loses nothing written.
+    if let Ok(dir) = fs::File::open(dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(written)
+}
+
+fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
     let mut builder = tar::Builder::new(GzEncoder::new(file, Compression::default()));
     builder.follow_symlinks(false);
     let mut written = 0usize;
@@ -75,6 +127,7 @@ pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
     let manifest = serde_json::to_vec_pretty(&contents.manifest)?;
     append_file(&mut builder, Path::new(MANIFEST), &manifest)?;
     written += 1;
+    bench::hook::pause_point(bench::hook::SNAPSHOT_WRITING, None);
 
     for accessed in contents.accessed {
         let Some(relative) = in_archive(&accessed.path) else {
@@ -158,6 +211,7 @@ pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
     let encoder = builder.into_inner().context("cannot finish the archive")?;
     let mut file = encoder.finish().context("cannot finish the archive")?;
     file.flush()?;
+    file.sync_all()?;
     Ok(written)
 }
 
@@ -320,10 +374,12 @@ fn redact_smartctl(redactor: &Redactor, json: &[u8]) -> Vec<u8> {
     redactor.redact(&text).into_bytes()
 }
 
-/// An unpacked snapshot; the directory is removed when this is dropped.
+/// An unpacked snapshot; the directory is removed when this is dropped, or by the signal
+/// handling (crate::signals) if a signal ends the process first.
 pub struct Unpacked {
     pub dir: tempfile::TempDir,
     pub manifest: Manifest,
+    _on_signal: crate::signals::Temporary,
 }
 
 impl Unpacked {
@@ -342,6 +398,8 @@ pub fn unpack(archive: &Path) -> Result<Unpacked> {
         .prefix("nodecheck-snapshot-")
         .tempdir()
         .context("cannot create a temporary directory")?;
+    let on_signal = crate::signals::temporary(dir.path())
+        .context("cannot install the signal handlers that remove the unpacked snapshot")?;
     let mut tar = tar::Archive::new(GzDecoder::new(file));
     let mut total = 0u64;
     let mut count = 0usize;
@@ -417,7 +475,11 @@ pub fn unpack(archive: &Path) -> Result<Unpacked> {
     })?;
     let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
         .with_context(|| format!("{MANIFEST} in {} is malformed", archive.display()))?;
-    Ok(Unpacked { dir, manifest })
+    Ok(Unpacked {
+        dir,
+        manifest,
+        _on_signal: on_signal,
+    })
 }
 
 /// Reads the manifest of an unpacked tree, when it is one.

@@ -144,8 +144,13 @@ fn interrupt(signal: Signal, during_prefill: bool) {
         .read_to_string(&mut stderr)
         .unwrap();
     assert!(signalled_at.elapsed() < Duration::from_secs(20));
-    // It cleaned up, then died of the signal it was sent (the shell sees the real cause).
-    assert_eq!(status.signal(), Some(signal as i32), "{status:?}: {stderr}");
+    // It cleaned up, then died of the signal it was sent (the shell sees the real cause);
+    // SIGQUIT, whose default action also dumps core, exits with 128 + 3 instead.
+    if signal == Signal::SIGQUIT {
+        assert_eq!(status.code(), Some(131), "{status:?}: {stderr}");
+    } else {
+        assert_eq!(status.signal(), Some(signal as i32), "{status:?}: {stderr}");
+    }
     assert!(stderr.contains("test file removed"), "{stderr}");
     assert!(
         entries(dir.path()).is_empty(),
@@ -177,6 +182,21 @@ fn sigterm_during_the_run_leaves_nothing() {
 #[test]
 fn sighup_during_the_run_leaves_nothing() {
     interrupt(Signal::SIGHUP, false);
+}
+
+#[test]
+fn sigquit_during_the_run_leaves_nothing() {
+    interrupt(Signal::SIGQUIT, false);
+}
+
+#[test]
+fn sigusr1_during_the_run_leaves_nothing() {
+    interrupt(Signal::SIGUSR1, false);
+}
+
+#[test]
+fn sigusr2_during_prefill_leaves_nothing() {
+    interrupt(Signal::SIGUSR2, true);
 }
 
 #[test]
@@ -233,6 +253,9 @@ fn a_file_system_without_room_for_the_reserve_refuses_with_numbers() {
     assert!(stderr.contains("available"), "{stderr}");
     assert!(stderr.contains("PiB"), "{stderr}");
     assert!(stderr.contains("--reserve"), "{stderr}");
+    // An explicit reserve is not the default formula, and the text does not claim it is.
+    assert!(stderr.contains("set for this run"), "{stderr}");
+    assert!(!stderr.contains("max(10 %"), "{stderr}");
     assert!(entries(dir.path()).is_empty());
 }
 
@@ -520,5 +543,376 @@ fn a_low_memlock_limit_drops_fixed_buffers_and_says_so() {
         other => panic!("unexpected engine {other:?}"),
     }
     assert!(!report["qd1"].is_null() && !report["randrw"].is_null());
+    assert!(entries(dir.path()).is_empty());
+}
+
+/// The bench paused right after its prefill (the debug-build hook of `bench::hook`): the
+/// child, the marker file it created, and the test file it made.
+struct Paused {
+    child: Child,
+    marker: PathBuf,
+    test_file: PathBuf,
+    /// Output goes to files: a JSON report with plot samples outgrows a pipe nobody reads.
+    stdout: PathBuf,
+    stderr: PathBuf,
+}
+
+/// Starts `command` with the after-prefill pause and waits until it is paused.
+fn paused_after_prefill(mut command: Command, dir: &Path, markers: &Path) -> Paused {
+    let marker = markers.join("paused");
+    let (stdout, stderr) = (markers.join("stdout"), markers.join("stderr"));
+    let child = command
+        .env(
+            "NODECHECK_TEST_PAUSE",
+            format!("after-prefill={}", marker.display()),
+        )
+        .stdout(std::fs::File::create(&stdout).unwrap())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let mut paused = Paused {
+        child,
+        marker,
+        test_file: PathBuf::new(),
+        stdout,
+        stderr,
+    };
+    wait_for(
+        "the pause after the prefill",
+        Duration::from_secs(120),
+        || paused.marker.exists() || paused.child.try_wait().unwrap().is_some(),
+    );
+    assert!(
+        paused.marker.exists(),
+        "nodecheck ended before pausing: {}",
+        std::fs::read_to_string(&paused.stderr).unwrap_or_default()
+    );
+    let files = test_files(dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    paused.test_file = files[0].clone();
+    paused
+}
+
+impl Paused {
+    fn resume(self) -> std::process::Output {
+        std::fs::remove_file(&self.marker).unwrap();
+        let mut child = self.child;
+        let status = wait_exit(&mut child, Duration::from_secs(180));
+        std::process::Output {
+            status,
+            stdout: std::fs::read(&self.stdout).unwrap(),
+            stderr: std::fs::read(&self.stderr).unwrap(),
+        }
+    }
+}
+
+fn debug_hooks_available() -> bool {
+    if !cfg!(debug_assertions) {
+        println!(
+            "skipping: the pause hook exists only in debug builds (cargo test without --release)"
+        );
+    }
+    cfg!(debug_assertions)
+}
+
+/// A victim's contents: distinctive, so any page written through a link shows.
+fn plant_victim(path: &Path) -> Vec<u8> {
+    let contents: Vec<u8> = (0..16u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(path, &contents).unwrap();
+    contents
+}
+
+/// Renames the test file away and plants a symlink to the victim under its name while the
+/// bench is paused, then checks that no test wrote through the name: the victim is untouched,
+/// the planted link is left as it was, the bench's own file was emptied, no lock file or test
+/// file remains, and the run says what happened.
+fn symlink_swap_is_harmless(command: Command, dir: &Path) -> std::process::Output {
+    let markers = scratch();
+    let victims = scratch();
+    let victim = victims.path().join("chaindata.ldb");
+    let contents = plant_victim(&victim);
+    let paused = paused_after_prefill(command, dir, markers.path());
+    let moved = dir.join("moved-away");
+    std::fs::rename(&paused.test_file, &moved).unwrap();
+    std::os::unix::fs::symlink(&victim, &paused.test_file).unwrap();
+    let link = paused.test_file.clone();
+    let output = paused.resume();
+    assert!(
+        std::fs::read(&victim).unwrap() == contents,
+        "the victim was written through the planted symlink: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_link(&link).unwrap(), victim);
+    assert_eq!(
+        std::fs::metadata(&moved).unwrap().len(),
+        0,
+        "the bench's own file keeps no space"
+    );
+    let mut left = entries(dir);
+    left.sort();
+    let mut expected = vec![link, moved];
+    expected.sort();
+    assert_eq!(left, expected, "nothing else is left behind");
+    output
+}
+
+fn bench_report(output: &std::process::Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn assert_swap_reported(warnings: &serde_json::Value) {
+    let text = warnings.to_string();
+    assert!(text.contains("no longer named the test file"), "{text}");
+}
+
+#[test]
+fn behaviour_tests_never_write_through_a_symlink_planted_after_the_prefill() {
+    if !debug_hooks_available() {
+        return;
+    }
+    for test in [
+        &["--test", "sync", "--burst", "16M"][..],
+        &["--test", "span"][..],
+        &["--test", "cliff", "--cliff-budget", "32M"][..],
+        &["--test", "all"][..],
+    ] {
+        let dir = scratch();
+        let mut command = nodecheck();
+        command.args(bench_args(dir.path(), "64M", "1")).args(test);
+        let output = symlink_swap_is_harmless(command, dir.path());
+        let report = bench_report(&output);
+        assert_swap_reported(&report["warnings"]);
+    }
+}
+
+#[test]
+fn check_bench_full_never_writes_through_a_symlink_planted_after_the_prefill() {
+    if !debug_hooks_available() {
+        return;
+    }
+    let dir = scratch();
+    let mut command = nodecheck();
+    command.args(["check", "--bench", "full", "--json"]);
+    command.args([
+        "--bench-size",
+        "64M",
+        "--bench-runtime",
+        "1",
+        "--bench-reserve",
+        "1G",
+    ]);
+    command.arg(dir.path());
+    let output = symlink_swap_is_harmless(command, dir.path());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert!(report["bench"]["sync"].is_object(), "{report}");
+    assert_swap_reported(&report["bench"]["warnings"]);
+}
+
+#[test]
+fn a_second_bench_in_the_same_directory_is_refused_and_names_the_first() {
+    if !debug_hooks_available() {
+        return;
+    }
+    let dir = scratch();
+    let markers = scratch();
+    let mut first = nodecheck();
+    first
+        .args(bench_args(dir.path(), "64M", "1"))
+        .args(["--test", "qd1"]);
+    let paused = paused_after_prefill(first, dir.path(), markers.path());
+    let first_pid = paused.child.id();
+
+    let second = nodecheck()
+        .args(bench_args(dir.path(), "64M", "1"))
+        .args(["--test", "qd1"])
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(4), "{second:?}");
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "another nodecheck bench (pid {first_pid}) is running"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains(".nodecheck-bench.lock"), "{stderr}");
+    // The second one touched nothing: the first's file is still its one test file.
+    assert_eq!(test_files(dir.path()), vec![paused.test_file.clone()]);
+
+    let output = paused.resume();
+    bench_report(&output);
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
+
+#[test]
+fn stale_files_are_told_by_their_lock_not_by_the_pid_in_their_name() {
+    let dir = scratch();
+    // pid 1 is always alive, as a reused pid after a reboot would be.
+    let reused = dir.path().join(".nodecheck-bench-1-0123456789abcdef.tmp");
+    std::fs::write(&reused, b"stale contents").unwrap();
+    // Named after a dead pid, but locked: a live bench (here, this test) holds it.
+    let held = dir
+        .path()
+        .join(".nodecheck-bench-4194304-0123456789abcdef.tmp");
+    std::fs::write(&held, b"live contents").unwrap();
+    let holder = std::fs::File::open(&held).unwrap();
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on an open descriptor has no memory-safety preconditions.
+    assert_eq!(
+        unsafe { libc::flock(holder.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--test", "qd1"])
+        .output()
+        .unwrap();
+    let report = bench_report(&output);
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains(reused.to_str().unwrap()), "{warnings}");
+    assert!(!warnings.contains(held.to_str().unwrap()), "{warnings}");
+
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--test", "qd1", "--clean-stale"])
+        .output()
+        .unwrap();
+    let report = bench_report(&output);
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("removed the stale test file"),
+        "{warnings}"
+    );
+    assert!(!reused.exists());
+    assert_eq!(std::fs::read(&held).unwrap(), b"live contents");
+    assert_eq!(entries(dir.path()), vec![held.clone()]);
+    drop(holder);
+}
+
+/// A tmpfs mount to test against: /dev/shm on most Linux systems.
+fn memory_backed_dir() -> Option<tempfile::TempDir> {
+    let shm = Path::new("/dev/shm");
+    let stat = nix::sys::statfs::statfs(shm).ok()?;
+    if stat.filesystem_type() != nix::sys::statfs::TMPFS_MAGIC {
+        return None;
+    }
+    tempfile::Builder::new()
+        .prefix("nodecheck-e2e-")
+        .tempdir_in(shm)
+        .ok()
+}
+
+#[test]
+fn a_memory_backed_file_system_is_refused_for_measurement() {
+    let Some(dir) = memory_backed_dir() else {
+        println!("skipping: no writable tmpfs at /dev/shm");
+        return;
+    };
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--test", "qd1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("is on tmpfs, a memory-backed file system"),
+        "{stderr}"
+    );
+    assert!(entries(dir.path()).is_empty());
+
+    // check still judges what it can, and its report says why nothing was measured.
+    let output = nodecheck()
+        .args(["check", "--bench", "full", "--json", "--bench-size", "32M"])
+        .args(["--bench-runtime", "1", "--bench-reserve", "1G"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert!(report["bench"].is_null(), "{report}");
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("memory-backed"), "{notes}");
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn check_of_a_device_node_is_refused_with_what_to_run_instead() {
+    let Some(device) = device_of(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .filter(|d| d.exists())
+        .or_else(|| Some(PathBuf::from("/dev/loop0")).filter(|d| d.exists()))
+    else {
+        println!("skipping: no block device node found");
+        return;
+    };
+    let output = nodecheck()
+        .args(["check", "--bench", "quick"])
+        .arg(&device)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("is a block device"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "nodecheck bench --device {} --test qd1",
+            device.display()
+        )),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty(), "no report of devtmpfs");
+}
+
+#[test]
+fn check_of_a_file_in_the_current_directory_measures_that_directory() {
+    let dir = scratch();
+    std::fs::write(dir.path().join("chaindata.ldb"), b"precious").unwrap();
+    let output = nodecheck()
+        .current_dir(dir.path())
+        .args(["check", "--bench", "full", "--json", "--bench-size", "32M"])
+        .args([
+            "--bench-runtime",
+            "1",
+            "--bench-reserve",
+            "1G",
+            "chaindata.ldb",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    let notes = report["notes"].to_string();
+    assert!(!notes.contains("reading :"), "{notes}");
+    if notes.contains("running") {
+        println!("skipping the measurement part: an Ethereum client runs here ({notes})");
+        return;
+    }
+    assert!(report["bench"]["qd1"].is_object(), "{notes}");
+    assert_eq!(
+        entries(dir.path()),
+        vec![dir.path().join("chaindata.ldb")],
+        "only the user's file is left"
+    );
+}
+
+#[test]
+fn a_burst_too_small_to_measure_is_refused() {
+    let dir = scratch();
+    let output = nodecheck()
+        .args(bench_args(dir.path(), "32M", "1"))
+        .args(["--test", "sync", "--burst", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("too small a burst"), "{stderr}");
     assert!(entries(dir.path()).is_empty());
 }

@@ -274,6 +274,11 @@ fn submit_prints_a_block_that_db_check_accepts() {
     assert!(lookup.entry.is_some(), "the block's model finds its entry");
     assert_eq!(r.span_bytes, measured.randrw.as_ref().map(|x| x.span_bytes));
     assert!(r.date.as_deref().is_some_and(|d| d.len() == 10));
+    // A 64 MiB span is named as such, not rounded down to "0 GiB".
+    assert!(
+        block.contains("span 64.0 MiB is below the list's 150G"),
+        "{block}"
+    );
 
     // And the real thing, when `cargo xtask` has been built beside this binary (.ci/run runs
     // `cargo xtask db-check` before the tests).

@@ -23,6 +23,8 @@ pub enum ProbeError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Read(#[from] crate::input::ReadError),
     #[error("{path}: not found under the root")]
     NotFound { path: PathBuf },
     #[error("cannot read the mount table ({path}): {reason}")]

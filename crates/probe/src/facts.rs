@@ -72,6 +72,24 @@ pub struct MountFacts {
     pub super_options: Vec<String>,
     pub free_bytes: Option<u64>,
     pub total_bytes: Option<u64>,
+    /// The `/etc/fstab` line that mounts it, as written. Facts saved before fstab was read
+    /// deserialize as [`FstabEntry::Unreadable`].
+    #[serde(default)]
+    pub fstab: FstabEntry,
+}
+
+/// What `/etc/fstab` under the probe's root says about a mount.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum FstabEntry {
+    /// No readable `/etc/fstab` (a minimal container, a replay without it).
+    #[default]
+    Unreadable,
+    /// fstab has no line for the mount point: a systemd mount unit, a cloud image's generator
+    /// or a manual `mount` put it there.
+    NoLine,
+    /// The line (1-based `number`) exactly as written.
+    Line { number: usize, text: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -473,6 +473,11 @@ impl FixtureTree {
         self.raw_link("/proc/self", "4242")
     }
 
+    /// `/etc/fstab` as the installer or the user wrote it.
+    pub fn fstab(&self, text: &str) -> io::Result<()> {
+        self.write("/etc/fstab", text)
+    }
+
     /// Kernel release and io_uring sysctl.
     pub fn kernel(&self, release: &str, io_uring_disabled: Option<u8>) -> io::Result<()> {
         self.attr("/proc/sys/kernel/osrelease", release)?;
@@ -664,6 +669,16 @@ fn relative_path(from: &Path, to: &Path) -> PathBuf {
     relative
 }
 
+/// What Debian's installer writes: the root by UUID, spaces for alignment, no datadir line.
+const DEBIAN_INSTALLER_FSTAB: &str = "\
+# /etc/fstab: static file system information.
+#
+# <file system> <mount point>   <type>  <options>       <dump>  <pass>
+# / was on /dev/sda1 during installation
+UUID=5b3c9d8e-2f41-4a7b-9c1d-0e6f7a8b9c0d /               ext4    errors=remount-ro 0       1
+/swapfile                                 none            swap    sw              0       0
+";
+
 const PCH_ROOT_PORT: &str = "/sys/devices/pci0000:00/0000:00:1d.0";
 const AHCI_DIR: &str = "/sys/devices/pci0000:00/0000:00:17.0";
 
@@ -832,6 +847,7 @@ pub fn sata_ahci(dir: &Path) -> io::Result<()> {
         &crucial_mx500(3, "sda", 0, "2235E6A1B2C3"),
     )?;
     tree.partition(&disk, "sda", 1, 8, 1, 2048, 3_907_026_944)?;
+    tree.fstab(DEBIAN_INSTALLER_FSTAB)?;
     write_mounts(&tree, &standard_mounts("8:1", "/dev/sda1", None))
 }
 
@@ -935,6 +951,8 @@ pub fn usb_uas(dir: &Path) -> io::Result<()> {
     let tree = FixtureTree::new(dir)?;
     desktop(&tree)?;
     tree.systemd(true)?;
+    // The USB drive is mounted by hand or by a mount unit: fstab only has the root.
+    tree.fstab(DEBIAN_INSTALLER_FSTAB)?;
     // The system disk, so the USB drive is the second SCSI disk.
     let root_disk = tree.sata(
         AHCI_DIR,

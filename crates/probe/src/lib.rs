@@ -14,7 +14,9 @@ pub mod error;
 pub mod facts;
 #[cfg(feature = "fixtures")]
 pub mod fixture;
+pub mod fstab;
 pub mod hwmon;
+pub mod input;
 pub mod iouring;
 pub mod mounts;
 pub mod nvme;

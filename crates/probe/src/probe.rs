@@ -9,7 +9,9 @@ use serde::Deserialize;
 
 use crate::block::{self, DriveHandles};
 use crate::error::ProbeError;
-use crate::facts::{AtimeMode, Drive, Facts, Interface, MountFacts, Unavailable, SCHEMA_VERSION};
+use crate::facts::{
+    AtimeMode, Drive, Facts, FstabEntry, Interface, MountFacts, Unavailable, SCHEMA_VERSION,
+};
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::stack;
@@ -105,6 +107,7 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         })?;
 
     let mut mount = mount_facts(entry);
+    mount.fstab = crate::fstab::lookup(root, &entry.mount_point);
     if live {
         match statvfs(Path::new(&entry.mount_point)) {
             Ok(record) => {
@@ -376,6 +379,7 @@ fn mount_facts(entry: &MountEntry) -> MountFacts {
         super_options: entry.super_options.clone(),
         free_bytes: None,
         total_bytes: None,
+        fstab: FstabEntry::Unreadable,
     }
 }
 

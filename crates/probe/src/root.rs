@@ -10,9 +10,8 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
@@ -231,6 +230,22 @@ impl Root {
         self.read_capped(path.as_ref(), BYTES_CAP)
     }
 
+    /// A whole document inside the tree (a snapshot's manifest, a saved smartctl output): its
+    /// symlinks resolved inside the root, then read with the bounded reader, so a link to a
+    /// host file, a FIFO or `/dev/zero` is an error rather than a leak, a hang or an endless
+    /// read. Longer than `cap` is an error, not a truncation.
+    pub fn read_document(
+        &self,
+        path: impl AsRef<Path>,
+        cap: u64,
+        what: &'static str,
+    ) -> Result<Vec<u8>, ProbeError> {
+        let resolved = self.resolve(path.as_ref(), true)?;
+        let bytes = crate::input::read_tree_file(&self.host_path(&resolved), cap, what)?;
+        self.record(&resolved, AccessKind::File);
+        Ok(bytes)
+    }
+
     /// The raw target of the symlink at `path` (its parent directories are resolved).
     pub fn read_link(&self, path: impl AsRef<Path>) -> Option<PathBuf> {
         let path = path.as_ref();
@@ -364,16 +379,7 @@ impl Root {
 /// Reads at most `cap + 1` bytes so the caller can tell "exactly cap" from "longer".
 /// Only regular files: a FIFO or device node in a hostile tree would block or do I/O.
 fn read_regular_file(host: &Path, cap: usize) -> io::Result<Vec<u8>> {
-    let file: File = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(host)?;
-    if !file.metadata()?.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
+    let file = crate::input::open_regular_no_follow(host)?;
     let mut bytes = Vec::new();
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     file.take(limit).read_to_end(&mut bytes)?;

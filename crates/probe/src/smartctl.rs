@@ -175,6 +175,8 @@ pub struct SmartctlReport {
     pub power_cycle_count: Option<u64>,
     /// `smart_status.passed`: the drive's overall self-assessment.
     pub smart_passed: Option<bool>,
+    /// `smart_support.available`: false for a RAID virtual disk or a bridge that hides SMART.
+    pub smart_available: Option<bool>,
     pub nvme_health: Option<NvmeHealthLog>,
     pub ata_attributes: Vec<AtaAttribute>,
 }
@@ -320,6 +322,10 @@ pub fn parse(json: &[u8]) -> Result<SmartctlReport, SmartctlError> {
             .and_then(finite_f64),
         power_on_hours: u64_at(root.get("power_on_time"), "hours"),
         power_cycle_count: u64_at(Some(&value), "power_cycle_count"),
+        smart_available: root
+            .get("smart_support")
+            .and_then(|support| support.get("available"))
+            .and_then(Value::as_bool),
         smart_passed: root
             .get("smart_status")
             .and_then(|status| status.get("passed"))
@@ -543,6 +549,29 @@ impl SmartctlReport {
         Some(raw.saturating_mul(unit))
     }
 
+    /// Whether smartctl read any health data at all: an overall assessment, an NVMe health log
+    /// or ATA attributes. A run that failed to open the device or went through a bridge or RAID
+    /// controller hiding SMART has none, and its health is unknown, not fine.
+    pub fn has_health_data(&self) -> bool {
+        self.smart_passed.is_some() || self.nvme_health.is_some() || !self.ata_attributes.is_empty()
+    }
+
+    /// Whether the document says anything about a device: identity, capacity or health.
+    /// smartctl's output for a device it could not open holds only its own banner and messages.
+    pub fn has_device_data(&self) -> bool {
+        self.model_name.is_some()
+            || self.serial.is_some()
+            || self.capacity_bytes.is_some()
+            || self.protocol.is_some()
+            || self.has_health_data()
+    }
+
+    /// smartctl's exit status says the run itself failed (bits 0-2: command line, device
+    /// open, device command), as opposed to bits about the drive's condition.
+    pub fn run_failed(&self) -> bool {
+        self.exit_status.is_some_and(|status| status & 0b111 != 0)
+    }
+
     /// Health as the probe reports it (source `smartctl`).
     pub fn health(&self) -> Health {
         let nvme = self.nvme_health.as_ref();
@@ -617,6 +646,11 @@ impl SmartctlReport {
                 fill(&mut ata.deterministic_read_after_trim, Some(deterministic));
             }
         }
+        // Without health data an empty record would read as "nothing wrong": leave the
+        // drive's health as the probe found it (unknown, or the NVMe log read by ioctl).
+        if !self.has_health_data() {
+            return;
+        }
         let ours = self.health();
         match drive.health.as_mut() {
             None => drive.health = Some(ours),
@@ -666,17 +700,22 @@ impl SmartctlReport {
     }
 
     /// A [`Facts`] document holding just this drive, as read from a saved report: not live,
-    /// no mount, no stack. `origin` (the file name) becomes the document's `path`;
+    /// no mount, no stack. `origin` (the file name) becomes the document's `path` and `root`
+    /// (what it was replayed from), and the drive's name when smartctl named no device;
     /// smartctl's messages become warnings.
     pub fn to_facts(&self, origin: &str) -> Facts {
+        let mut drive = self.to_drive();
+        if drive.name.is_empty() {
+            drive.name = origin.to_owned();
+        }
         Facts {
             schema_version: SCHEMA_VERSION,
             probe_version: env!("CARGO_PKG_VERSION").to_owned(),
-            root: String::new(),
+            root: origin.to_owned(),
             live: false,
             privileged: false,
             path: origin.to_owned(),
-            drives: vec![self.to_drive()],
+            drives: vec![drive],
             warnings: self
                 .messages
                 .iter()

@@ -829,8 +829,10 @@ proptest! {
         prop_assert_eq!(result.is_ok(), doc.is_object());
         if let Ok(report) = result {
             let drive = report.to_drive();
-            let _ = report.to_facts("x");
-            prop_assert!(drive.health.is_some());
+            let facts = report.to_facts("x");
+            // Health only from health data: an envelope without any is unknown, not fine.
+            prop_assert_eq!(drive.health.is_some(), report.has_health_data());
+            prop_assert!(!facts.drives[0].name.is_empty());
         }
     }
 

@@ -38,6 +38,9 @@ pub const EMBEDDED_CLIENTS: &str = include_str!("../../../data/clients.toml");
 /// Origin names used in error messages for the embedded files.
 pub const EMBEDDED_DRIVES_ORIGIN: &str = "data/drives.toml";
 pub const EMBEDDED_CLIENTS_ORIGIN: &str = "data/clients.toml";
+/// The largest drives file `--db` reads: the embedded list is a few hundred KiB, and a
+/// community list many times its size still fits.
+pub const MAX_DATABASE_BYTES: u64 = 16 << 20;
 
 /// The loaded database.
 #[derive(Debug, Clone)]
@@ -555,12 +558,29 @@ impl Database {
 
     /// A drives file given with `--db FILE`; client requirements come from the embedded
     /// `data/clients.toml`.
+    ///
+    /// The file goes through the bounded reader (a regular file of at most
+    /// [`MAX_DATABASE_BYTES`]); bytes that are not UTF-8 are an error at their line and column.
     pub fn load(path: &Path) -> Result<Database, DbError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DbError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Database::parse(&text, &path.display().to_string())
+        let origin = path.display().to_string();
+        let bytes = probe::input::read_user_file(path, MAX_DATABASE_BYTES, "a drive database")?;
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(err) => {
+                let valid_up_to = err.utf8_error().valid_up_to();
+                let bytes = err.into_bytes();
+                let valid = String::from_utf8_lossy(&bytes[..valid_up_to]);
+                return Err(DbError::at(
+                    ErrorKind::Encoding,
+                    &origin,
+                    &valid,
+                    valid_up_to,
+                    "the file is not valid UTF-8",
+                    "save the file as UTF-8 (TOML files must be UTF-8)",
+                ));
+            }
+        };
+        Database::parse(&text, &origin)
     }
 
     /// Parses a drives file; `origin` names it in error messages.

@@ -6,8 +6,8 @@ mod judge_support;
 use bench::EngineKind;
 use judge_support::*;
 use probe::{
-    AtimeMode, ControllerMode, Health, Interface, IoUringStatus, LayerKind, PcieLink, Unavailable,
-    UsbDetails,
+    AtimeMode, ControllerMode, FstabEntry, Health, Interface, IoUringStatus, LayerKind, PcieLink,
+    Unavailable, UsbDetails,
 };
 use verdict::judge::{judge, ClientChoice};
 use verdict::{Grade, Severity};
@@ -651,7 +651,7 @@ fn nc404_usb_attachment() {
 // ---------------------------------------------------------------- NC5xx mount, capacity
 
 #[test]
-fn nc501_atime_with_the_exact_fstab_line() {
+fn nc501_atime_edits_the_users_own_fstab_line() {
     let mut facts = nvme_machine();
     assert_finding(
         &run_for(&facts, "geth"),
@@ -660,35 +660,90 @@ fn nc501_atime_with_the_exact_fstab_line() {
         &["noatime"],
     );
     let m = facts.mount.as_mut().expect("mount");
-    m.atime = AtimeMode::Strictatime;
-    m.mount_options = vec!["rw".into(), "nosuid".into()];
-    let v = run_for(&facts, "geth");
-    let f = one(&v, "NC501");
-    assert_eq!(f.severity, Severity::Warning);
-    let fix = f.fix.as_deref().unwrap_or("");
-    assert!(
-        fix.contains("`/dev/nvme0n1p2 /var/lib/ethereum ext4 nosuid,noatime 0 2`"),
-        "{fix}"
-    );
-    assert!(
-        fix.contains("`sudo mount -o remount,noatime /var/lib/ethereum`"),
-        "{fix}"
-    );
-
-    let m = facts.mount.as_mut().expect("mount");
     m.atime = AtimeMode::Relatime;
     m.mount_options = vec!["rw".into(), "relatime".into()];
-    m.mount_point = "/mnt/eth data".into();
-    m.fs_type = "xfs".into();
+    m.super_options = vec!["rw".into(), "discard".into()];
+    m.fstab = FstabEntry::Line {
+        number: 9,
+        text: "UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab /var/lib/ethereum ext4 defaults,discard,relatime 0 2".into(),
+    };
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC501");
     assert_eq!(f.severity, Severity::Info);
     let fix = f.fix.as_deref().unwrap_or("");
+    // The user's device spec and `discard` stay; only the access-time option changes.
     assert!(
-        fix.contains("/mnt/eth\\040data xfs defaults,noatime 0 0"),
+        fix.contains("to `UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab /var/lib/ethereum ext4 defaults,discard,noatime 0 2`"),
+        "{fix}"
+    );
+    assert!(fix.contains("change line 9"), "{fix}");
+    assert!(
+        fix.contains("`sudo mount -o remount,noatime /var/lib/ethereum`"),
+        "{fix}"
+    );
+    assert!(
+        !fix.contains("/dev/nvme0n1p2"),
+        "no invented device spec: {fix}"
+    );
+
+    let m = facts.mount.as_mut().expect("mount");
+    m.atime = AtimeMode::Strictatime;
+    m.fstab = FstabEntry::Line {
+        number: 3,
+        text: "LABEL=chain\t/var/lib/ethereum\txfs\tstrictatime,nofail".into(),
+    };
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        fix.contains("`LABEL=chain /var/lib/ethereum xfs noatime,nofail`"),
+        "{fix}"
+    );
+}
+
+#[test]
+fn nc501_without_an_fstab_line_names_the_mount_unit() {
+    let mut facts = nvme_machine();
+    let m = facts.mount.as_mut().expect("mount");
+    m.atime = AtimeMode::Relatime;
+    m.mount_options = vec!["rw".into(), "relatime".into()];
+    m.mount_point = "/mnt/eth data".into();
+    m.fstab = FstabEntry::NoLine;
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        fix.contains("/etc/fstab has no line for /mnt/eth data"),
+        "{fix}"
+    );
+    assert!(
+        fix.contains(r"systemctl cat 'mnt-eth\x20data.mount'"),
         "{fix}"
     );
     assert!(fix.contains("remount,noatime '/mnt/eth data'"), "{fix}");
+
+    facts.mount.as_mut().expect("mount").fstab = FstabEntry::Unreadable;
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(fix.contains("/etc/fstab could not be read"), "{fix}");
+    assert!(!fix.contains(" 0 2"), "no invented fstab line: {fix}");
+}
+
+#[test]
+fn mount_unit_names_follow_systemd_escape() {
+    use verdict::findings::mount::mount_unit_name;
+    assert_eq!(mount_unit_name("/"), "-.mount");
+    assert_eq!(
+        mount_unit_name("/var/lib/ethereum"),
+        "var-lib-ethereum.mount"
+    );
+    assert_eq!(mount_unit_name("/mnt/my-disk/"), r"mnt-my\x2ddisk.mount");
+    assert_eq!(mount_unit_name("/srv/.hidden"), r"srv-.hidden.mount");
+    assert_eq!(mount_unit_name("/.data"), r"\x2edata.mount");
 }
 
 #[test]

@@ -5,9 +5,8 @@
 //! The file must already exist and be filled with incompressible data (the bench's test-file
 //! code creates, fills and removes it); this module never creates, extends or deletes files.
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::Path;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::Arc;
@@ -68,7 +67,7 @@ type BurstMessage = Result<BurstOutcome, BehaviourError>;
 /// Asked between writes whether to stop (a signal arrived); shared with writer threads.
 pub type Cancel = Arc<dyn Fn() -> bool + Send + Sync>;
 
-/// An existing, filled test file opened for direct I/O.
+/// The bench's filled test file, on the descriptor that created it (O_DIRECT).
 pub struct FileDevice {
     file: Arc<File>,
     size: u64,
@@ -83,22 +82,18 @@ pub struct FileDevice {
 }
 
 impl FileDevice {
-    /// Opens `path` with O_DIRECT. `cancel` stops background writers promptly (Ctrl-C).
-    pub fn open(path: &Path, cancel: Cancel) -> Result<Self, BehaviourError> {
-        let io = |op| {
-            move |source| BehaviourError::Io {
-                op,
+    /// Works on `file`, which must be open read-write with O_DIRECT: the test file's own
+    /// descriptor (or a duplicate), never a reopening by name, so nothing planted under the
+    /// name can receive the writes. `cancel` stops background writers promptly (Ctrl-C).
+    pub fn new(file: File, cancel: Cancel) -> Result<Self, BehaviourError> {
+        let len = file
+            .metadata()
+            .map_err(|source| BehaviourError::Io {
+                op: "stat",
                 offset: 0,
                 source,
-            }
-        };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)
-            .map_err(io("open with O_DIRECT"))?;
-        let len = file.metadata().map_err(io("stat"))?.len();
+            })?
+            .len();
         let size = len - len % ALIGN as u64;
         if size < 1 << 20 {
             return Err(BehaviourError::FileTooSmall {

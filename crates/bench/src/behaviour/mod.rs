@@ -16,7 +16,6 @@ pub mod models;
 pub mod span;
 pub mod sync;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -288,15 +287,16 @@ fn bench_error(err: BehaviourError, cancel: &CancelToken) -> BenchError {
     }
 }
 
-/// Runs the requested behaviour tests on the bench's test file at `path`, which the caller
-/// created, filled and will remove (so the free-space reserve and the cleanup on signals are
+/// Runs the requested behaviour tests on the bench's test file, open as `file` (a duplicate of
+/// the descriptor that created it with O_DIRECT: the file is never reopened by name), which the
+/// caller created, filled and will remove (so the free-space reserve and the cleanup on signals are
 /// the test file's). Write bursts run on `burst_engine` when given (the bench's io_uring or
 /// psync engine), else on a thread per outstanding write. The span test runs first because the others rewrite the file; the cliff
 /// test last because it leaves the drive's write cache full. Progress positions are
 /// milliseconds.
 pub fn run_on_test_file(
     tests: &BehaviourTests,
-    path: &Path,
+    file: std::fs::File,
     burst_engine: Option<&EngineChoice>,
     cancel: &CancelToken,
     progress: &mut dyn Progress,
@@ -304,7 +304,7 @@ pub fn run_on_test_file(
     let token = cancel.clone();
     let stop: file::Cancel = Arc::new(move || token.is_cancelled());
     let cancelled = || cancel.is_cancelled();
-    let mut device = file::FileDevice::open(path, stop).map_err(|e| bench_error(e, cancel))?;
+    let mut device = file::FileDevice::new(file, stop).map_err(|e| bench_error(e, cancel))?;
     if let (Some(choice), Some(plan)) = (burst_engine, &tests.sync) {
         device = device.with_burst_engine(choice.engine(plan.burst_block_max));
     }

@@ -15,6 +15,11 @@ use super::{
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
+/// The smallest write burst worth timing: below it the burst does not fill the queue
+/// (32 writes of up to 16 KiB) and ends inside a single QD1 read, so its MB/s and the recovery
+/// after it measure nothing.
+pub const MIN_BURST_BYTES: u64 = 1 << 20;
+
 /// Parameters of the sync-like workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SyncPlan {
@@ -65,8 +70,15 @@ impl SyncPlan {
         {
             return invalid("burst block sizes must be multiples of 4 KiB with min <= max");
         }
-        if self.burst_bytes == 0 || self.burst_queue_depth == 0 {
-            return invalid("burst size and queue depth must be positive");
+        if self.burst_queue_depth == 0 {
+            return invalid("the burst queue depth must be positive");
+        }
+        if self.burst_bytes < MIN_BURST_BYTES {
+            return Err(BehaviourError::InvalidPlan(format!(
+                "a write burst of {} is below the {} that gives a meaningful figure",
+                crate::error::ByteSize(self.burst_bytes),
+                crate::error::ByteSize(MIN_BURST_BYTES)
+            )));
         }
         if !(self.recovery_tolerance.is_finite() && self.recovery_tolerance >= 0.0) {
             return invalid("recovery tolerance must be a non-negative fraction");

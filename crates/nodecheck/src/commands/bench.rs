@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use bench::run::{BenchTarget, NoProgress, Plan, Progress};
-use bench::{BenchError, BenchReport, ByteSize, EngineKind, EnginePreference, LatencySummary};
+use bench::{BenchReport, ByteSize, EngineKind, EnginePreference, LatencySummary};
 
 use crate::commands::{emit, UsageError};
 
@@ -38,10 +38,11 @@ pub enum EngineArg {
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Writes only to a test file it creates in PATH's file system (O_EXCL), keeps a free-space reserve
-of max(10 % of the file system, 50 GiB), and removes the file on success, error, Ctrl-C, SIGTERM
-and SIGHUP. A test file left by a killed run is reported on the next run (--clean-stale removes
-it). Set NODECHECK_FORCE_NO_IO_URING=1 to use the portable engine as if io_uring were blocked.")]
+Writes only to a test file it creates in PATH's file system (O_EXCL|O_NOFOLLOW, one descriptor
+for every test), one bench per directory at a time, keeps a free-space reserve of max(10 % of the
+file system, 50 GiB), refuses tmpfs and ramfs, and removes the file on success, error, Ctrl-C,
+SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2. A test file left by a killed run (no bench holds
+its lock) is reported on the next run (--clean-stale removes it). Set NODECHECK_FORCE_NO_IO_URING=1 to use the portable engine as if io_uring were blocked.")]
 pub struct BenchArgs {
     /// Directory on the file system to measure.
     #[arg(default_value = ".")]
@@ -110,8 +111,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = bench::run::DEFAULT_SEED)]
     pub seed: u64,
 
-    /// Write burst size of `--test sync`, e.g. 1G (see docs/behaviour.md for the default).
-    #[arg(long, value_parser = parse_size_arg, default_value = "1G")]
+    /// Write burst size of `--test sync`, e.g. 1G, at least 1M (see docs/behaviour.md for the
+    /// default).
+    #[arg(long, value_parser = parse_burst_arg, default_value = "1G")]
     pub burst: u64,
 
     /// Most bytes `--test cliff` may write, e.g. 200G [default: 1T]. It overwrites the test
@@ -157,6 +159,20 @@ impl BenchArgs {
 
 fn parse_size_arg(text: &str) -> Result<u64, String> {
     bench::error::parse_size(text)
+}
+
+fn parse_burst_arg(text: &str) -> Result<u64, String> {
+    let bytes = bench::error::parse_size(text)?;
+    let min = bench::behaviour::sync::MIN_BURST_BYTES;
+    if bytes < min {
+        return Err(format!(
+            "{} is too small a burst: below {} the writes end inside one QD1 read and the \
+             burst's MB/s and recovery mean nothing",
+            ByteSize(bytes),
+            ByteSize(min)
+        ));
+    }
+    Ok(bytes)
 }
 
 /// The plan the arguments describe, or a usage error for combinations that make no sense.
@@ -259,8 +275,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         // Refuse now rather than after a run that may take half an hour.
         bench::plot::check_plot_path(path).map_err(|err| UsageError(err.to_string()))?;
     }
-    plan.cancel = bench::CancelToken::with_signal_handlers()
-        .context("installing the Ctrl-C/SIGTERM handlers that remove the test file")?;
+    let cooperation = crate::signals::cooperate()
+        .context("installing the signal handlers that remove the test file")?;
+    plan.cancel = cooperation.token().clone();
     let format = args.output_format();
     let outcome = if format == BenchFormat::Json {
         bench::run(&plan, &mut NoProgress)
@@ -268,20 +285,17 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         let mut bars = crate::progress::Bars::for_stderr(0);
         bench::run(&plan, &mut bars as &mut dyn Progress)
     };
-    let report = match outcome {
-        Ok(report) => report,
-        Err(BenchError::Interrupted(signal)) => {
-            // The test file is already removed (its guard dropped inside bench::run); now die of
-            // the signal so the shell or service manager sees what happened.
-            eprintln!(
-                "nodecheck: bench interrupted by {}; test file removed",
-                bench::error::signal_name(signal)
-            );
-            bench::cancel::reraise(signal);
-            anyhow::bail!("interrupted");
-        }
-        Err(err) => return Err(err.into()),
-    };
+    if let Some(signal) = cooperation.signal() {
+        // The test file is already removed (its guard dropped inside bench::run); dropping
+        // the cooperation then ends the process as the signal would have, so the shell or
+        // service manager sees what happened.
+        crate::stderr::line(&format!(
+            "nodecheck: bench interrupted by {}; test file removed",
+            bench::error::signal_name(signal)
+        ));
+    }
+    drop(cooperation);
+    let report = outcome?;
     if let Some(path) = &args.plot {
         bench::plot::write_plot(&report, path)
             .with_context(|| format!("drawing the plot to {}", path.display()))?;
@@ -315,7 +329,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         && report.span.is_none();
     if measured_nothing {
         // --keep-going went on past every failure: the warnings say why, nothing was measured.
-        eprintln!("nodecheck: error: no test completed; see the warnings");
+        crate::stderr::line("nodecheck: error: no test completed; see the warnings");
         return Ok(crate::exit_codes::COULD_NOT_CHECK);
     }
     Ok(crate::exit_codes::GOOD)
@@ -562,6 +576,16 @@ mod tests {
         assert!(err.0.contains("--test cliff"), "{err}");
         let err = plan(&parse(&["/data", "--test", "cliff", "--cliff-budget", "0"])).unwrap_err();
         assert!(err.0.contains("above zero"), "{err}");
+    }
+
+    #[test]
+    fn a_burst_below_one_mib_is_refused() {
+        let err = Wrapper::try_parse_from(["bench", "/data", "--test", "sync", "--burst", "1"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("too small a burst"), "{err}");
+        assert!(err.contains("1.0 MiB"), "{err}");
+        assert_eq!(parse(&["/data", "--burst", "1M"]).burst, 1 << 20);
     }
 
     #[test]

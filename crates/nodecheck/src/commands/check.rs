@@ -48,6 +48,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         }
         SourceChoice::Snapshot(file) => {
             let unpacked = snapshot::unpack(file)?;
+            bench::hook::pause_point(bench::hook::SNAPSHOT_UNPACKED, None);
             let root = Root::at(unpacked.root())
                 .with_context(|| format!("cannot replay {}", file.display()))?;
             let manifest = Some(unpacked.manifest.clone());
@@ -57,6 +58,9 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
 
     let (path, datadir) = choose_path(config, root.is_live(), manifest.as_ref());
+    if root.is_live() {
+        refuse_device_path(&path)?;
+    }
     let smartctl_json = if config.smartctl_json.is_empty() {
         manifest
             .as_ref()
@@ -176,6 +180,32 @@ fn draw_plot(
     }
 }
 
+/// `check /dev/sdX` would probe and measure the file system holding the device node (devtmpfs,
+/// in RAM), not the device: refused with the two commands that answer the question instead.
+fn refuse_device_path(path: &Path) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let kind = metadata.file_type();
+    if !(kind.is_block_device() || kind.is_char_device()) {
+        return Ok(());
+    }
+    let shown = shell_quote(&path.display().to_string());
+    let what = if kind.is_block_device() {
+        "a block device"
+    } else {
+        "a character device"
+    };
+    Err(UsageError(format!(
+        "{shown} is {what}: check judges the storage under a directory (the node's data \
+         directory or the mount point of the device's file system), and a device node lives on \
+         devtmpfs, in memory. Give that directory; for the device's own read latency, read-only: \
+         `sudo nodecheck bench --device {shown} --test qd1`"
+    ))
+    .into())
+}
+
 /// PATH as given; else under a replay the path the snapshot was taken for; else a detected
 /// client datadir; else the current directory.
 fn choose_path(
@@ -247,11 +277,7 @@ fn measure(
     if depth == BenchDepth::None {
         return None;
     }
-    let directory = if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        path.parent().unwrap_or(Path::new(".")).to_path_buf()
-    };
+    let directory = measured_directory(path);
     // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`: no test file,
     // nothing written. Only a single plain drive qualifies; under RAID the file tells more.
     let device = match (is_root(), facts.drives.as_slice()) {
@@ -260,13 +286,17 @@ fn measure(
         }
         _ => None,
     };
-    let cancel = match bench::CancelToken::with_signal_handlers() {
-        Ok(token) => token,
+    let cooperation = match crate::signals::cooperate() {
+        Ok(cooperation) => Some(cooperation),
         Err(err) => {
             notes.push(format!("Ctrl-C handling unavailable: {err}"));
-            bench::CancelToken::new()
+            None
         }
     };
+    let cancel = cooperation
+        .as_ref()
+        .map(|c| c.token().clone())
+        .unwrap_or_default();
     let plan_for = |target: BenchTarget| {
         let mut plan = plan_for_depth(target, depth, &config.tuning);
         plan.cancel = cancel.clone();
@@ -277,7 +307,7 @@ fn measure(
         match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
             Ok(report) => return Some(report),
             Err(_) if cancel.is_cancelled() => {
-                stop_on_signal(&cancel, bars);
+                stop_on_signal(cooperation, bars);
                 notes.push("Measurement cancelled.".to_string());
                 return None;
             }
@@ -292,7 +322,7 @@ fn measure(
     match bench::run(&plan_for(BenchTarget::Directory(directory)), &mut bars) {
         Ok(report) => Some(report),
         Err(_) if cancel.is_cancelled() => {
-            stop_on_signal(&cancel, bars);
+            stop_on_signal(cooperation, bars);
             notes.push("Measurement cancelled.".to_string());
             None
         }
@@ -302,6 +332,18 @@ fn measure(
             notes.push(note);
             None
         }
+    }
+}
+
+/// The directory whose file system a measurement of `path` uses: PATH itself, or the
+/// directory holding a file PATH (`.` for a bare file name, whose parent is empty).
+pub(crate) fn measured_directory(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        return path.to_path_buf();
+    }
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 
@@ -368,17 +410,24 @@ fn full_behaviour(runtime: Duration, size: Option<u64>, seed: u64) -> BehaviourT
     }
 }
 
-/// Ctrl-C or SIGTERM during a measurement: the bench has removed its test file; die of the
-/// signal as the shell expects instead of printing a half-made report.
-pub(crate) fn stop_on_signal(cancel: &bench::CancelToken, bars: crate::progress::Bars) {
+/// A signal during a measurement: the bench has removed its test file; say so, then end the
+/// process as the signal would have (dropping the cooperation does) instead of printing a
+/// half-made report.
+pub(crate) fn stop_on_signal(
+    cooperation: Option<crate::signals::Cooperation>,
+    bars: crate::progress::Bars,
+) {
     drop(bars);
-    if let Some(signal) = cancel.signal().filter(|s| *s > 0) {
-        eprintln!(
+    let Some(cooperation) = cooperation else {
+        return;
+    };
+    if let Some(signal) = cooperation.signal() {
+        crate::stderr::line(&format!(
             "nodecheck: measurement interrupted by {}; test file removed",
             bench::error::signal_name(signal)
-        );
-        bench::cancel::reraise(signal);
+        ));
     }
+    drop(cooperation);
 }
 
 /// The line that tells a non-root user what they are missing and how to get it.
@@ -562,6 +611,19 @@ mod tests {
         assert!(plan.qd1 && !plan.randrw && !plan.behaviour.any());
         assert_eq!(plan.size, None);
         assert!(plan.force);
+    }
+
+    #[test]
+    fn a_file_measures_the_directory_holding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("chaindata.ldb");
+        std::fs::write(&file, b"x").unwrap();
+        assert_eq!(measured_directory(dir.path()), dir.path());
+        assert_eq!(measured_directory(&file), dir.path());
+        assert_eq!(
+            measured_directory(Path::new("no-such-file-here")),
+            PathBuf::from(".")
+        );
     }
 
     #[test]

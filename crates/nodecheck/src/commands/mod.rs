@@ -56,7 +56,7 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
 /// A line for stderr, unless `-q`.
 pub fn say(global: &crate::config::GlobalOptions, line: &str) {
     if global.verbosity >= 0 {
-        eprintln!("{line}");
+        crate::stderr::line(line);
     }
 }
 

@@ -63,7 +63,10 @@ pub fn run(config: &SubmitConfig, global: &GlobalOptions) -> Result<u8> {
     let block = result_block(&facts, &bench, &today_utc())?;
     let entry = entry_for(&facts, global);
     let header = match &entry {
-        Some(id) => format!("# paste under the [[drives]] entry with id = \"{id}\" in data/drives.toml\n"),
+        Some(id) => format!(
+            "# paste under the [[drives]] entry with id = {} in data/drives.toml\n",
+            toml_quoted(id)
+        ),
         None => "# no [[drives]] entry matches this model yet: add one first (docs/contributing-drives.md)\n"
             .to_string(),
     };
@@ -74,8 +77,12 @@ pub fn run(config: &SubmitConfig, global: &GlobalOptions) -> Result<u8> {
     Ok(crate::exit_codes::GOOD)
 }
 
+/// A `check --bench full --json` report is well under a MiB; the typed parse below holds no
+/// more than the document's own values.
+const MAX_REPORT_BYTES: u64 = 16 << 20;
+
 fn from_report(file: &Path) -> Result<(Facts, BenchReport)> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let bytes = probe::input::read_user_file(file, MAX_REPORT_BYTES, "a nodecheck report")?;
     let report: Report = serde_json::from_slice(&bytes).with_context(|| {
         format!(
             "{} is not a `nodecheck check --json` report",
@@ -108,20 +115,17 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
             path.display()
         ),
     );
-    let directory = if path.is_dir() {
-        path.clone()
-    } else {
-        path.parent().unwrap_or(Path::new(".")).to_path_buf()
-    };
+    let directory = super::check::measured_directory(&path);
     let mut plan = Plan::new(BenchTarget::Directory(directory));
-    plan.cancel = bench::CancelToken::with_signal_handlers()
+    let cooperation = crate::signals::cooperate()
         .context("cannot install the Ctrl-C handler that removes the test file")?;
+    plan.cancel = cooperation.token().clone();
     let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
     match bench::run(&plan, &mut bars) {
         Ok(report) => Ok((facts, report)),
         Err(err) => {
             if plan.cancel.is_cancelled() {
-                super::check::stop_on_signal(&plan.cancel, bars);
+                super::check::stop_on_signal(Some(cooperation), bars);
             }
             Err(anyhow::Error::new(err).context("the benchmark failed"))
         }
@@ -158,8 +162,8 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
     let mut notes = Vec::new();
     if !randrw.fio_comparable {
         notes.push(format!(
-            "span {} GiB is below the list's 150G",
-            randrw.span_bytes >> 30
+            "span {} is below the list's 150G",
+            bench::ByteSize(randrw.span_bytes)
         ));
     }
     let row = ResultRow {
@@ -188,7 +192,33 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
         drives: ResultDrives { results: vec![row] },
     };
     let toml = toml::to_string(&block).context("cannot write the result block as TOML")?;
-    Ok(format!("# nodecheck result for {model}\n{toml}"))
+    Ok(format!(
+        "# nodecheck result for {}\n{toml}",
+        toml_quoted(model)
+    ))
+}
+
+/// `text` as one TOML basic string, quotes and escapes included, for comments: a model string
+/// is the drive's (or a pasted report's) to choose, and a newline in a comment would end the
+/// comment and start live TOML.
+/// (The `toml` serializer may pick a multi-line string for text with newlines, so comments
+/// use this single-line escaper of TOML 1.0's basic-string rules instead.)
+fn toml_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The database entry the result belongs under, as `cargo xtask db-check` will place it.
@@ -286,6 +316,20 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_423), (2025, 12, 1));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn quoted_text_is_one_line_of_valid_toml() {
+        for text in [
+            "Samsung SSD 980 PRO 2TB",
+            "X\"\n[[sources]]\nurl = \"evil\"\r\n# \\",
+            "tab\there \u{7f}\u{1b}[31m \u{2028} ünïcödé",
+        ] {
+            let quoted = toml_quoted(text);
+            assert!(!quoted.contains('\n') && !quoted.contains('\r'), "{quoted}");
+            let parsed: toml::Table = toml::from_str(&format!("v = {quoted}")).expect("valid TOML");
+            assert_eq!(parsed["v"].as_str(), Some(text));
+        }
     }
 
     #[test]

@@ -3,11 +3,13 @@
 //! Reads a saved `smartctl -j -x` output, a saved `nodecheck check --json` report (re-judged
 //! with this build's database), or a `nodecheck probe --json` facts document.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
+use probe::smartctl::SmartctlReport;
 use probe::Facts;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 use verdict::judge::ClientChoice;
 
 use super::emit;
@@ -16,15 +18,20 @@ use crate::redact::Redactor;
 use crate::render::{self, RenderOptions};
 use crate::report::{self, Report};
 
-/// A pasted report is far smaller; more is not something nodecheck or smartctl wrote.
-const MAX_INPUT_BYTES: u64 = 64 << 20;
+/// `smartctl -j -x` prints a few hundred KiB at most and a `check --json` report less; the
+/// cap also bounds what smartctl's parser, which holds the whole JSON tree, can be made to
+/// allocate.
+pub const MAX_INPUT_BYTES: u64 = 4 << 20;
 
 /// What a triage file turned out to be.
 #[derive(Debug)]
 pub enum Input {
     Report(Box<Report>),
     Facts(Box<Facts>),
-    Smartctl(Box<Facts>),
+    Smartctl {
+        report: Box<SmartctlReport>,
+        facts: Box<Facts>,
+    },
 }
 
 pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
@@ -37,6 +44,18 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
         .unwrap_or_else(|| config.file.display().to_string());
     let input = classify(&bytes, &origin)
         .with_context(|| format!("cannot triage {}", config.file.display()))?;
+    // A smartctl run that read no health data: the verdict line says the health is unknown
+    // and what to run instead, not "nothing wrong was found".
+    let health_unknown = match &input {
+        Input::Smartctl { report, facts } if !report.has_health_data() => {
+            let drive = facts
+                .drives
+                .first()
+                .map_or(origin.as_str(), |d| d.name.as_str());
+            Some(health_unknown_summary(report, drive))
+        }
+        _ => None,
+    };
     let (facts, bench, mut notes) = match input {
         Input::Report(r) => {
             let r = *r;
@@ -47,14 +66,18 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
             notes.extend(r.notes);
             (r.facts, r.bench, notes)
         }
-        Input::Facts(f) => (*f, None, vec!["Judged from a saved `nodecheck probe --json`.".to_string()]),
-        Input::Smartctl(f) => (
+        Input::Facts(f) => (
             *f,
             None,
-            vec![format!(
-                "Judged from a saved smartctl output ({origin}): drive facts only, no mount, stack or measurements."
-            )],
+            vec!["Judged from a saved `nodecheck probe --json`.".to_string()],
         ),
+        Input::Smartctl { report, facts } => {
+            let mut notes = vec![format!(
+                "Judged from a saved smartctl output ({origin}): drive facts only, no mount, stack or measurements."
+            )];
+            notes.extend(smartctl_notes(&report));
+            (*facts, None, notes)
+        }
     };
     let client = match config.client {
         Some(c) => ClientChoice::Named(c.id().to_string()),
@@ -63,7 +86,13 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
     let consensus = config.consensus.map(|c| c.id());
     let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
     notes.dedup();
-    let report = super::check::build_report(facts, bench, verdict, None, notes, config.client);
+    let mut report = super::check::build_report(facts, bench, verdict, None, notes, config.client);
+    if let Some(summary) = health_unknown {
+        if report.grade <= verdict::Grade::Unknown {
+            report.grade = verdict::Grade::Unknown;
+            report.summary = summary;
+        }
+    }
     let redactor = config
         .redact
         .then(|| Redactor::new().with_facts(&report.facts));
@@ -77,30 +106,31 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
 }
 
 fn read_input(path: &Path) -> Result<Vec<u8>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(anyhow!(
-            "{} is larger than {} MiB: not a smartctl output or nodecheck report",
-            path.display(),
-            MAX_INPUT_BYTES >> 20
-        ));
-    }
-    Ok(bytes)
+    Ok(probe::input::read_user_file(
+        path,
+        MAX_INPUT_BYTES,
+        "a smartctl output or nodecheck report",
+    )?)
+}
+
+/// The top-level keys that tell the documents apart, read without building the document: a
+/// huge array or object costs no memory here.
+#[derive(Deserialize)]
+struct TopLevelKeys {
+    facts: Option<IgnoredAny>,
+    findings: Option<IgnoredAny>,
+    schema_version: Option<IgnoredAny>,
+    probe_version: Option<IgnoredAny>,
+    drives: Option<IgnoredAny>,
 }
 
 /// Tells the three documents apart by their keys; anything else gets smartctl's parser, whose
-/// errors say precisely what is wrong (truncated, text output, foreign JSON).
+/// errors say precisely what is wrong (truncated, text output, foreign JSON). A smartctl run
+/// that read nothing about any device is an error carrying smartctl's own messages.
 pub fn classify(bytes: &[u8], origin: &str) -> Result<Input> {
-    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
-        let is_object_with = |key: &str| value.get(key).is_some();
-        if is_object_with("facts") && is_object_with("findings") && is_object_with("schema_version")
-        {
-            let report: Report = serde_json::from_value(value)
+    if let Ok(keys) = serde_json::from_slice::<TopLevelKeys>(bytes) {
+        if keys.facts.is_some() && keys.findings.is_some() && keys.schema_version.is_some() {
+            let report: Report = serde_json::from_slice(bytes)
                 .context("this looks like a nodecheck report but does not match its schema")?;
             if report.schema_version > report::SCHEMA_VERSION {
                 return Err(anyhow!(
@@ -111,15 +141,117 @@ pub fn classify(bytes: &[u8], origin: &str) -> Result<Input> {
             }
             return Ok(Input::Report(Box::new(report)));
         }
-        if is_object_with("probe_version") && is_object_with("drives") {
-            let facts: Facts = serde_json::from_value(value).context(
+        if keys.probe_version.is_some() && keys.drives.is_some() {
+            let facts: Facts = serde_json::from_slice(bytes).context(
                 "this looks like `nodecheck probe --json` output but does not match its schema",
             )?;
             return Ok(Input::Facts(Box::new(facts)));
         }
     }
     let parsed = probe::smartctl::parse(bytes)?;
-    Ok(Input::Smartctl(Box::new(parsed.to_facts(origin))))
+    if !parsed.has_device_data() {
+        let device = parsed.device_name.as_deref().unwrap_or("/dev/DEVICE");
+        return Err(anyhow!(
+            "smartctl read nothing from {}{}{}; {}",
+            parsed.device_name.as_deref().unwrap_or("the device"),
+            exit_status_words(&parsed),
+            messages_clause(&parsed),
+            what_to_run(&parsed, device)
+        ));
+    }
+    let facts = parsed.to_facts(origin);
+    Ok(Input::Smartctl {
+        report: Box::new(parsed),
+        facts: Box::new(facts),
+    })
+}
+
+/// ` (exit status 2: device open failed)`, or nothing for a clean run.
+fn exit_status_words(report: &SmartctlReport) -> String {
+    match report.exit_status {
+        Some(status) if status != 0 => {
+            format!(" (exit status {status}: {})", report.status.join(", "))
+        }
+        _ => String::new(),
+    }
+}
+
+/// `: smartctl said "..."; "..."`, or nothing when it printed no messages.
+fn messages_clause(report: &SmartctlReport) -> String {
+    if report.messages.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = report
+        .messages
+        .iter()
+        .map(|m| format!("\"{}\"", m.replace(['\n', '\r'], " ")))
+        .collect();
+    format!(": smartctl said {}", quoted.join("; "))
+}
+
+/// What to run instead, from what smartctl said. Its own hints name the device type to try
+/// (a MegaRAID/PERC controller, an unknown USB bridge); a RAID virtual disk without SMART
+/// needs the physical disks behind it.
+fn what_to_run(report: &SmartctlReport, device: &str) -> String {
+    let said = report.messages.join("\n").to_ascii_lowercase();
+    let megaraid = said.contains("megaraid")
+        || said.contains("perc")
+        || report
+            .device_type
+            .as_deref()
+            .is_some_and(|t| t.contains("megaraid"));
+    if megaraid || report.smart_available == Some(false) {
+        format!(
+            "the drive sits behind a RAID controller: list its physical disks with `sudo smartctl --scan`, run `sudo smartctl -j -x -d megaraid,N {device}` for each disk N and triage those outputs"
+        )
+    } else if said.contains("usb bridge") || said.contains("specify device type") {
+        format!(
+            "the drive is behind a USB bridge smartctl does not recognise: run `sudo smartctl -j -x -d sat {device}` and triage that output"
+        )
+    } else if report.exit_status.is_some_and(|s| s & 0b10 != 0) {
+        format!(
+            "smartctl could not open the device: run `sudo smartctl -j -x {device}` as root on the machine itself (add `-d sat` for a USB drive) and triage that output"
+        )
+    } else {
+        format!("run `sudo smartctl -j -x {device}` on the machine and triage that output")
+    }
+}
+
+/// smartctl's own messages and exit status, shown without `-v` when the run failed or read
+/// no health data, because they say why the report is thin.
+fn smartctl_notes(report: &SmartctlReport) -> Vec<String> {
+    let mut notes = Vec::new();
+    if report.run_failed() || !report.has_health_data() {
+        if let Some(status) = report.exit_status.filter(|s| *s != 0) {
+            notes.push(format!(
+                "smartctl exit status {status}: {}.",
+                report.status.join(", ")
+            ));
+        }
+        for message in &report.messages {
+            notes.push(format!("smartctl said: {message}"));
+        }
+    }
+    notes
+}
+
+/// The verdict line for a smartctl run that read no health data.
+fn health_unknown_summary(report: &SmartctlReport, drive: &str) -> String {
+    let device = report
+        .device_name
+        .clone()
+        .unwrap_or_else(|| format!("/dev/{drive}"));
+    let why = if report.smart_available == Some(false) {
+        "smartctl found no SMART support on it".to_string()
+    } else if report.run_failed() {
+        format!("smartctl failed ({})", report.status.join(", "))
+    } else {
+        "smartctl read no health data".to_string()
+    };
+    format!(
+        "UNKNOWN: the health of {drive} is unknown: {why}; {}",
+        what_to_run(report, &device)
+    )
 }
 
 #[cfg(test)]

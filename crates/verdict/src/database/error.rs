@@ -21,6 +21,8 @@ pub enum ErrorKind {
     DuplicateId,
     /// The file declares a schema this build does not read.
     SchemaVersion,
+    /// Bytes that are not UTF-8.
+    Encoding,
 }
 
 impl ErrorKind {
@@ -33,6 +35,7 @@ impl ErrorKind {
             ErrorKind::BadRegex => "bad regex",
             ErrorKind::DuplicateId => "duplicate id",
             ErrorKind::SchemaVersion => "unsupported schema version",
+            ErrorKind::Encoding => "not UTF-8",
         }
     }
 }
@@ -78,12 +81,8 @@ pub enum DbError {
         message: String,
         fix: String,
     },
-    #[error("cannot read database file {path}: {source}\n  fix: check the path given to --db")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("{0}\n  fix: give --db a drives file (data/drives.toml format)")]
+    Unreadable(#[from] probe::input::ReadError),
 }
 
 impl DbError {
@@ -119,7 +118,7 @@ impl DbError {
     pub fn kind(&self) -> Option<ErrorKind> {
         match self {
             DbError::Invalid { kind, .. } => Some(*kind),
-            DbError::Io { .. } => None,
+            DbError::Unreadable(_) => None,
         }
     }
 
@@ -127,7 +126,7 @@ impl DbError {
     pub fn position(&self) -> Option<(usize, usize)> {
         match self {
             DbError::Invalid { line, column, .. } => Some((*line, *column)),
-            DbError::Io { .. } => None,
+            DbError::Unreadable(_) => None,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! NC5xx (mount and file system part): atime, copy-on-write file systems, parity RAID,
 //! parts of the stack that could not be resolved.
 
-use probe::{AtimeMode, Facts, LayerKind, MountFacts};
+use probe::{fstab, AtimeMode, Facts, FstabEntry, LayerKind, MountFacts};
 
 use crate::model::{Finding, Severity};
 
@@ -38,21 +38,6 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
     out
 }
 
-/// fstab separates fields with whitespace, so spaces in paths are written as octal escapes.
-fn fstab_escape(field: &str) -> String {
-    let mut escaped = String::with_capacity(field.len());
-    for c in field.chars() {
-        match c {
-            ' ' => escaped.push_str("\\040"),
-            '\t' => escaped.push_str("\\011"),
-            '\n' => escaped.push_str("\\012"),
-            '\\' => escaped.push_str("\\134"),
-            c => escaped.push(c),
-        }
-    }
-    escaped
-}
-
 /// Commands in fixes are pasted into a shell: quote anything that is not plainly safe.
 pub fn shell_quote(arg: &str) -> String {
     let plain = !arg.is_empty()
@@ -66,37 +51,81 @@ pub fn shell_quote(arg: &str) -> String {
     }
 }
 
-/// The fstab line for the mount with `noatime`, keeping the options the mount already has
-/// that belong in fstab.
-pub fn noatime_fstab_line(mount: &MountFacts) -> String {
-    const DROP: [&str; 5] = ["rw", "relatime", "strictatime", "noatime", "lazytime"];
-    let mut options: Vec<&str> = mount
-        .mount_options
-        .iter()
-        .map(String::as_str)
-        .filter(|o| !DROP.contains(o))
-        .collect();
-    if options.is_empty() {
-        options.push("defaults");
-    }
-    options.push("noatime");
-    // xfs and btrfs do not use fsck at boot; ext* want pass 1 for / and 2 elsewhere.
-    let pass = if mount.fs_type.starts_with("ext") {
-        if mount.mount_point == "/" {
-            1
-        } else {
-            2
+/// The user's own fstab line with `noatime` in place of the access-time option it had
+/// (`relatime`, `strictatime`, `atime`), or added at the end of its options.
+pub fn noatime_fstab_line(line: &str) -> Option<String> {
+    const ATIME: [&str; 4] = ["relatime", "strictatime", "atime", "noatime"];
+    fstab::with_options(line, |options| {
+        let mut edited: Vec<String> = Vec::with_capacity(options.len() + 1);
+        for option in options {
+            if ATIME.contains(&option) {
+                if !edited.iter().any(|o| o == "noatime") {
+                    edited.push("noatime".to_owned());
+                }
+            } else {
+                edited.push(option.to_owned());
+            }
         }
-    } else {
-        0
-    };
-    format!(
-        "{} {} {} {} 0 {pass}",
-        fstab_escape(&mount.source),
-        fstab_escape(&mount.mount_point),
-        mount.fs_type,
-        options.join(",")
-    )
+        if !edited.iter().any(|o| o == "noatime") {
+            edited.push("noatime".to_owned());
+        }
+        edited
+    })
+}
+
+/// The unit name systemd gives a mount point (`systemd-escape --path --suffix=mount`).
+pub fn mount_unit_name(mount_point: &str) -> String {
+    let trimmed = mount_point.trim_matches('/');
+    if trimmed.is_empty() {
+        return "-.mount".to_owned();
+    }
+    let mut name = String::with_capacity(trimmed.len() + 6);
+    let mut previous_slash = false;
+    for (i, byte) in trimmed.bytes().enumerate() {
+        if byte == b'/' {
+            if !previous_slash {
+                name.push('-');
+            }
+            previous_slash = true;
+            continue;
+        }
+        previous_slash = false;
+        let plain =
+            byte.is_ascii_alphanumeric() || byte == b':' || byte == b'_' || (byte == b'.' && i > 0);
+        if plain {
+            name.push(byte as char);
+        } else {
+            name.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    name.push_str(".mount");
+    name
+}
+
+/// How to turn access times off for good on this mount, from what fstab says about it.
+fn noatime_fix(mount: &MountFacts) -> String {
+    let mp = &mount.mount_point;
+    let remount = format!("sudo mount -o remount,noatime {}", shell_quote(mp));
+    match &mount.fstab {
+        FstabEntry::Line { number, text } => match noatime_fstab_line(text) {
+            // Runs of blanks become one space: fstab reads them alike, and a report wraps
+            // aligned columns badly.
+            Some(line) => format!(
+                "In /etc/fstab change line {number} to `{}`, then apply it now: `{remount}`",
+                line.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+            None => format!(
+                "Line {number} of /etc/fstab mounts {mp} without an options field: add `noatime` as its fourth field, then apply it now: `{remount}`"
+            ),
+        },
+        FstabEntry::NoLine => format!(
+            "/etc/fstab has no line for {mp}: it is mounted by a systemd mount unit or the image's own set-up. Add `noatime` to `Options=` in the unit (`systemctl cat {}`; a cloud image may set it in its cloud-init `mounts:`), then apply it now: `{remount}`",
+            shell_quote(&mount_unit_name(mp))
+        ),
+        FstabEntry::Unreadable => format!(
+            "/etc/fstab could not be read here: add `noatime` to the options of the line that mounts {mp} (or to `Options=` of its systemd mount unit), then apply it now: `{remount}`"
+        ),
+    }
 }
 
 fn atime(mount: &MountFacts, out: &mut Vec<Finding>) {
@@ -125,13 +154,9 @@ fn atime(mount: &MountFacts, out: &mut Vec<Finding>) {
         ),
     };
     let fix = if mount.fs_type == "zfs" {
-        format!("sudo zfs set atime=off {}", mount.source)
+        format!("sudo zfs set atime=off {}", shell_quote(&mount.source))
     } else {
-        format!(
-            "In /etc/fstab change the line for {mp} to `{}`, then apply it now: `sudo mount -o remount,noatime {}`",
-            noatime_fstab_line(mount),
-            shell_quote(mp)
-        )
+        noatime_fix(mount)
     };
     out.push(
         Finding::new(

@@ -7,8 +7,8 @@
 
 use bench::{BenchReport, EngineKind, LatencySummary, Qd1Result, RandRwResult};
 use probe::{
-    AtimeMode, ControllerMode, Drive, Facts, Health, Interface, IoUringStatus, Layer, LayerKind,
-    MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
+    AtimeMode, ControllerMode, Drive, Facts, FstabEntry, Health, Interface, IoUringStatus, Layer,
+    LayerKind, MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
 };
 use verdict::database::Database;
 use verdict::judge::{judge, ClientChoice, Verdict};
@@ -108,6 +108,7 @@ pub fn nvme_machine() -> Facts {
             super_options: vec!["rw".into(), "errors=remount-ro".into()],
             free_bytes: Some(1_500 * GB),
             total_bytes: Some(1_967 * GB),
+            fstab: FstabEntry::Unreadable,
         }),
         stack: vec!["nvme0n1p2".into(), "nvme0n1".into()],
         layers: vec![

@@ -1,0 +1,277 @@
+//! Interrupted snapshots never damage or leak files: `snapshot -o` writes beside the target and
+//! renames (a signal or a full disk mid-write leaves an existing archive as it was and no
+//! partial file; a symlink or device at the target is refused, not replaced), and a signal
+//! during `check --snapshot` removes the unpacked tree. The moments
+//! are made exact with the debug-build pause hook (`bench::hook`).
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("snapshot-e2e-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("scratch dir")
+}
+
+fn nodecheck() -> Command {
+    Command::cargo_bin("nodecheck").expect("the nodecheck binary")
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    list.sort();
+    list
+}
+
+fn debug_hooks_available() -> bool {
+    if !cfg!(debug_assertions) {
+        println!(
+            "skipping: the pause hook exists only in debug builds (cargo test without --release)"
+        );
+    }
+    cfg!(debug_assertions)
+}
+
+/// A good archive of this machine at `out`; its bytes.
+fn good_archive(out: &Path) -> Vec<u8> {
+    let output = nodecheck()
+        .args(["-q", "snapshot", "-o"])
+        .arg(out)
+        .arg(env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    std::fs::read(out).unwrap()
+}
+
+fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn wait_exit(child: &mut Child) -> ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("nodecheck did not stop within 30 s of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Starts `command` paused at `stage`, sends `signal` once it is there, and returns how it
+/// ended; `at_pause` sees the world while it is paused.
+fn signal_at(
+    mut command: Command,
+    stage: &str,
+    signal: Signal,
+    at_pause: impl FnOnce(),
+) -> ExitStatus {
+    let markers = scratch();
+    let marker = markers.path().join("paused");
+    let mut child = command
+        .env(
+            "NODECHECK_TEST_PAUSE",
+            format!("{stage}={}", marker.display()),
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the pause", || {
+        marker.exists() || child.try_wait().unwrap().is_some()
+    });
+    assert!(marker.exists(), "nodecheck ended before pausing at {stage}");
+    at_pause();
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+    wait_exit(&mut child)
+}
+
+fn partial_files(dir: &Path) -> Vec<PathBuf> {
+    entries(dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".partial"))
+        .collect()
+}
+
+fn interrupted_write_keeps_the_existing_archive(signal: Signal) {
+    if !debug_hooks_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = dir.path().join("node.tar.gz");
+    let before = good_archive(&out);
+    let mut command = nodecheck();
+    command
+        .args(["-q", "snapshot", "-o"])
+        .arg(&out)
+        .arg(env!("CARGO_TARGET_TMPDIR"));
+    let status = signal_at(command, "snapshot-writing", signal, || {
+        assert_eq!(
+            partial_files(dir.path()).len(),
+            1,
+            "the archive is being written beside the target: {:?}",
+            entries(dir.path())
+        );
+    });
+    assert_eq!(status.signal(), Some(signal as i32), "{status:?}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the old archive is intact"
+    );
+    assert_eq!(entries(dir.path()), vec![out], "no partial file is left");
+}
+
+#[test]
+fn sigint_while_writing_keeps_the_existing_archive() {
+    interrupted_write_keeps_the_existing_archive(Signal::SIGINT);
+}
+
+#[test]
+fn sigterm_while_writing_keeps_the_existing_archive() {
+    interrupted_write_keeps_the_existing_archive(Signal::SIGTERM);
+}
+
+#[test]
+fn a_full_disk_keeps_the_existing_archive_and_leaves_no_partial() {
+    let dir = scratch();
+    let out = dir.path().join("node.tar.gz");
+    let before = good_archive(&out);
+    let mut command = nodecheck();
+    command
+        .args(["-q", "snapshot", "-o"])
+        .arg(&out)
+        .arg(env!("CARGO_TARGET_TMPDIR"));
+    // A file size limit fails the write with EFBIG after 256 bytes, as a full disk fails it
+    // with ENOSPC: deterministic, and without filling a real file system.
+    // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 256,
+                rlim_max: 256,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot write"), "{stderr}");
+    assert!(stderr.contains("node.tar.gz"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the old archive is intact"
+    );
+    assert_eq!(entries(dir.path()), vec![out], "no partial file is left");
+}
+
+#[test]
+fn an_output_that_is_not_a_regular_file_is_refused_untouched() {
+    let dir = scratch();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let link = dir.path().join("node.tar.gz");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let fifo = dir.path().join("fifo.tar.gz");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    for (out, kind) in [(&link, "a symlink"), (&fifo, "a device, FIFO or socket")] {
+        let output = nodecheck()
+            .args(["-q", "snapshot", "-o"])
+            .arg(out)
+            .arg(env!("CARGO_TARGET_TMPDIR"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(4), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&format!("is {kind}")), "{stderr}");
+    }
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert_eq!(std::fs::read_link(&link).unwrap(), victim);
+    assert!(partial_files(dir.path()).is_empty());
+}
+
+#[test]
+fn a_finished_archive_replaces_the_old_one_and_replays() {
+    let dir = scratch();
+    let out = dir.path().join("node.tar.gz");
+    std::fs::write(&out, b"an older, smaller file").unwrap();
+    good_archive(&out);
+    assert_eq!(entries(dir.path()), vec![out.clone()]);
+    let replay = nodecheck()
+        .args(["check", "--json", "--snapshot"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(replay.status.code(), Some(0..=2)),
+        "the new archive replays: {replay:?}"
+    );
+}
+
+fn unpacked_trees(tmp: &Path) -> Vec<PathBuf> {
+    entries(tmp)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("nodecheck-snapshot-"))
+        .collect()
+}
+
+fn interrupted_replay_removes_the_unpacked_tree(signal: Signal) {
+    if !debug_hooks_available() {
+        return;
+    }
+    let dir = scratch();
+    let archive = dir.path().join("node.tar.gz");
+    good_archive(&archive);
+    let tmp = scratch();
+    let mut command = nodecheck();
+    command
+        .env("TMPDIR", tmp.path())
+        .args(["check", "--json", "--snapshot"])
+        .arg(&archive);
+    let status = signal_at(command, "snapshot-unpacked", signal, || {
+        assert_eq!(unpacked_trees(tmp.path()).len(), 1, "unpacked under TMPDIR");
+    });
+    assert_eq!(status.signal(), Some(signal as i32), "{status:?}");
+    assert!(
+        entries(tmp.path()).is_empty(),
+        "left behind: {:?}",
+        entries(tmp.path())
+    );
+}
+
+#[test]
+fn sigint_during_a_replay_removes_the_unpacked_tree() {
+    interrupted_replay_removes_the_unpacked_tree(Signal::SIGINT);
+}
+
+#[test]
+fn sigterm_during_a_replay_removes_the_unpacked_tree() {
+    interrupted_replay_removes_the_unpacked_tree(Signal::SIGTERM);
+}
