@@ -205,14 +205,14 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
     let mut pending = h.pending_sectors.unwrap_or(0);
     let mut uncorrectable = h.uncorrectable_sectors.unwrap_or(0);
     let mut reallocated = h.reallocated_sectors.unwrap_or(0);
-    if let Some((quirk, value)) = benign_alone(entry, [reallocated, pending, uncorrectable]) {
+    if let Some((entry, quirk, value)) = benign_alone(entry, [reallocated, pending, uncorrectable])
+    {
         match quirk.attribute {
             5 => reallocated = 0,
             197 => pending = 0,
             _ => uncorrectable = 0,
         }
-        let entry = entry.map(|e| (e.display_name(), e.id.as_str()));
-        let (family, id) = entry.unwrap_or_default();
+        let (family, id) = (entry.display_name(), entry.id.as_str());
         out.push(
             Finding::new(
                 "NC208",
@@ -300,7 +300,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
 fn benign_alone(
     entry: Option<&DriveEntry>,
     counts: [u64; 3],
-) -> Option<(&SmartAttributeQuirk, u64)> {
+) -> Option<(&DriveEntry, &SmartAttributeQuirk, u64)> {
     let entry = entry?;
     let mut raised = BAD_SECTOR_ATTRIBUTES
         .iter()
@@ -313,7 +313,7 @@ fn benign_alone(
     entry
         .smart_attribute(attribute)
         .filter(|q| value <= q.benign_raw_max)
-        .map(|q| (q, value))
+        .map(|q| (entry, q, value))
 }
 
 fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
