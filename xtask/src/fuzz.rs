@@ -92,7 +92,7 @@ fn available_targets(fuzz_dir: &Path) -> Result<Vec<String>> {
 /// Real inputs that make good starting points for a target.
 fn seed_corpus(root: &Path, target: &str) -> Option<PathBuf> {
     let dir = match target {
-        "smartctl_json" => root.join("crates/probe/tests/data/smartctl"),
+        "smartctl_json" | "triage_input" => root.join("crates/probe/tests/data/smartctl"),
         "ata_identify" => root.join("crates/probe/tests/data/ata"),
         "drive_database" => root.join("data"),
         _ => return None,

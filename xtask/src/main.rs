@@ -23,7 +23,7 @@ tasks:
   fuzz [--seconds N]       run every cargo-fuzz target for N seconds each (default 30)
   bench probe              measure a full probe: wall time and peak memory
   bench vs-fio [opts]      nodecheck's engine against fio on the same file (alias: bench-vs-fio)
-  dist                     generate shell completions and the man page into target/dist
+  dist                     completions, man pages, release archive and .deb into target/dist
   fixture NAME DIR         write a probe fixture tree (--list names them) to replay with --root
 ";
 

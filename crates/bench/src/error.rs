@@ -4,7 +4,8 @@ use std::io;
 use std::path::PathBuf;
 
 /// Everything that can stop a benchmark. Messages are written for the operator: they name the
-/// file, the numbers and the way out.
+/// file and the numbers; the way out is added by the command that prints them, because only
+/// it knows its own options (`bench --force`, `check --bench-reserve`).
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     #[error("{context}: {source}")]
@@ -18,8 +19,7 @@ pub enum BenchError {
     #[error(
         "not enough free space on {fs}: {avail} available of {total}, the reserve keeps \
          {reserve} free ({reserve_origin}), leaving {spare} for a test file but at least \
-         {needed} is needed; free space or lower the reserve (bench --reserve, check \
-         --bench-reserve)"
+         {needed} is needed"
     )]
     NoRoom {
         fs: String,
@@ -51,7 +51,7 @@ pub enum BenchError {
     Busy { pid: Option<u32>, lock: PathBuf },
     #[error(
         "an Ethereum client is running: {0}. Benchmarking now skews the results and slows the \
-         node down; stop it first or pass --force"
+         node down"
     )]
     LiveNode(String),
     #[error("refused: {0}")]
@@ -62,7 +62,7 @@ pub enum BenchError {
     InvalidPlan(String),
     #[error("the engine failed: {0}")]
     Engine(String),
-    #[error("stale test file(s) from an earlier run that was killed: {}; remove them with --clean-stale", list_paths(.0))]
+    #[error("stale test file(s) from an earlier run that was killed: {}", list_paths(.0))]
     StaleFiles(Vec<PathBuf>),
 }
 
@@ -143,9 +143,31 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// A test-file size from the command line: [`parse_size`], refusing sizes below
+/// [`crate::testfile::MIN_FILE_SIZE`] instead of silently running on a bigger file.
+pub fn parse_file_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    let min = crate::testfile::MIN_FILE_SIZE;
+    if bytes < min {
+        return Err(format!(
+            "`{text}` is smaller than the smallest test file, {} (below that the drive's cache \
+             answers instead of the drive)",
+            ByteSize(min)
+        ));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn test_files_below_the_minimum_are_refused() {
+        assert!(parse_file_size("1k").unwrap_err().contains("16.0 MiB"));
+        assert_eq!(parse_file_size("16M"), Ok(16 << 20));
+        assert!(parse_file_size("xyz").is_err());
+    }
 
     #[test]
     fn sizes_parse_in_binary_units() {

@@ -139,7 +139,7 @@ impl Plan {
         if let BenchTarget::Device(device) = &self.target {
             if self.randrw || self.behaviour.any() {
                 return Err(BenchError::Refused(format!(
-                    "--device {} is read-only: only the qd1 test may run on a block device \
+                    "{} is opened read-only: only the qd1 test may run on a block device \
                      (randrw writes); run randrw on a directory of its file system instead",
                     device.display()
                 )));
@@ -202,6 +202,10 @@ impl Warnings<'_> {
         self.list.push(message);
     }
 }
+
+/// How the warning about a test file left by a killed run begins, so a command can add how
+/// its own options remove such files.
+pub const STALE_FILE_WARNING: &str = "stale test file";
 
 /// Runs the plan: the only entry point the binary and `nodecheck check` need.
 pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, BenchError> {
@@ -287,8 +291,7 @@ fn run_on_file(
     if metadata.file_type().is_block_device() {
         return Err(BenchError::Refused(format!(
             "{} is a block device: the bench never writes to a device; give a directory on its \
-             file system, or --device {} for the read-only qd1 test",
-            dir.display(),
+             file system",
             dir.display()
         )));
     }
@@ -318,8 +321,8 @@ fn run_on_file(
             }
         } else {
             warnings.push(format!(
-                "stale test file {} ({}) from a killed run (pid {pid} named it; no bench holds \
-                 it): remove it or rerun with --clean-stale",
+                "{STALE_FILE_WARNING} {} ({}) from a killed run (pid {pid} named it; no bench \
+                 holds it): it is nodecheck's own file, safe to delete",
                 path.display(),
                 ByteSize(size)
             ));
@@ -478,7 +481,7 @@ fn keep_going(
     warnings: &mut Warnings<'_>,
 ) -> Result<(), BenchError> {
     if plan.keep_going && !matches!(err, BenchError::Interrupted(_)) {
-        warnings.push(format!("{test} failed, continuing (--keep-going): {err}"));
+        warnings.push(format!("{test} failed, continuing as asked: {err}"));
         Ok(())
     } else {
         Err(err)

@@ -3,6 +3,9 @@
 //! behind. Small sizes and seconds, so the figures say nothing about the drive; what is
 //! checked is that the workloads really ran against it.
 
+#[path = "../../nodecheck/tests/cli_support/skip.rs"]
+mod skip;
+use skip::skip;
 use std::path::Path;
 use std::time::Duration;
 
@@ -40,7 +43,9 @@ fn run_or_skip(dir: &Path, tests: BehaviourTests) -> Option<bench::BenchReport> 
     match bench::run(&plan_for(dir, tests), &mut NoProgress) {
         Ok(report) => Some(report),
         Err(BenchError::Io { context, source }) if source.raw_os_error() == Some(libc::EINVAL) => {
-            println!("skipping: the scratch file system refuses O_DIRECT ({context}: {source})");
+            skip(format_args!(
+                "the scratch file system refuses O_DIRECT ({context}: {source})"
+            ));
             None
         }
         Err(err) => panic!("behaviour run failed: {err}"),

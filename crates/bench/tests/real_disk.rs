@@ -2,6 +2,9 @@
 //! path (test file, prefill, qd1, randrw, cleanup) and a write-then-verify pass through each
 //! engine.
 
+#[path = "../../nodecheck/tests/cli_support/skip.rs"]
+mod skip;
+use skip::skip;
 use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
@@ -25,7 +28,7 @@ fn io_uring_available() -> bool {
     match engine::select(EnginePreference::IoUring, EngineConfig::default(), 1 << 20) {
         Ok(_) => true,
         Err(err) => {
-            println!("skipping the io_uring part: {err}");
+            skip(format_args!("the io_uring part: {err}"));
             false
         }
     }
@@ -143,6 +146,7 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
 #[test]
 fn full_run_on_io_uring() {
     if std::env::var_os(engine::FORCE_NO_IO_URING_ENV).is_some() || !io_uring_available() {
+        skip("io_uring is off or unavailable here");
         return;
     }
     full_run(EnginePreference::IoUring, EngineKind::IoUring);
@@ -283,6 +287,7 @@ fn verify_with_plain_reads(path: &Path, size: u64) {
 #[test]
 fn written_data_reads_back_intact_on_io_uring() {
     if !io_uring_available() {
+        skip("io_uring is unavailable here");
         return;
     }
     write_then_verify(EnginePreference::IoUring);
@@ -296,6 +301,7 @@ fn written_data_reads_back_intact_on_the_portable_engine() {
 #[test]
 fn sqpoll_ring_runs_qd1() {
     if !io_uring_available() {
+        skip("io_uring is unavailable here");
         return;
     }
     let dir = scratch_dir();

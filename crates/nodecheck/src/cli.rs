@@ -23,7 +23,8 @@ Examples:
   nodecheck db lookup 'Samsung SSD 980 PRO 2TB' --firmware 3B2QGXA7
   nodecheck triage smartctl.json            judge a saved `smartctl -j -x` output
 
-Exit codes: 0 good, 1 ugly (warnings), 2 bad, 3 usage error, 4 could not check.
+Exit codes: 0 good, 1 ugly (warnings), 2 bad, 3 usage error, 4 could not check;
+129/130/143 stopped by SIGHUP/SIGINT/SIGTERM during a measurement (test file removed).
 Docs: https://github.com/nodecheck/nodecheck/tree/main/docs";
 
 const CHECK_EXAMPLES: &str = "\
@@ -34,10 +35,11 @@ Examples:
   nodecheck check --client geth --cl lighthouse /var/lib/ethereum
   nodecheck check --bench full --plot sync.svg --format markdown > r.md
   nodecheck check --format prometheus > /var/lib/node_exporter/textfile/nodecheck.prom
-  nodecheck check --snapshot operator.tar.gz         replay another machine's snapshot
-  nodecheck check --root ./fixture /var/lib/ethereum replay an unpacked tree
+  nodecheck check --snapshot operator.tar.gz          replay another machine's snapshot
+  nodecheck check --root ./fixture /var/lib/ethereum  replay an unpacked tree
 
-Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check.";
+Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check;
+129/130/143 stopped by SIGHUP/SIGINT/SIGTERM during a measurement (test file removed).";
 
 const PROBE_EXAMPLES: &str = "\
 Examples:
@@ -60,8 +62,8 @@ Examples:
 
 const TRIAGE_EXAMPLES: &str = "\
 Examples:
-  nodecheck triage smartctl.json                 a saved `smartctl -j -x /dev/nvme0` output
-  nodecheck triage report.json --format markdown a saved `nodecheck --json` report
+  nodecheck triage smartctl.json                  a saved `smartctl -j -x /dev/nvme0` output
+  nodecheck triage report.json --format markdown  a saved `nodecheck --json` report
   nodecheck triage smartctl.json --client erigon --cl teku --json";
 
 const SNAPSHOT_EXAMPLES: &str = "\
@@ -255,7 +257,7 @@ pub struct CheckArgs {
     pub plot: Option<PathBuf>,
     /// Test file size, e.g. 256M for a quick trial run [default: 1G for quick, 150G for full,
     /// shrunk to keep the reserve]. Smaller than 150G, randrw is not comparable with the list.
-    #[arg(long, value_name = "SIZE", value_parser = parse_bench_size)]
+    #[arg(long, value_name = "SIZE", value_parser = bench::error::parse_file_size)]
     pub bench_size: Option<u64>,
     /// Seconds per test, e.g. 2 for a quick trial run [default: 10 for quick, 60 for full].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]

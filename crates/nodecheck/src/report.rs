@@ -39,6 +39,10 @@ pub struct Report {
     /// line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plot: Option<String>,
+    /// What the facts were read from when not this machine now: the snapshot archive, the
+    /// replayed tree or the file `triage` judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Which client's needs the verdict applied.
@@ -101,7 +105,7 @@ pub fn summarize(grade: Grade, findings: &[Finding]) -> String {
         }
         (Grade::Good, None) => format!("{word}: this storage is fit for an Ethereum node"),
         (Grade::Unknown, None) => format!(
-            "{word}: nothing wrong was found, but the drive could not be identified as good; measure it with --bench full"
+            "{word}: nothing wrong was found, but the drive could not be identified as good; measure it with `nodecheck check --bench full`"
         ),
         (_, None) => format!("{word}: see the findings above"),
     }

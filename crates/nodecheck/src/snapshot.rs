@@ -11,6 +11,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::{self, Read, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -32,6 +33,26 @@ pub const SMARTCTL_DIR: &str = "nodecheck/smartctl";
 const MAX_FILE_BYTES: u64 = 16 << 20;
 const MAX_TOTAL_BYTES: u64 = 256 << 20;
 const MAX_ENTRIES: usize = 200_000;
+/// Where the probe reads contents: kernel attributes, procfs, configuration and systemd unit
+/// files. A snapshot copies contents from nowhere else, whatever the recording lists, so the
+/// checked path and anything under it never enter an archive.
+const CONTENT_AREAS: &[&str] = &["/sys", "/proc", "/etc", "/usr/lib/systemd", "/lib/systemd"];
+/// Where an object the probe only tested for gets an empty stand-in: the content areas and
+/// `/dev` (device nodes the stack resolves through).
+const STAND_IN_AREAS: &[&str] = &[
+    "/sys",
+    "/proc",
+    "/etc",
+    "/usr/lib/systemd",
+    "/lib/systemd",
+    "/dev",
+];
+/// A manifest is a few hundred bytes.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+/// Linux's PATH_MAX: no name in a snapshot is longer.
+const MAX_NAME_BYTES: u64 = 4096;
+/// A PAX header naming one entry is a few records.
+const MAX_PAX_BYTES: u64 = 64 << 10;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -44,6 +65,44 @@ pub struct Manifest {
     #[serde(default)]
     pub smartctl: Vec<String>,
     pub redacted: bool,
+    /// What the path was when it is not a directory (a file, a device node, a FIFO, a
+    /// socket): described from `stat`, never opened or read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_kind: Option<PathKind>,
+}
+
+/// A non-directory path as `stat` sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathKind {
+    /// `regular file`, `block device`, `character device`, `FIFO`, `socket`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `major:minor`: the device node's own number for a device, else the file system's.
+    pub device: String,
+}
+
+/// `stat` of `path` (following links, as the probe does), `None` for a directory or a path
+/// that cannot be examined. `stat` opens nothing, so a FIFO cannot block it.
+pub fn describe_path(path: &Path) -> Option<PathKind> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let metadata = fs::metadata(path).ok()?;
+    let file_type = metadata.file_type();
+    if file_type.is_dir() {
+        return None;
+    }
+    let device = if file_type.is_block_device() || file_type.is_char_device() {
+        metadata.rdev()
+    } else {
+        metadata.dev()
+    };
+    Some(PathKind {
+        kind: probe::input::kind_name(file_type).to_string(),
+        device: format!(
+            "{}:{}",
+            nix::sys::stat::major(device),
+            nix::sys::stat::minor(device)
+        ),
+    })
 }
 
 /// What to put into an archive besides the accessed files.
@@ -159,7 +218,19 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
                     .with_context(|| format!("cannot add {}", relative.display()))?;
                 written += 1;
             }
+            AccessKind::Present => {
+                // Tested for, never read (the checked path itself, a device node, a unit
+                // file): an empty stand-in keeps the test's answer and carries no byte of it.
+                if !in_areas(&accessed.path, STAND_IN_AREAS) {
+                    continue;
+                }
+                append_file(&mut builder, &relative, &[])?;
+                written += 1;
+            }
             AccessKind::File => {
+                if !in_areas(&accessed.path, CONTENT_AREAS) {
+                    continue;
+                }
                 // The probe read it a moment ago; a file gone now (a process exited) or one the
                 // kernel refuses to read twice is left out, as the probe would find it missing.
                 let Ok(bytes) = read_capped(&accessed.path) else {
@@ -240,12 +311,19 @@ fn safe_name(drive: &str) -> String {
         .collect()
 }
 
+/// Only regular files, opened without following a link and without blocking, so nothing the
+/// probe recorded can make the snapshot read a device or wait on a FIFO.
 fn read_capped(path: &Path) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    fs::File::open(path)?
+    probe::input::open_regular_no_follow(path)?
         .take(MAX_FILE_BYTES)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// Whether `path` is one of `areas` or inside one.
+fn in_areas(path: &Path, areas: &[&str]) -> bool {
+    areas.iter().any(|area| path.starts_with(area))
 }
 
 fn append_file<W: Write>(builder: &mut tar::Builder<W>, path: &Path, bytes: &[u8]) -> Result<()> {
@@ -344,15 +422,16 @@ fn resigned_integrity_word(text: &str) -> Option<u16> {
     Some((u16::from(checksum) << 8) | INTEGRITY_SIGNATURE)
 }
 
-/// The saved smartctl outputs of an unpacked snapshot, one per drive its manifest lists, for
-/// the replay to merge into every drive. Snapshots with a single smartctl file (or none)
-/// replay the same way.
-pub fn smartctl_files(root: &Path, manifest: &Manifest) -> Vec<PathBuf> {
+/// The saved smartctl outputs of a snapshot, one per drive its manifest lists, as paths inside
+/// the replayed tree (the probe reads them through its root). Snapshots with a single
+/// smartctl file (or none) replay the same way.
+pub fn smartctl_files(manifest: &Manifest) -> Vec<PathBuf> {
     manifest
         .smartctl
         .iter()
         .map(|drive| {
-            root.join(SMARTCTL_DIR)
+            Path::new("/")
+                .join(SMARTCTL_DIR)
                 .join(format!("{}.json", safe_name(drive)))
         })
         .collect()
@@ -390,91 +469,172 @@ impl Unpacked {
 
 /// Unpacks an archive into a fresh temporary directory. Only plain files, directories and
 /// symlinks with relative, `..`-free names are accepted, and nothing is ever written through a
-/// symlink, so a hostile archive cannot write outside the directory.
+/// symlink, so a hostile archive cannot write outside the directory. Every entry is bounded
+/// before a byte of it is read: GNU long names and PAX headers (which the `tar` crate would
+/// otherwise read whole into memory), file sizes, the total and the number of entries; hard
+/// links, devices, FIFOs and sparse files are refused.
 pub fn unpack(archive: &Path) -> Result<Unpacked> {
-    let file = fs::File::open(archive)
+    let file = probe::input::open_user_file(archive)
         .with_context(|| format!("cannot open snapshot {}", archive.display()))?;
+    unpack_stream(file, &archive.display().to_string())
+}
+
+/// [`unpack`] of a `.tar.gz` stream; `shown` names it in errors.
+pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
     let dir = tempfile::Builder::new()
         .prefix("nodecheck-snapshot-")
         .tempdir()
         .context("cannot create a temporary directory")?;
     let on_signal = crate::signals::temporary(dir.path())
         .context("cannot install the signal handlers that remove the unpacked snapshot")?;
-    let mut tar = tar::Archive::new(GzDecoder::new(file));
+    let mut tar = tar::Archive::new(GzDecoder::new(gzipped));
     let mut total = 0u64;
-    let mut count = 0usize;
+    let mut long_name: Option<Vec<u8>> = None;
+    let mut long_link: Option<Vec<u8>> = None;
+    let mut pax: Option<PaxNames> = None;
     let entries = tar
         .entries()
-        .with_context(|| format!("{} is not a tar.gz archive", archive.display()))?;
-    for entry in entries {
-        let mut entry = entry
-            .with_context(|| format!("{} is not a readable tar.gz archive", archive.display()))?;
-        count += 1;
-        if count > MAX_ENTRIES {
-            bail!(
-                "{} has more than {MAX_ENTRIES} entries: not a nodecheck snapshot",
-                archive.display()
-            );
+        .with_context(|| format!("{shown} is not a tar.gz archive"))?
+        .raw(true);
+    for (index, entry) in entries.enumerate() {
+        let mut entry =
+            entry.with_context(|| format!("{shown} is not a readable tar.gz archive"))?;
+        if index >= MAX_ENTRIES {
+            bail!("{shown} has more than {MAX_ENTRIES} entries: not a nodecheck snapshot");
         }
-        let name = entry.path()?.into_owned();
+        let kind = entry.header().entry_type();
+        let size = entry
+            .header()
+            .entry_size()
+            .with_context(|| format!("{shown}: entry {} has a malformed size", index + 1))?;
+        let header_name = entry.header().path_bytes().into_owned();
+        let label = format!("{} ({})", index + 1, printable(&header_name));
+        // Each kind's own bound is checked first (it says more), then the archive's total.
+        let mut add_to_total = |size: u64| -> Result<()> {
+            total = total.saturating_add(size);
+            if total > MAX_TOTAL_BYTES {
+                bail!(
+                    "{shown}: entry {label} takes the archive past {}, more than any snapshot nodecheck writes",
+                    probe::input::human_bytes(MAX_TOTAL_BYTES)
+                );
+            }
+            Ok(())
+        };
+        match kind {
+            tar::EntryType::GNULongName | tar::EntryType::GNULongLink => {
+                let bytes = read_bounded_entry(&mut entry, size, MAX_NAME_BYTES)
+                    .with_context(|| format!("{shown}: entry {label}: GNU long-name header"))?;
+                add_to_total(size)?;
+                let name = trim_nuls(bytes);
+                if kind == tar::EntryType::GNULongName {
+                    long_name = Some(name);
+                } else {
+                    long_link = Some(name);
+                }
+                continue;
+            }
+            tar::EntryType::XHeader => {
+                let bytes = read_bounded_entry(&mut entry, size, MAX_PAX_BYTES)
+                    .with_context(|| format!("{shown}: entry {label}: PAX header"))?;
+                add_to_total(size)?;
+                pax = Some(
+                    PaxNames::parse(&bytes)
+                        .with_context(|| format!("{shown}: entry {label}: PAX header"))?,
+                );
+                continue;
+            }
+            tar::EntryType::XGlobalHeader => {
+                read_bounded_entry(&mut entry, size, MAX_PAX_BYTES)
+                    .with_context(|| format!("{shown}: entry {label}: PAX global header"))?;
+                add_to_total(size)?;
+                continue;
+            }
+            tar::EntryType::Directory
+            | tar::EntryType::Regular
+            | tar::EntryType::Continuous
+            | tar::EntryType::Symlink => {}
+            other => bail!(
+                "{shown}: entry {label} is a {}; a snapshot holds only files, directories and symlinks",
+                entry_kind_name(other)
+            ),
+        }
+        let pax_names = pax.take().unwrap_or_default();
+        let name_bytes = pax_names
+            .path
+            .or_else(|| long_name.take())
+            .unwrap_or(header_name);
+        long_name = None;
+        let link_bytes = pax_names.linkpath.or_else(|| long_link.take()).or_else(|| {
+            entry
+                .header()
+                .link_name_bytes()
+                .map(|link| link.into_owned())
+        });
+        long_link = None;
+        let name = PathBuf::from(std::ffi::OsStr::from_bytes(&name_bytes));
+        let label = format!("{} ({})", index + 1, printable(&name_bytes));
         let Some(relative) = checked_relative(&name) else {
-            bail!(
-                "{} holds an unsafe path {:?}: not a nodecheck snapshot",
-                archive.display(),
-                name
-            );
+            bail!("{shown}: entry {label} has an unsafe path: not a nodecheck snapshot");
         };
         let target = dir.path().join(&relative);
-        ensure_no_symlink_between(dir.path(), &relative)?;
-        match entry.header().entry_type() {
+        ensure_no_symlink_between(dir.path(), &relative)
+            .with_context(|| format!("{shown}: entry {label}"))?;
+        if kind != tar::EntryType::Regular && kind != tar::EntryType::Continuous && size > 0 {
+            bail!("{shown}: entry {label} is a {} with {size} bytes of data: not a nodecheck snapshot", entry_kind_name(kind));
+        }
+        match kind {
             tar::EntryType::Directory => {
-                fs::create_dir_all(&target)
-                    .with_context(|| format!("cannot create {}", target.display()))?;
+                fs::create_dir_all(&target).with_context(|| {
+                    format!("{shown}: entry {label}: cannot create the directory")
+                })?;
             }
-            tar::EntryType::Regular | tar::EntryType::Continuous => {
-                let size = entry.header().size()?;
-                total = total.saturating_add(size);
-                if size > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES {
+            tar::EntryType::Symlink => {
+                let Some(link) = link_bytes else {
+                    bail!("{shown}: entry {label} is a symlink without a target");
+                };
+                if let Some(parent) = target.parent() {
+                    fs::create_dir_all(parent).with_context(|| {
+                        format!("{shown}: entry {label}: cannot create its directory")
+                    })?;
+                }
+                // The probe resolves links inside the root, so any target is safe to recreate;
+                // nothing below writes through it.
+                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&link), &target)
+                    .with_context(|| format!("{shown}: entry {label}: cannot create the link"))?;
+            }
+            _ => {
+                if size > MAX_FILE_BYTES {
                     bail!(
-                        "{} is larger than any snapshot nodecheck writes",
-                        archive.display()
+                        "{shown}: entry {label} is {size} bytes, larger than any file a snapshot holds ({})",
+                        probe::input::human_bytes(MAX_FILE_BYTES)
                     );
                 }
+                add_to_total(size)?;
                 if let Some(parent) = target.parent() {
-                    fs::create_dir_all(parent)?;
+                    fs::create_dir_all(parent).with_context(|| {
+                        format!("{shown}: entry {label}: cannot create its directory")
+                    })?;
                 }
                 let mut out = fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .open(&target)
-                    .with_context(|| format!("cannot write {}", target.display()))?;
-                io::copy(&mut (&mut entry).take(MAX_FILE_BYTES), &mut out)?;
+                    .with_context(|| format!("{shown}: entry {label}: cannot write the file"))?;
+                io::copy(&mut (&mut entry).take(size), &mut out)
+                    .with_context(|| format!("{shown}: entry {label}: cannot unpack the file"))?;
             }
-            tar::EntryType::Symlink => {
-                let Some(link) = entry.link_name()? else {
-                    continue;
-                };
-                if let Some(parent) = target.parent() {
-                    fs::create_dir_all(parent)?;
-                }
-                // The probe resolves links inside the root, so any target is safe to recreate;
-                // nothing below writes through it.
-                std::os::unix::fs::symlink(link.as_ref(), &target)
-                    .with_context(|| format!("cannot create link {}", target.display()))?;
-            }
-            // Hard links, devices and fifos are never in a snapshot.
-            _ => continue,
         }
     }
-    let manifest_path = dir.path().join(MANIFEST);
-    let manifest_bytes = fs::read(&manifest_path).with_context(|| {
-        format!(
-            "{} has no {MANIFEST}: not a nodecheck snapshot",
-            archive.display()
+    let root = probe::Root::at(dir.path()).context("cannot read the unpacked snapshot")?;
+    let manifest_bytes = root
+        .read_document(
+            Path::new("/").join(MANIFEST),
+            MAX_MANIFEST_BYTES,
+            "a snapshot manifest",
         )
-    })?;
+        .with_context(|| format!("{shown} has no readable {MANIFEST}: not a nodecheck snapshot"))?;
     let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
-        .with_context(|| format!("{MANIFEST} in {} is malformed", archive.display()))?;
+        .with_context(|| format!("{MANIFEST} in {shown} is malformed"))?;
     Ok(Unpacked {
         dir,
         manifest,
@@ -482,10 +642,93 @@ pub fn unpack(archive: &Path) -> Result<Unpacked> {
     })
 }
 
-/// Reads the manifest of an unpacked tree, when it is one.
-pub fn read_manifest(root: &Path) -> Option<Manifest> {
-    let bytes = fs::read(root.join(MANIFEST)).ok()?;
+/// The manifest of a replayed tree (`check --root DIR`), when it has one; read through the
+/// root, so a manifest that is a symlink resolves inside the tree.
+pub fn read_manifest(root: &probe::Root) -> Option<Manifest> {
+    let bytes = root
+        .read_document(
+            Path::new("/").join(MANIFEST),
+            MAX_MANIFEST_BYTES,
+            "a snapshot manifest",
+        )
+        .ok()?;
     serde_json::from_slice(&bytes).ok()
+}
+
+/// `path` and `linkpath` of a PAX extended header, the only keys that change what an entry
+/// names; a header that changes its size or makes it sparse is refused, since raw iteration
+/// would read the data with the wrong length.
+#[derive(Default)]
+struct PaxNames {
+    path: Option<Vec<u8>>,
+    linkpath: Option<Vec<u8>>,
+}
+
+impl PaxNames {
+    fn parse(bytes: &[u8]) -> Result<PaxNames> {
+        let mut names = PaxNames::default();
+        for extension in tar::PaxExtensions::new(bytes) {
+            let extension = extension.context("malformed record")?;
+            let key = extension.key().context("a key that is not UTF-8")?;
+            match key {
+                "path" => names.path = Some(extension.value_bytes().to_vec()),
+                "linkpath" => names.linkpath = Some(extension.value_bytes().to_vec()),
+                "size" => bail!("a PAX size override: not a nodecheck snapshot"),
+                key if key.starts_with("GNU.sparse") => {
+                    bail!("a sparse file: not a nodecheck snapshot")
+                }
+                _ => {}
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// The data of a name or PAX entry, refused before reading when it is longer than `cap`.
+fn read_bounded_entry<R: Read>(
+    entry: &mut tar::Entry<'_, R>,
+    size: u64,
+    cap: u64,
+) -> Result<Vec<u8>> {
+    if size > cap {
+        bail!(
+            "{size} bytes, longer than any a snapshot holds ({}): not a nodecheck snapshot",
+            probe::input::human_bytes(cap)
+        );
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    entry.take(size).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn trim_nuls(mut bytes: Vec<u8>) -> Vec<u8> {
+    while bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    bytes
+}
+
+/// An entry name for an error message: lossy, control characters escaped, clipped.
+fn printable(name: &[u8]) -> String {
+    let text: String = String::from_utf8_lossy(name)
+        .chars()
+        .flat_map(char::escape_default)
+        .take(120)
+        .collect();
+    text
+}
+
+fn entry_kind_name(kind: tar::EntryType) -> &'static str {
+    match kind {
+        tar::EntryType::Link => "hard link",
+        tar::EntryType::Char => "character device",
+        tar::EntryType::Block => "block device",
+        tar::EntryType::Fifo => "FIFO",
+        tar::EntryType::GNUSparse => "sparse file",
+        tar::EntryType::Directory => "directory",
+        tar::EntryType::Symlink => "symlink",
+        _ => "entry of an unknown kind",
+    }
 }
 
 fn checked_relative(name: &Path) -> Option<PathBuf> {
@@ -585,12 +828,13 @@ mod tests {
             path: "/".to_string(),
             smartctl: vec!["sda".to_string(), "nvme0n1".to_string()],
             redacted: true,
+            path_kind: None,
         };
         assert_eq!(
-            smartctl_files(Path::new("/x"), &manifest),
+            smartctl_files(&manifest),
             vec![
-                PathBuf::from("/x/nodecheck/smartctl/sda.json"),
-                PathBuf::from("/x/nodecheck/smartctl/nvme0n1.json"),
+                PathBuf::from("/nodecheck/smartctl/sda.json"),
+                PathBuf::from("/nodecheck/smartctl/nvme0n1.json"),
             ]
         );
     }

@@ -2,6 +2,10 @@
 //! the JSON carries the behaviour result, the plot is a real SVG of it, a block device is
 //! refused, and the scratch directory is left empty.
 
+#[path = "cli_support/skip.rs"]
+mod skip;
+
+use skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -38,7 +42,9 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 fn succeeded(output: Output, dir: &Path) -> Option<Output> {
     let stderr = String::from_utf8_lossy(&output.stderr);
     if stderr.contains("O_DIRECT") {
-        println!("skipping: the scratch file system refuses O_DIRECT: {stderr}");
+        skip(format_args!(
+            "the scratch file system refuses O_DIRECT: {stderr}"
+        ));
         return None;
     }
     assert!(output.status.success(), "{stderr}");

@@ -2,6 +2,10 @@
 //! refusing what it must refuse, falling back when io_uring is off, and never leaving or
 //! touching files it does not own.
 
+#[path = "cli_support/skip.rs"]
+mod skip;
+
+use skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -275,7 +279,7 @@ fn device_with_a_write_test_is_refused() {
         .into_iter()
         .find(|d| Path::new(d).exists())
     else {
-        println!("skipping the block-device-as-path part: no block device node found");
+        skip("the block-device-as-path part: no block device node found");
         return;
     };
     let output = nodecheck()
@@ -333,7 +337,7 @@ fn a_running_client_requires_force() {
         .into_iter()
         .find(|p| Path::new(p).exists())
     else {
-        println!("skipping: no sleep binary to run as a fake geth");
+        skip("no sleep binary to run as a fake geth");
         return;
     };
     std::fs::copy(sleep, &fake).unwrap();
@@ -425,20 +429,20 @@ fn device_of(path: &Path) -> Option<PathBuf> {
 #[test]
 fn qd1_reads_a_raw_device_read_only_as_root() {
     if !nix::unistd::geteuid().is_root() {
-        println!("skipping: reading a raw device needs root");
+        skip("reading a raw device needs root");
         return;
     }
     let dir = scratch();
     let Some(device) = device_of(dir.path()).filter(|d| d.exists()) else {
-        println!("skipping: the scratch directory is not on a block device (overlay, tmpfs?)");
+        skip("the scratch directory is not on a block device (overlay, tmpfs?)");
         return;
     };
     if let Err(err) = std::fs::File::open(&device) {
         // Containers and sandboxes often deny device nodes even to root (device cgroup).
-        println!(
-            "skipping: {} cannot be opened here: {err}",
+        skip(format_args!(
+            "{} cannot be opened here: {err}",
             device.display()
-        );
+        ));
         return;
     }
     let output = nodecheck()
@@ -473,14 +477,14 @@ fn keep_going_reports_failed_tests_as_warnings() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     if stderr.contains("io_uring") && output.stdout.is_empty() {
-        println!("skipping: io_uring unavailable here: {stderr}");
+        skip(format_args!("io_uring unavailable here: {stderr}"));
         return;
     }
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let warnings = report["warnings"].to_string();
     if report["qd1"].is_null() {
         assert!(
-            warnings.contains("qd1 failed, continuing (--keep-going)"),
+            warnings.contains("qd1 failed, continuing as asked"),
             "{warnings}"
         );
         assert!(warnings.contains("randrw failed"), "{warnings}");
@@ -525,7 +529,9 @@ fn a_low_memlock_limit_drops_fixed_buffers_and_says_so() {
     let output = match command.output() {
         Ok(output) => output,
         Err(err) => {
-            println!("skipping: cannot drop CAP_IPC_LOCK or lower RLIMIT_MEMLOCK here: {err}");
+            skip(format_args!(
+                "cannot drop CAP_IPC_LOCK or lower RLIMIT_MEMLOCK here: {err}"
+            ));
             return;
         }
     };

@@ -3,6 +3,10 @@
 //! judges them, the plot is written and linked from the report, and no test file is left.
 //! Shrunk with `--bench-size`, `--bench-runtime` and `--bench-reserve` to finish in seconds.
 
+#[path = "cli_support/skip.rs"]
+mod skip;
+
+use skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -56,7 +60,7 @@ fn run_to_a_verdict(dir: &Path, plot: &Path, format: &[&str]) -> Option<String> 
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     if stdout.contains("Measurement skipped") {
-        println!("skipping: the bench could not run here: {stdout}");
+        skip(format_args!("the bench could not run here: {stdout}"));
         return None;
     }
     assert!(

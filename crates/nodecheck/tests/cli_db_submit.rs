@@ -3,6 +3,7 @@
 
 mod cli_support;
 
+use cli_support::skip::skip;
 use std::time::Duration;
 
 use cli_support::{nodecheck, stderr, stdout, Fixture};
@@ -230,7 +231,9 @@ fn submit_prints_a_block_that_db_check_accepts() {
     let measured = match bench::run(&plan, &mut bench::NoProgress) {
         Ok(report) => report,
         Err(err) => {
-            println!("skipped: cannot benchmark a temporary directory here ({err})");
+            skip(format_args!(
+                "cannot benchmark a temporary directory here ({err})"
+            ));
             return;
         }
     };
@@ -284,10 +287,10 @@ fn submit_prints_a_block_that_db_check_accepts() {
     // `cargo xtask db-check` before the tests).
     let xtask = std::path::Path::new(env!("CARGO_BIN_EXE_nodecheck")).with_file_name("xtask");
     if !xtask.exists() {
-        println!(
-            "skipped `cargo xtask db-check FILE`: no xtask binary at {}",
+        skip(format_args!(
+            "`cargo xtask db-check FILE`: no xtask binary at {}",
             xtask.display()
-        );
+        ));
         return;
     }
     let block_file = dir.path().join("result.toml");

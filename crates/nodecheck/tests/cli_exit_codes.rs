@@ -134,3 +134,19 @@ fn runtime_errors_exit_4_with_one_line() {
         assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn a_test_file_below_the_minimum_is_refused_not_enlarged() {
+    for args in [
+        &["bench", "--size", "1k", "--test", "qd1", "."][..],
+        &["check", "--bench-size", "1k", "."][..],
+    ] {
+        let output = nodecheck().args(args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(3), "{args:?}: {output:?}");
+        let message = stderr(&output);
+        assert!(
+            message.contains("smaller than the smallest test file, 16.0 MiB"),
+            "{message}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 
 mod cli_support;
 
+use cli_support::skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
@@ -99,7 +100,7 @@ fn a_redacted_snapshot_holds_no_serials_and_still_replays() {
         .arg(&unpacked)
         .status();
     if !tar.is_ok_and(|s| s.success()) {
-        println!("skipped the content check: no working `tar` here");
+        skip("the content check: no working `tar` here");
         return;
     }
     let secrets: Vec<String> = live
@@ -204,7 +205,7 @@ fn has_bar(text: &str) -> bool {
 #[test]
 fn progress_bars_render_on_a_tty_and_vanish_when_piped() {
     if StdCommand::new("tmux").arg("-V").output().is_err() {
-        println!("skipped: tmux is not installed (apt-get install tmux; .ci/run installs it)");
+        skip("tmux is not installed (apt-get install tmux; .ci/run installs it)");
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("nodecheck");
@@ -261,10 +262,10 @@ fn progress_bars_render_on_a_tty_and_vanish_when_piped() {
     let report: Option<Report> = serde_json::from_str(&report).ok();
     let measured = report.as_ref().is_some_and(|r| r.bench.is_some());
     if !measured {
-        println!(
-            "skipped: nothing could be measured here: {:?}",
+        skip(format_args!(
+            "nothing could be measured here: {:?}",
             report.map(|r| r.notes)
-        );
+        ));
         return;
     }
     assert!(seen_bar, "a progress bar was drawn on the terminal");

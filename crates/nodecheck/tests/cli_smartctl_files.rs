@@ -123,6 +123,7 @@ fn snapshot_tree(dir: &Path, drives: &[(&str, &str)]) {
         path: probe::fixture::DATADIR.to_string(),
         smartctl: drives.iter().map(|(drive, _)| drive.to_string()).collect(),
         redacted: false,
+        path_kind: None,
     };
     fs::write(
         dir.join(MANIFEST),
@@ -198,4 +199,31 @@ fn a_snapshot_with_a_single_smartctl_file_still_replays() {
         ]
     );
     assert_eq!(warnings(&report["facts"]), Vec::<String>::new());
+}
+
+#[test]
+fn a_replayed_snapshot_is_named_by_its_archive_not_a_temporary_directory() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let tree = scratch.path().join("tree");
+    snapshot_tree(&tree, &[("sda", PM883)]);
+    let archive = scratch.path().join("node.tar.gz");
+    pack(&tree, &archive);
+    let out = nodecheck()
+        .args(["check", "--snapshot"])
+        .arg(&archive)
+        .output()
+        .expect("runs");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains(&format!(
+            "Source:   replayed from the snapshot {}",
+            archive.display()
+        )),
+        "{table}"
+    );
+    let replayed = replay(&["--snapshot".as_ref(), archive.as_os_str()]);
+    assert_eq!(
+        replayed["source"],
+        format!("replayed from the snapshot {}", archive.display())
+    );
 }

@@ -29,6 +29,12 @@ pub enum ProbeError {
     NotFound { path: PathBuf },
     #[error("cannot read the mount table ({path}): {reason}")]
     MountTable { path: PathBuf, reason: String },
+    #[error("no mount holds {path} in the first {} of {} (the file is longer and was cut there)", crate::input::human_bytes(*cap as u64), table.display())]
+    NoMountInTruncatedTable {
+        path: PathBuf,
+        table: PathBuf,
+        cap: usize,
+    },
     #[error("no mount holds {path}")]
     NoMount { path: PathBuf },
     #[error("{path}: {reason}")]

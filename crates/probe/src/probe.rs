@@ -26,6 +26,9 @@ pub struct ProbeOptions {
     /// Saved `smartctl -j -x` outputs (one per drive, in any order), each merged into the
     /// drive it describes.
     pub smartctl_json: Vec<PathBuf>,
+    /// Saved outputs inside the replayed root (`/nodecheck/smartctl/sda.json`), read through
+    /// it: their symlinks resolve inside the tree, never to a host file.
+    pub replayed_smartctl: Vec<PathBuf>,
     /// Run `smartctl -j -x` per drive (live machine, as root, when installed).
     pub run_smartctl: bool,
     /// Send NVMe admin commands (live machine, as root).
@@ -36,6 +39,7 @@ impl Default for ProbeOptions {
     fn default() -> Self {
         ProbeOptions {
             smartctl_json: Vec::new(),
+            replayed_smartctl: Vec::new(),
             run_smartctl: true,
             ioctls: true,
         }
@@ -82,17 +86,19 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
     };
 
     let mountinfo_path = "/proc/self/mountinfo";
-    let text = root
-        .read_text(mountinfo_path)
+    let (text, truncated) = root
+        .read_text_noting_truncation(mountinfo_path)
         .ok_or_else(|| ProbeError::MountTable {
             path: PathBuf::from(mountinfo_path),
             reason: "missing or unreadable".to_string(),
         })?;
-    let mut entries = Vec::new();
+    // One pass keeping only the two candidates: a table of a million lines costs no more
+    // memory than its text.
+    let mut chooser = MountChooser::new(&lookup_path, st_dev);
     let mut bad_lines = 0usize;
-    for line in mounts::parse_mountinfo_lines(&text) {
-        match line {
-            Ok(entry) => entries.push(entry),
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        match mounts::parse_mountinfo_line(line) {
+            Ok(entry) => chooser.offer(entry),
             Err(_) => bad_lines += 1,
         }
     }
@@ -101,10 +107,20 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
             "{mountinfo_path}: {bad_lines} malformed line(s) skipped"
         ));
     }
-    let entry =
-        choose_mount(&entries, &lookup_path, st_dev).ok_or_else(|| ProbeError::NoMount {
-            path: lookup_path.clone(),
-        })?;
+    let chosen = chooser.choose();
+    let entry = chosen.as_ref().ok_or_else(|| {
+        if truncated {
+            ProbeError::NoMountInTruncatedTable {
+                path: lookup_path.clone(),
+                table: PathBuf::from(mountinfo_path),
+                cap: crate::root::TEXT_CAP,
+            }
+        } else {
+            ProbeError::NoMount {
+                path: lookup_path.clone(),
+            }
+        }
+    })?;
 
     let mut mount = mount_facts(entry);
     mount.fstab = crate::fstab::lookup(root, &entry.mount_point);
@@ -116,14 +132,24 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
             }
             Err(err) => warnings.push(format!("statvfs {}: {err}", entry.mount_point)),
         }
-    } else if let Some(record) = snapshot_statvfs(root, &entry.mount_point, &mut warnings) {
-        mount.free_bytes = Some(record.free_bytes);
-        mount.total_bytes = Some(record.total_bytes);
     } else {
-        unavailable.push(Unavailable {
-            fact: format!("free space of {}", entry.mount_point),
-            reason: format!("replayed root without {SNAPSHOT_STATVFS}"),
-        });
+        match snapshot_statvfs(root, &entry.mount_point) {
+            Ok(record) => {
+                mount.free_bytes = Some(record.free_bytes);
+                mount.total_bytes = Some(record.total_bytes);
+            }
+            Err(NoStatvfs::Absent(reason)) => unavailable.push(Unavailable {
+                fact: format!("free space of {}", entry.mount_point),
+                reason,
+            }),
+            Err(NoStatvfs::Broken(reason)) => {
+                warnings.push(reason.clone());
+                unavailable.push(Unavailable {
+                    fact: format!("free space of {}", entry.mount_point),
+                    reason,
+                });
+            }
+        }
     }
 
     let tops = top_devices(root, entry, st_dev, &mut unresolved);
@@ -142,7 +168,17 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
 
     // Matched before the live extras so that a drive with a saved report is neither said to
     // lack SMART data nor queried again; merged after them so the saved report is what counts.
-    let saved = smartctl_merge::load_saved(&opts.smartctl_json, &drives, &mut warnings);
+    let mut sources = Vec::new();
+    for file in &opts.smartctl_json {
+        let bytes =
+            crate::input::read_user_file(file, smartctl_merge::SAVED_CAP, "a smartctl output");
+        sources.push((file.display().to_string(), bytes.map_err(|e| e.to_string())));
+    }
+    for file in &opts.replayed_smartctl {
+        let bytes = root.read_document(file, smartctl_merge::SAVED_CAP, "a smartctl output");
+        sources.push((file.display().to_string(), bytes.map_err(|e| e.to_string())));
+    }
+    let saved = smartctl_merge::load_saved(sources, &drives, &mut warnings);
     live_extras(
         root,
         privileged,
@@ -188,14 +224,13 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
 
 /// Merging `smartctl -j -x` reports (run live, or a saved file) into the probed drives.
 mod smartctl_merge {
-    use std::io::Read;
     use std::path::{Path, PathBuf};
 
     use super::smartctl::{self, SmartctlError, SmartctlReport};
     use crate::facts::{Drive, Interface, Unavailable};
 
     /// smartctl -x of a drive with long logs is a few hundred KiB.
-    const SAVED_CAP: u64 = 16 << 20;
+    pub const SAVED_CAP: u64 = 16 << 20;
 
     /// Reads the saved reports and pairs each with the drive it describes: same device name
     /// (or NVMe controller), else same serial, else — for a single report on a machine with a
@@ -203,16 +238,19 @@ mod smartctl_merge {
     /// that order over all reports, so a report naming `sdb` is never beaten to `sdb` by one
     /// matched only by serial. A report that matches nothing is a warning naming the file,
     /// never a guess.
+    ///
+    /// `sources` are `(file name, its bytes or why they could not be read)`.
     pub fn load_saved(
-        files: &[PathBuf],
+        sources: Vec<(String, Result<Vec<u8>, String>)>,
         drives: &[Drive],
         warnings: &mut Vec<String>,
     ) -> Vec<(usize, SmartctlReport)> {
-        let mut reports: Vec<(&Path, SmartctlReport)> = Vec::new();
-        for file in files {
-            match read_saved(file) {
-                Ok(report) => reports.push((file.as_path(), report)),
-                Err(err) => warnings.push(format!("smartctl JSON {}: {err}", file.display())),
+        let several = sources.len() > 1;
+        let mut reports: Vec<(String, SmartctlReport)> = Vec::new();
+        for (file, bytes) in sources {
+            match bytes.and_then(|bytes| smartctl::parse(&bytes).map_err(|err| err.to_string())) {
+                Ok(report) => reports.push((file, report)),
+                Err(err) => warnings.push(format!("smartctl JSON {file}: {err}")),
             }
         }
 
@@ -244,22 +282,14 @@ mod smartctl_merge {
                 Some(index) => out.push((index, report)),
                 None => warnings.push(format!(
                     "smartctl JSON {} (device {}, serial {}) matches none of the probed drives{}; not merged",
-                    file.display(),
+                    file,
                     report.device_name.as_deref().unwrap_or("unknown"),
                     report.serial.as_deref().unwrap_or("unknown"),
-                    if files.len() > 1 { " (that another file did not already match)" } else { "" },
+                    if several { " (that another file did not already match)" } else { "" },
                 )),
             }
         }
         out
-    }
-
-    fn read_saved(file: &Path) -> Result<SmartctlReport, String> {
-        let mut bytes = Vec::new();
-        std::fs::File::open(file)
-            .and_then(|handle| handle.take(SAVED_CAP).read_to_end(&mut bytes))
-            .map_err(|err| err.to_string())?;
-        smartctl::parse(&bytes).map_err(|err| err.to_string())
     }
 
     /// smartctl names NVMe by controller (`/dev/nvme0`) as often as by namespace.
@@ -321,26 +351,49 @@ mod smartctl_merge {
 
 /// The mount holding `path`. On the live machine the path's own `st_dev` settles which of the
 /// candidate mounts really holds it (bind mounts, btrfs subvolumes).
-fn choose_mount<'a>(
-    entries: &'a [MountEntry],
-    path: &Path,
+/// The mount holding a path, chosen while mountinfo is read: the deepest mount point that is
+/// an ancestor of the path (a later entry with the same depth is mounted over an earlier one),
+/// unless `stat` gave the path's device and that mount is another device's: then the deepest
+/// ancestor mount of that device (a bind mount or a mount hidden under another), if any.
+struct MountChooser {
+    path: PathBuf,
     st_dev: Option<(u32, u32)>,
-) -> Option<&'a MountEntry> {
-    let by_path = mounts::find_mount(entries, path)?;
-    let Some((major, minor)) = st_dev else {
-        return Some(by_path);
-    };
-    if (by_path.major, by_path.minor) == (major, minor) {
-        return Some(by_path);
+    by_path: Option<(MountEntry, usize)>,
+    by_dev: Option<(MountEntry, usize)>,
+}
+
+impl MountChooser {
+    fn new(path: &Path, st_dev: Option<(u32, u32)>) -> Self {
+        MountChooser {
+            path: mounts::normalize(path),
+            st_dev,
+            by_path: None,
+            by_dev: None,
+        }
     }
-    let same_dev: Vec<MountEntry> = entries
-        .iter()
-        .filter(|entry| (entry.major, entry.minor) == (major, minor))
-        .cloned()
-        .collect();
-    match mounts::find_mount(&same_dev, path) {
-        Some(found) => entries.iter().rev().find(|entry| *entry == found),
-        None => Some(by_path),
+
+    fn offer(&mut self, entry: MountEntry) {
+        let mount_point = mounts::normalize(Path::new(&entry.mount_point));
+        if !self.path.starts_with(&mount_point) {
+            return;
+        }
+        let depth = mount_point.components().count();
+        let deeper =
+            |best: &Option<(MountEntry, usize)>| best.as_ref().is_none_or(|(_, d)| depth >= *d);
+        if self.st_dev == Some((entry.major, entry.minor)) && deeper(&self.by_dev) {
+            self.by_dev = Some((entry.clone(), depth));
+        }
+        if deeper(&self.by_path) {
+            self.by_path = Some((entry, depth));
+        }
+    }
+
+    fn choose(self) -> Option<MountEntry> {
+        let (by_path, _) = self.by_path?;
+        match (self.st_dev, self.by_dev) {
+            (Some(dev), Some((by_dev, _))) if (by_path.major, by_path.minor) != dev => Some(by_dev),
+            _ => Some(by_path),
+        }
     }
 }
 
@@ -396,19 +449,47 @@ pub fn statvfs(mount_point: &Path) -> Result<StatvfsRecord, nix::Error> {
     })
 }
 
-fn snapshot_statvfs(
-    root: &Root,
-    mount_point: &str,
-    warnings: &mut Vec<String>,
-) -> Option<StatvfsRecord> {
-    let text = root.read_text(SNAPSHOT_STATVFS)?;
-    match serde_json::from_str::<BTreeMap<String, StatvfsRecord>>(&text) {
-        Ok(records) => records.get(mount_point).copied(),
-        Err(err) => {
-            warnings.push(format!("{SNAPSHOT_STATVFS}: {err}"));
-            None
+/// Why a replay has no free-space figure.
+enum NoStatvfs {
+    /// The snapshot did not capture one (older snapshots, fixture trees).
+    Absent(String),
+    /// It captured something unusable: unreadable, malformed, or impossible.
+    Broken(String),
+}
+
+/// The snapshot's statvfs record for `mount_point`, or why there is none: missing, unreadable,
+/// malformed and impossible (more free than total) are told apart, never all "missing".
+fn snapshot_statvfs(root: &Root, mount_point: &str) -> Result<StatvfsRecord, NoStatvfs> {
+    /// One record per captured mount: a few hundred bytes.
+    const STATVFS_CAP: u64 = 1 << 20;
+    let bytes = match root.read_document(SNAPSHOT_STATVFS, STATVFS_CAP, "a snapshot's statvfs file")
+    {
+        Ok(bytes) => bytes,
+        Err(ProbeError::NotFound { .. }) => {
+            return Err(NoStatvfs::Absent(format!(
+                "replayed root without {SNAPSHOT_STATVFS}"
+            )));
         }
+        Err(err) => {
+            return Err(NoStatvfs::Broken(format!(
+                "{SNAPSHOT_STATVFS} is unreadable: {err}"
+            )))
+        }
+    };
+    let records: BTreeMap<String, StatvfsRecord> = serde_json::from_slice(&bytes)
+        .map_err(|err| NoStatvfs::Broken(format!("{SNAPSHOT_STATVFS} is malformed: {err}")))?;
+    let record = records.get(mount_point).copied().ok_or_else(|| {
+        NoStatvfs::Absent(format!(
+            "{SNAPSHOT_STATVFS} has no record for {mount_point}"
+        ))
+    })?;
+    if record.free_bytes > record.total_bytes {
+        return Err(NoStatvfs::Broken(format!(
+            "{SNAPSHOT_STATVFS} says {} bytes are free of {} in total for {mount_point}, which cannot be",
+            record.free_bytes, record.total_bytes
+        )));
     }
+    Ok(record)
 }
 
 /// The block devices a mount sits on, or a plain statement of why there are none.

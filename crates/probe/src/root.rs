@@ -37,8 +37,12 @@ pub struct AccessedPath {
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AccessKind {
-    /// A regular file that was read (or whose existence was tested).
+    /// A regular file whose contents were read.
     File,
+    /// Something whose existence or type was tested without reading it: the path being
+    /// checked, a device node, a unit file. A snapshot stands in an empty file for it, never
+    /// its contents.
+    Present,
     /// A directory that was listed (or whose existence was tested).
     Dir,
     /// A symlink that was followed; `target` is its raw content, to be recreated as-is.
@@ -141,7 +145,12 @@ impl Root {
 
     fn record(&self, path: &Path, kind: AccessKind) {
         if let Some(recorded) = &self.recorded {
-            lock(recorded).insert(path.to_path_buf(), kind);
+            let mut recorded = lock(recorded);
+            // A later existence test must not hide that the contents were read.
+            if kind == AccessKind::Present && recorded.get(path) == Some(&AccessKind::File) {
+                return;
+            }
+            recorded.insert(path.to_path_buf(), kind);
         }
     }
 
@@ -155,7 +164,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
             }
@@ -220,9 +229,15 @@ impl Root {
 
     /// A whole text file (mountinfo), at most [`TEXT_CAP`] bytes, invalid UTF-8 replaced.
     pub fn read_text(&self, path: impl AsRef<Path>) -> Option<String> {
+        self.read_text_noting_truncation(path).map(|(text, _)| text)
+    }
+
+    /// [`Root::read_text`], and whether the file was longer than [`TEXT_CAP`] and cut there,
+    /// for callers whose answer may lie in the part that was cut.
+    pub fn read_text_noting_truncation(&self, path: impl AsRef<Path>) -> Option<(String, bool)> {
         let path = path.as_ref();
-        let bytes = self.read_capped(path, TEXT_CAP)?;
-        Some(self.decode(path, &bytes))
+        let (bytes, truncated) = self.read_capped_noting_truncation(path, TEXT_CAP)?;
+        Some((self.decode(path, &bytes), truncated))
     }
 
     /// Raw bytes of a file, at most [`BYTES_CAP`].
@@ -296,7 +311,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
                 true
@@ -322,7 +337,7 @@ impl Root {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
-                    AccessKind::File
+                    AccessKind::Present
                 };
                 self.record(&resolved, kind);
                 true
@@ -332,6 +347,11 @@ impl Root {
     }
 
     fn read_capped(&self, path: &Path, cap: usize) -> Option<Vec<u8>> {
+        self.read_capped_noting_truncation(path, cap)
+            .map(|(bytes, _)| bytes)
+    }
+
+    fn read_capped_noting_truncation(&self, path: &Path, cap: usize) -> Option<(Vec<u8>, bool)> {
         let resolved = match self.resolve(path, true) {
             Ok(resolved) => resolved,
             Err(ProbeError::NotFound { .. }) => return None,
@@ -357,9 +377,9 @@ impl Root {
             ));
             let mut bytes = bytes;
             bytes.truncate(cap);
-            return Some(bytes);
+            return Some((bytes, true));
         }
-        Some(bytes)
+        Some((bytes, false))
     }
 
     fn decode(&self, path: &Path, bytes: &[u8]) -> String {

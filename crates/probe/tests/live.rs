@@ -1,5 +1,9 @@
 //! The probe on the machine running the tests.
 
+#[path = "../../nodecheck/tests/cli_support/skip.rs"]
+mod skip;
+
+use skip::skip;
 use std::path::Path;
 
 use ::probe::probe as run_probe;
@@ -8,7 +12,7 @@ use ::probe::{Interface, ProbeOptions, Root};
 #[test]
 fn probes_this_machines_virtio_disk_and_ext4_root() {
     if !Path::new("/sys/block/vda").exists() {
-        println!("skipped: /sys/block/vda is absent (this test targets the project's virtio VM)");
+        skip("/sys/block/vda is absent (this test targets the project's virtio VM)");
         return;
     }
     let root = Root::live();
@@ -64,7 +68,7 @@ fn a_missing_live_path_is_an_error() {
 #[test]
 fn recording_a_live_probe_lists_what_was_read() {
     if !Path::new("/sys/block").exists() {
-        println!("skipped: no /sys on this machine");
+        skip("no /sys on this machine");
         return;
     }
     let root = Root::live().recording();

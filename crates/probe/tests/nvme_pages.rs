@@ -1,6 +1,10 @@
 //! NVMe Identify Controller and SMART / Health log parsing from raw pages, the page builders,
 //! and the admin ioctl's error paths.
 
+#[path = "../../nodecheck/tests/cli_support/skip.rs"]
+mod skip;
+
+use skip::skip;
 use std::path::Path;
 
 use probe::nvme::{
@@ -312,7 +316,7 @@ fn admin_command_on_a_non_nvme_device_is_an_ioctl_error() {
     // /dev/null accepts open() but not the NVMe ioctl (ENOTTY): this exercises the real
     // ioctl call path without NVMe hardware.
     if !Path::new("/dev/null").exists() {
-        println!("skipped: /dev/null is missing in this environment");
+        skip("/dev/null is missing in this environment");
         return;
     }
     let err = admin_smart_log(Path::new("/dev/null")).unwrap_err();
@@ -350,7 +354,7 @@ fn privilege_errors_say_needs_root() {
 fn live_nvme_controller_when_present() {
     let dev = Path::new("/dev/nvme0");
     if !dev.exists() {
-        println!("skipped: /dev/nvme0 is absent (no NVMe controller on this machine)");
+        skip("/dev/nvme0 is absent (no NVMe controller on this machine)");
         return;
     }
     match admin_identify_controller(dev) {
@@ -359,14 +363,16 @@ fn live_nvme_controller_when_present() {
             assert_ne!(id.vendor_id, 0);
         }
         Err(err) if err.needs_root() => {
-            println!("skipped: Identify Controller on /dev/nvme0 needs root: {err}");
+            skip(format_args!(
+                "Identify Controller on /dev/nvme0 needs root: {err}"
+            ));
         }
         Err(err) => panic!("Identify Controller failed on a real controller: {err}"),
     }
     match admin_smart_log(dev) {
         Ok(log) => assert!(log.temperature_c().is_some()),
         Err(err) if err.needs_root() => {
-            println!("skipped: SMART log on /dev/nvme0 needs root: {err}");
+            skip(format_args!("SMART log on /dev/nvme0 needs root: {err}"));
         }
         Err(err) => panic!("SMART log failed on a real controller: {err}"),
     }

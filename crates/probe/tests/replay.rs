@@ -28,6 +28,8 @@ fn copy_accessed(root: &Root, accessed: &[AccessedPath], dest: &Path) {
                     fs::write(&target, bytes).expect("file");
                 }
             }
+            // Tested for, never read: an empty stand-in, as the snapshot writes it.
+            AccessKind::Present => fs::write(&target, b"").expect("stand-in"),
             AccessKind::Symlink { target: link } => {
                 if fs::symlink_metadata(&target).is_err() {
                     symlink(link, &target).expect("symlink");

@@ -40,7 +40,10 @@ fn run(name: &str) -> Probed {
         match entry.kind {
             AccessKind::Symlink { .. } => assert!(metadata.file_type().is_symlink()),
             AccessKind::Dir => assert!(metadata.is_dir()),
-            AccessKind::File => assert!(!metadata.file_type().is_symlink()),
+            AccessKind::File => assert!(metadata.is_file()),
+            AccessKind::Present => {
+                assert!(!metadata.is_dir() && !metadata.file_type().is_symlink())
+            }
         }
     }
     Probed {

@@ -563,7 +563,15 @@ impl Database {
     /// [`MAX_DATABASE_BYTES`]); bytes that are not UTF-8 are an error at their line and column.
     pub fn load(path: &Path) -> Result<Database, DbError> {
         let origin = path.display().to_string();
-        let bytes = probe::input::read_user_file(path, MAX_DATABASE_BYTES, "a drive database")?;
+        let bytes = probe::input::read_user_file(path, MAX_DATABASE_BYTES, "a drive database")
+            .map_err(|err| match err {
+                // A missing or forbidden file stays the I/O error it always was.
+                probe::input::ReadError::Open { source, .. } => DbError::Io {
+                    path: origin.clone(),
+                    source,
+                },
+                other => DbError::Unreadable(other),
+            })?;
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(err) => {

@@ -149,7 +149,7 @@ pub fn judge_node(
                             known.join(", ")
                         ),
                     )
-                    .with_fix(format!("Use one of: --client {}", known.join("|"))),
+                    .with_fix(format!("Name one of the known clients: {}", known.join(", "))),
                 );
                 (strictest(), "strictest".to_owned())
             }
@@ -164,7 +164,11 @@ pub fn judge_node(
     findings.extend(findings::controller::check(facts));
     findings.extend(findings::mount::check(facts));
     findings.extend(findings::capacity::check(facts, &clients, &mut failures));
-    findings.extend(findings::platform::check(facts, db, bench.is_some()));
+    findings.extend(findings::platform::check(
+        facts,
+        db,
+        findings::platform::Measured::of(bench),
+    ));
     let mut bench_fast = false;
     if let Some(report) = bench {
         let outcome = findings::bench::check(report, &clients, &mut failures);

@@ -47,7 +47,7 @@ fn load_reads_a_drives_file_and_falls_back_to_embedded_clients() {
 fn load_of_a_missing_file_names_the_path() {
     let err = Database::load(std::path::Path::new("/nonexistent/nodecheck/drives.toml"))
         .expect_err("missing file");
-    assert!(matches!(err, DbError::Unreadable(_)));
+    assert!(matches!(err, DbError::Io { .. }));
     assert!(
         err.to_string()
             .contains("/nonexistent/nodecheck/drives.toml"),

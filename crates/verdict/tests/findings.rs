@@ -865,6 +865,18 @@ fn nc510_capacity_against_the_client() {
     drive0(&mut facts).capacity_bytes = Some(1_920_383_410_176);
     let v = run_for(&facts, "nethermind");
     assert_finding(&v, "NC510", Severity::Ok, &["1.9 TB"]);
+
+    // Nethermind's minimum is its recommendation: said once.
+    drive0(&mut facts).capacity_bytes = Some(500_107_862_016);
+    let f = one(&run_for(&facts, "nethermind"), "NC510").clone();
+    assert!(!f.detail.contains("recommended"), "{}", f.detail);
+    // Erigon's differ (1 TB minimum, 2 TB recommended): both are said.
+    let f = one(&run_for(&facts, "erigon"), "NC510").clone();
+    assert!(
+        f.detail.contains("at least 1 TB (recommended 2 TB)"),
+        "{}",
+        f.detail
+    );
 }
 
 #[test]
@@ -1004,6 +1016,46 @@ fn nc509_unknown_consensus_client_is_said_and_not_counted() {
     assert_eq!(v.consensus_client, None);
 }
 
+#[test]
+fn nc511_is_critical_when_a_sync_or_prune_cannot_finish() {
+    let mut facts = nvme_machine();
+    let mount = facts.mount.as_mut().expect("mount");
+    // 96 % used: more than a quarter of Nethermind's 322 GB is free, but the disk is full for
+    // a client running as its own user.
+    mount.total_bytes = Some(2_000 * GB);
+    mount.free_bytes = Some(90 * GB);
+    let v = run_for(&facts, "nethermind");
+    assert_finding(
+        &v,
+        "NC511",
+        Severity::Critical,
+        &["90 GB free", "96% used", "Too little free space"],
+    );
+    assert_eq!(v.grade, Grade::Bad);
+
+    // Under a quarter of Nethermind's 322 GB left, on a volume far from full (70 %).
+    let mount = facts.mount.as_mut().expect("mount");
+    mount.total_bytes = Some(233 * GB);
+    mount.free_bytes = Some(70 * GB);
+    assert_finding(
+        &run_for(&facts, "nethermind"),
+        "NC511",
+        Severity::Critical,
+        &["70 GB free"],
+    );
+
+    // Below the need but able to finish: a warning.
+    let mount = facts.mount.as_mut().expect("mount");
+    mount.total_bytes = Some(2_000 * GB);
+    mount.free_bytes = Some(200 * GB);
+    assert_finding(
+        &run_for(&facts, "nethermind"),
+        "NC511",
+        Severity::Warning,
+        &["200 GB free", "Little free space"],
+    );
+}
+
 // ---------------------------------------------------------------- NC6xx platform
 
 #[test]
@@ -1051,6 +1103,16 @@ fn nc602_virtual_disk_without_and_with_a_benchmark() {
         Severity::Warning,
         &["vda", "10,000 provisioned IOPS"],
     );
+    assert!(
+        one(&v, "NC602")
+            .fix
+            .as_deref()
+            .unwrap_or("")
+            .contains("`nodecheck check --bench full`"),
+        "nothing measured: measure it"
+    );
+
+    // The quick check measured latency, not the provisioned IOPS.
     let report = bench_report(latency(90.0, 180.0, 250.0), None, EngineKind::IoUring);
     let v = judge(
         &facts,
@@ -1058,7 +1120,33 @@ fn nc602_virtual_disk_without_and_with_a_benchmark() {
         &db(),
         &ClientChoice::Named("geth".into()),
     );
-    assert_eq!(one(&v, "NC602").severity, Severity::Info);
+    let f = one(&v, "NC602");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(
+        f.fix.as_deref().unwrap_or("").contains("Measure its IOPS"),
+        "{f:#?}"
+    );
+
+    // After the IOPS test nothing asks to measure again.
+    let report = bench_report(
+        latency(90.0, 180.0, 250.0),
+        Some((20_000.0, 7_000.0)),
+        EngineKind::IoUring,
+    );
+    let v = judge(
+        &facts,
+        Some(&report),
+        &db(),
+        &ClientChoice::Named("geth".into()),
+    );
+    let f = one(&v, "NC602");
+    assert_eq!(f.severity, Severity::Info);
+    let fix = f.fix.as_deref().unwrap_or("");
+    assert!(
+        !fix.contains("--bench") && !fix.to_lowercase().contains("measure it"),
+        "{fix}"
+    );
+    assert_eq!(f.title, "Virtual or cloud volume");
 }
 
 #[test]
@@ -1101,7 +1189,7 @@ fn nc701_qd1_latency() {
         &db(),
         &ClientChoice::Named("geth".into()),
     );
-    assert_finding(&v, "NC701", Severity::Ok, &["p99 140 us", "max 260 us"]);
+    assert_finding(&v, "NC701", Severity::Ok, &["p99 140 µs", "max 260 µs"]);
 
     let spiky = bench_report(latency(70.0, 140.0, 900.0), None, EngineKind::IoUring);
     let v = judge(
@@ -1110,7 +1198,7 @@ fn nc701_qd1_latency() {
         &db(),
         &ClientChoice::Named("geth".into()),
     );
-    assert_finding(&v, "NC701", Severity::Info, &["max 900 us", "300 us"]);
+    assert_finding(&v, "NC701", Severity::Info, &["max 900 µs", "300 µs"]);
 
     let slow = bench_report(latency(600.0, 2_500.0, 9_000.0), None, EngineKind::IoUring);
     let v = judge(&facts, Some(&slow), &db(), &ClientChoice::Strictest);

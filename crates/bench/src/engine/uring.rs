@@ -400,7 +400,7 @@ fn enter(call: impl FnOnce() -> io::Result<usize>) -> Result<(), BenchError> {
 
 fn io_failure(io: &Io, err: io::Error, iopoll: bool) -> BenchError {
     let hint = if iopoll && err.raw_os_error() == Some(libc::EOPNOTSUPP) {
-        " (the device has no poll queues: run without --iopoll)"
+        " (the device has no poll queues, so polled I/O cannot run on it)"
     } else {
         ""
     };

@@ -1,6 +1,7 @@
 //! `nodecheck bench`: QD1 read latency and the community randrw test on the drive under PATH.
 
 use std::fmt::Write as _;
+use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -8,6 +9,7 @@ use anyhow::Context;
 use bench::run::{BenchTarget, NoProgress, Plan, Progress};
 use bench::{BenchReport, ByteSize, EngineKind, EnginePreference, LatencySummary};
 
+use crate::commands::hints::{self, Printer};
 use crate::commands::{emit, UsageError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -59,7 +61,7 @@ pub struct BenchArgs {
 
     /// Test file size (the randrw span), e.g. 20G. Default 150G, the community's figure; shrunk
     /// with a warning to keep the reserve free.
-    #[arg(long, value_parser = parse_size_arg)]
+    #[arg(long, value_parser = bench::error::parse_file_size)]
     pub size: Option<u64>,
 
     /// Free space to keep on the file system, e.g. 5G. Default max(10 % of the file system,
@@ -271,6 +273,16 @@ fn behaviour_tests(args: &BenchArgs) -> bench::behaviour::BehaviourTests {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     let mut plan = plan(args)?;
+    let given_a_device = args.device.is_none()
+        && std::fs::metadata(&args.path).is_ok_and(|m| m.file_type().is_block_device());
+    if given_a_device {
+        let path = verdict::findings::mount::shell_quote(&args.path.display().to_string());
+        return Err(UsageError(format!(
+            "{path} is a block device: the bench never writes to a device; give a directory on \
+             its file system, or `--device {path} --test qd1` for the read-only qd1 test"
+        ))
+        .into());
+    }
     if let Some(path) = &args.plot {
         // Refuse now rather than after a run that may take half an hour.
         bench::plot::check_plot_path(path).map_err(|err| UsageError(err.to_string()))?;
@@ -295,7 +307,16 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
         ));
     }
     drop(cooperation);
-    let report = outcome?;
+    let mut report = match outcome {
+        Ok(report) => report,
+        Err(err) => {
+            let hinted = hints::bench_failure(&err, Printer::Bench, plan.target.path());
+            return Err(anyhow::anyhow!(hinted));
+        }
+    };
+    if let Some(hint) = hints::stale_files_hint(&report.warnings) {
+        report.warnings.push(hint);
+    }
     if let Some(path) = &args.plot {
         bench::plot::write_plot(&report, path)
             .with_context(|| format!("drawing the plot to {}", path.display()))?;
@@ -371,7 +392,7 @@ pub fn render_text(report: &BenchReport) -> String {
             qd1.runtime_s,
             qd1.iops
         );
-        out.push_str(&latency_line("latency us", &qd1.lat_us));
+        out.push_str(&latency_line("latency µs", &qd1.lat_us));
         if let Some(pinning) = &qd1.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
@@ -398,8 +419,8 @@ pub fn render_text(report: &BenchReport) -> String {
             rw.write_iops,
             rw.write_bw_bytes_per_s / 1e6
         );
-        out.push_str(&latency_line("read lat us", &rw.read_lat_us));
-        out.push_str(&latency_line("write lat us", &rw.write_lat_us));
+        out.push_str(&latency_line("read lat µs", &rw.read_lat_us));
+        out.push_str(&latency_line("write lat µs", &rw.write_lat_us));
         if let Some(pinning) = &rw.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
@@ -428,8 +449,8 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             engine_name(sync.engine),
             engine_name(sync.burst_engine.unwrap_or(sync.engine))
         );
-        out.push_str(&latency_line("baseline us", &sync.baseline_lat_us));
-        out.push_str(&latency_line("in burst us", &sync.burst_lat_us));
+        out.push_str(&latency_line("baseline µs", &sync.baseline_lat_us));
+        out.push_str(&latency_line("in burst µs", &sync.burst_lat_us));
         let recovery = match (sync.recovery_ms_median, sync.recovery_ms_max) {
             (Some(median), Some(max)) => format!("median {median:.0} ms, worst {max:.0} ms"),
             _ => "none recovered".to_string(),

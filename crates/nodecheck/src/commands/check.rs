@@ -44,7 +44,8 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         SourceChoice::Root(dir) => {
             let root = Root::at(dir)
                 .with_context(|| format!("cannot replay the tree at {}", dir.display()))?;
-            (root, snapshot::read_manifest(dir))
+            let manifest = snapshot::read_manifest(&root);
+            (root, manifest)
         }
         SourceChoice::Snapshot(file) => {
             let unpacked = snapshot::unpack(file)?;
@@ -61,15 +62,19 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     if root.is_live() {
         refuse_device_path(&path)?;
     }
-    let smartctl_json = if config.smartctl_json.is_empty() {
-        manifest
-            .as_ref()
-            .map(|m| snapshot::smartctl_files(root.base(), m))
-            .unwrap_or_default()
-    } else {
-        config.smartctl_json.clone()
+    // Files given on the command line win over the ones a snapshot saved.
+    let replayed_smartctl = match (&manifest, config.smartctl_json.is_empty()) {
+        (Some(m), true) => snapshot::smartctl_files(m),
+        _ => Vec::new(),
     };
-    let facts = probe_facts(&root, &path, smartctl_json, config.run_smartctl)?;
+    let options = probe::ProbeOptions {
+        smartctl_json: config.smartctl_json.clone(),
+        replayed_smartctl,
+        run_smartctl: config.run_smartctl,
+        ..probe::ProbeOptions::default()
+    };
+    let facts = probe::probe(&root, &path, &options)
+        .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
     if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {
@@ -123,6 +128,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
     let mut report = build_report(facts, bench, verdict, datadir, notes, config.client);
     report.plot = plot;
+    // The unpacked tree is a temporary directory gone when this returns: name the archive.
+    report.source = match &config.source {
+        SourceChoice::Live => None,
+        SourceChoice::Root(dir) => Some(format!("replayed from the tree {}", dir.display())),
+        SourceChoice::Snapshot(file) => {
+            Some(format!("replayed from the snapshot {}", file.display()))
+        }
+    };
 
     let options = RenderOptions::for_stdout(global.verbosity);
     let redactor = config.redact.then(|| {
@@ -303,6 +316,9 @@ fn measure(
         plan
     };
     let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
+    // Containers and hardened hosts refuse raw devices even to root; a test file answers the
+    // same question a little less directly. The note says what happened in the end.
+    let mut device_failure = None;
     if let Some(dev) = device {
         match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
             Ok(report) => return Some(report),
@@ -311,24 +327,43 @@ fn measure(
                 notes.push("Measurement cancelled.".to_string());
                 return None;
             }
-            // Containers and hardened hosts refuse raw devices even to root; a test file
-            // answers the same question a little less directly.
-            Err(err) => notes.push(format!(
-                "Reading {} directly failed ({err}); measured on a test file instead.",
-                dev.display()
-            )),
+            Err(err) => {
+                device_failure = Some(format!("reading {} directly failed ({err})", dev.display()))
+            }
         }
     }
-    match bench::run(&plan_for(BenchTarget::Directory(directory)), &mut bars) {
-        Ok(report) => Some(report),
+    match bench::run(
+        &plan_for(BenchTarget::Directory(directory.clone())),
+        &mut bars,
+    ) {
+        Ok(report) => {
+            if let Some(failure) = device_failure {
+                notes.push(format!(
+                    "{}; measured on a test file instead.",
+                    capitalized(&failure)
+                ));
+            }
+            Some(report)
+        }
         Err(_) if cancel.is_cancelled() => {
             stop_on_signal(cooperation, bars);
             notes.push("Measurement cancelled.".to_string());
             None
         }
         Err(err) => {
-            let note = format!("Measurement skipped: {err}");
-            say(global, &note);
+            let reason =
+                super::hints::bench_failure(&err, super::hints::Printer::Check, &directory);
+            let note = match device_failure {
+                Some(failure) => {
+                    format!("Measurement skipped: {failure}, and on a test file: {reason}")
+                }
+                None => format!("Measurement skipped: {reason}"),
+            };
+            // The table prints its notes; other formats keep stdout for the document, so a
+            // reader at a terminal learns it on stderr, once.
+            if config.format != Format::Table {
+                say(global, &note);
+            }
             notes.push(note);
             None
         }
@@ -345,6 +380,14 @@ pub(crate) fn measured_directory(path: &Path) -> PathBuf {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.
@@ -500,6 +543,7 @@ pub(crate) fn build_report(
         facts,
         bench,
         plot: None,
+        source: None,
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod db;
+pub mod hints;
 pub mod probe;
 pub mod snapshot;
 pub mod submit;

@@ -33,6 +33,18 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
             None => PathBuf::from("."),
         },
     };
+    let path_kind = snapshot::describe_path(&path);
+    if let Some(kind) = &path_kind {
+        say(
+            global,
+            &format!(
+                "{} is a {} (device {}): the snapshot describes it and the storage under it, never its contents",
+                path.display(),
+                kind.kind,
+                kind.device
+            ),
+        );
+    }
     let root = Root::live().recording();
     let facts = super::check::probe_facts(&root, &path, Vec::new(), true)?;
     let accessed = root.accessed();
@@ -81,6 +93,7 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
         path: redact(&shown_path),
         smartctl: smartctl.iter().map(|(name, _)| name.clone()).collect(),
         redacted: config.redact,
+        path_kind,
     };
     let written = snapshot::write(
         &config.output,
@@ -95,7 +108,7 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
     say(
         global,
         &format!(
-            "Wrote {} ({written} entries{}). Replay it with: nodecheck check --snapshot {}",
+            "Wrote {} ({written} entries{}). Replay it with `nodecheck check --snapshot {}`",
             config.output.display(),
             if config.redact { ", redacted" } else { "" },
             config.output.display()

@@ -156,7 +156,9 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
         .filter(|m| !m.is_empty())
         .ok_or_else(|| anyhow!("the drive's model is unknown; the database matches on it"))?;
     let randrw = bench.randrw.as_ref().ok_or_else(|| {
-        anyhow!("the report has no randrw result; run the full benchmark (`--bench full`)")
+        anyhow!(
+            "the report has no randrw result; create it with `nodecheck check --bench full --json`"
+        )
     })?;
     let qd1 = bench.qd1.as_ref();
     let mut notes = Vec::new();
@@ -329,6 +331,17 @@ mod tests {
             assert!(!quoted.contains('\n') && !quoted.contains('\r'), "{quoted}");
             let parsed: toml::Table = toml::from_str(&format!("v = {quoted}")).expect("valid TOML");
             assert_eq!(parsed["v"].as_str(), Some(text));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_quotes_to_one_line_that_parses_back(text in "\\PC*|[\\x00-\\x7f]*") {
+            let quoted = toml_quoted(&text);
+            proptest::prop_assert!(!quoted.contains('\n') && !quoted.contains('\r'));
+            let parsed: toml::Table =
+                toml::from_str(&format!("v = {quoted}")).expect("valid TOML");
+            proptest::prop_assert_eq!(parsed["v"].as_str(), Some(text.as_str()));
         }
     }
 

@@ -93,6 +93,10 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
             report.summary = summary;
         }
     }
+    report.source = Some(format!(
+        "judged from the saved file {}",
+        config.file.display()
+    ));
     let redactor = config
         .redact
         .then(|| Redactor::new().with_facts(&report.facts));

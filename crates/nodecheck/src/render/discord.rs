@@ -198,6 +198,7 @@ mod tests {
                 family: None,
             }],
             datadir: None,
+            source: None,
             notes: vec![huge],
             facts,
             bench: None,

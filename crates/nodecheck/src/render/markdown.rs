@@ -16,7 +16,7 @@ pub fn render(report: &Report) -> String {
     out.push_str(&format!(
         "## nodecheck: **{}**\n\n{}\n\n",
         grade_word(report.grade),
-        cell(&report.summary, 300)
+        item(&clip(&report.summary, 300))
     ));
     out.push_str("| | |\n|---|---|\n");
     out.push_str(&format!("| Path | `{}` |\n", code(&facts.path, 120)));
@@ -30,7 +30,10 @@ pub fn render(report: &Report) -> String {
     }
     let client = match (&report.client.requested, &report.client.fails_first) {
         (Some(c), _) => cell(c, 20),
-        (None, Some(first)) => format!("strictest of all five (fails {} first)", cell(first, 20)),
+        (None, Some(first)) => format!(
+            "strictest of all five ({} fails first)",
+            cell(&super::client_display(first), 20)
+        ),
         (None, None) => "strictest of all five".to_string(),
     };
     let client = match &report.client.consensus {
@@ -88,18 +91,18 @@ pub fn render(report: &Report) -> String {
         let subject = f
             .subject
             .as_deref()
-            .map(|s| format!(" ({})", cell(s, 20)))
+            .map(|s| format!(" ({})", item(&clip(s, 20))))
             .unwrap_or_default();
         out.push_str(&format!(
             "- {} **{}** {}{}: {}\n",
             marker(f.severity),
-            cell(&f.code, 8),
-            cell(&f.title, 200),
+            item(&clip(&f.code, 8)),
+            item(&clip(&f.title, 200)),
             subject,
-            cell(&f.detail, 600)
+            item(&clip(&f.detail, 600))
         ));
         if let Some(fix) = &f.fix {
-            out.push_str(&format!("  - Fix: {}\n", cell(fix, 400)));
+            out.push_str(&format!("  - Fix: {}\n", item(fix)));
         }
     }
     if !any {
@@ -109,13 +112,13 @@ pub fn render(report: &Report) -> String {
         .findings
         .iter()
         .filter(|f| f.severity == Severity::Ok)
-        .map(|f| format!("{} {}", cell(&f.code, 8), cell(&f.title, 80)))
+        .map(|f| format!("{} {}", item(&clip(&f.code, 8)), item(&clip(&f.title, 80))))
         .collect();
     if !passed.is_empty() {
         out.push_str(&format!("\nPassed: {}\n", passed.join("; ")));
     }
     for note in &report.notes {
-        out.push_str(&format!("\n> {}\n", cell(note, 300)));
+        out.push_str(&format!("\n> {}\n", item(note)));
     }
 
     // The full document lets a volunteer run `nodecheck triage` on the paste.
@@ -133,8 +136,8 @@ pub fn render(report: &Report) -> String {
 pub fn render_bench(bench: &BenchReport, plot: Option<&str>) -> String {
     let mut out = format!(
         "## nodecheck bench `{}` ({} {})\n\n",
-        code(&bench.path, 120),
-        cell(&format!("nodecheck {}", env!("CARGO_PKG_VERSION")), 30),
+        code(&bench.path, 120).replace("\\|", "|"),
+        item(&format!("nodecheck {}", env!("CARGO_PKG_VERSION"))),
         text::engine(bench.engine),
     );
     measurements(bench, &mut out);
@@ -153,10 +156,10 @@ pub fn render_bench(bench: &BenchReport, plot: Option<&str>) -> String {
 /// One list item per test that ran, then the bench's warnings.
 fn measurements(bench: &BenchReport, out: &mut String) {
     for line in text::measurements(bench) {
-        out.push_str(&format!("- {}\n", cell(&line, 300)));
+        out.push_str(&format!("- {}\n", item(&clip(&line, 300))));
     }
     for warning in &bench.warnings {
-        out.push_str(&format!("- note: {}\n", cell(warning, 200)));
+        out.push_str(&format!("- note: {}\n", item(warning)));
     }
     out.push('\n');
 }
@@ -190,7 +193,7 @@ fn plot_section(plot: &str, bench: &BenchReport) -> String {
         .unwrap_or_else(|| plot.to_string());
     format!(
         "### Plot\n\n[{}]({}): {}.\n\n",
-        cell(&name, 120).replace(['[', ']'], ""),
+        item(&clip(&name, 120).replace(['[', ']'], "")),
         link_target(&name),
         text::plot_caption(bench)
     )
@@ -219,15 +222,78 @@ fn marker(severity: Severity) -> &'static str {
     }
 }
 
-/// Text safe inside a table cell or list item: one line, no pipes breaking the table.
+/// Text safe inside a table cell: one line, clipped, Markdown's punctuation escaped and pipes
+/// escaped even inside code spans (GFM splits cells before it sees code spans).
 fn cell(value: &str, max: usize) -> String {
     // Cut first: hostile facts can be megabytes long.
-    printable(&clip(value, max).replace(['\n', '\r'], " ")).replace('|', "\\|")
+    inline_markdown(&clip(value, max), true)
 }
 
-/// Text inside backticks: no backticks or pipes of its own.
+/// Text for a list item or a quote: one line, never clipped (a fix must stay whole), with
+/// code spans kept byte for byte so that a pasted command is the command.
+fn item(value: &str) -> String {
+    inline_markdown(value, false)
+}
+
+/// `value` on one line as inline Markdown that renders to exactly its text: punctuation that
+/// Markdown would read as emphasis, links, HTML or table cells is backslash-escaped outside
+/// code spans, where escapes work; inside a code span nothing is escaped, because there a
+/// backslash stays literal (`du ... \| sort` would paste the backslash), except a pipe in a
+/// table, which GFM requires.
+pub(crate) fn inline_markdown(value: &str, in_table: bool) -> String {
+    let flat = printable(&value.replace(['\n', '\r'], " "));
+    let pieces: Vec<&str> = flat.split('`').collect();
+    // An odd piece count means every backtick pairs up; otherwise the last one is literal.
+    let paired = if pieces.len() % 2 == 1 {
+        pieces.len()
+    } else {
+        pieces.len() - 1
+    };
+    let mut out = String::with_capacity(flat.len() + 16);
+    for (index, piece) in pieces.iter().enumerate() {
+        let is_code = index % 2 == 1 && index < paired;
+        if is_code && !piece.trim().is_empty() {
+            out.push('`');
+            if in_table {
+                out.push_str(&piece.replace('|', "\\|"));
+            } else {
+                out.push_str(piece);
+            }
+            out.push('`');
+        } else {
+            if index > 0 && !is_code && index % 2 == 1 {
+                out.push_str("\\`");
+            } else if is_code {
+                // An empty pair of backticks would open a longer code span.
+                out.push_str("\\`");
+            }
+            escape_text(piece, &mut out);
+            if is_code {
+                out.push_str("\\`");
+            }
+        }
+    }
+    out
+}
+
+fn escape_text(text: &str, out: &mut String) {
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#' | '!' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// Text inside backticks in a table cell: no backticks of its own, pipes escaped for GFM, and
+/// nothing else escaped (a backslash in a code span is literal).
 fn code(value: &str, max: usize) -> String {
-    cell(&value.replace('`', "'"), max)
+    printable(&clip(value, max).replace(['\n', '\r'], " "))
+        .replace('`', "'")
+        .replace('|', "\\|")
 }
 
 #[cfg(test)]

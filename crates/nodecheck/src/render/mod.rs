@@ -71,6 +71,15 @@ pub fn clip(text: &str, max: usize) -> String {
     format!("{}…", &text[..cut])
 }
 
+/// A client as the findings name it (`Reth`), from its id in the report (`reth`).
+pub fn client_display(id: &str) -> String {
+    let mut chars = id.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// Replaces control characters (from hostile sysfs strings) so they cannot move the cursor
 /// or break a line-oriented format.
 pub fn printable(text: &str) -> String {
@@ -131,7 +140,8 @@ pub mod text {
         }
     }
 
-    /// `/ (ext4, noatime, 120 GiB free of 1.8 TiB)`.
+    /// `/ (ext4, noatime, 129 GB free of 2 TB)`: decimal, like drive sizes and the findings
+    /// about free space, so the header and NC511 print the same figure.
     pub fn mount(facts: &Facts) -> String {
         let Some(m) = &facts.mount else {
             return "mount not found".to_string();
@@ -149,8 +159,8 @@ pub mod text {
         if let (Some(free), Some(total)) = (m.free_bytes, m.total_bytes) {
             parts.push(format!(
                 "{} free of {}",
-                format_binary(free),
-                format_binary(total)
+                format_decimal(free),
+                format_decimal(total)
             ));
         }
         format!(

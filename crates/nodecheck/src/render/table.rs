@@ -70,17 +70,21 @@ fn overview(report: &Report, out: &mut String) {
     if let Some(platform) = text::platform(facts) {
         out.push_str(&format!("Platform: {platform}\n"));
     }
-    if !facts.live {
-        out.push_str(&format!(
-            "Source:   replayed from {}\n",
-            printable(&clip(&facts.root, 60))
-        ));
+    match &report.source {
+        Some(source) => wrap_hanging("Source:   ", &printable(&clip(source, 300)), out),
+        None if !facts.live => wrap_hanging(
+            "Source:   ",
+            &format!("replayed from {}", printable(&clip(&facts.root, 300))),
+            out,
+        ),
+        None => {}
     }
+    // Notes are wrapped, never cut: the end of one is often what to do.
     for unresolved in &facts.unresolved {
-        out.push_str(&format!("Note:     {}\n", printable(&clip(unresolved, 68))));
+        wrap_hanging("Note:     ", &printable(&clip(unresolved, 2000)), out);
     }
     for note in &report.notes {
-        out.push_str(&format!("Note:     {}\n", printable(&clip(note, 200))));
+        wrap_hanging("Note:     ", &printable(&clip(note, 2000)), out);
     }
 }
 
@@ -122,7 +126,7 @@ fn measurements(report: &Report, out: &mut String) {
         wrap_into(&printable(&clip(&line, 240)), "", out);
     }
     for warning in &bench.warnings {
-        let warning = format!("bench: {}", printable(&clip(warning, 150)));
+        let warning = format!("bench: {}", printable(&clip(warning, 2000)));
         wrap_into(&warning, "  ", out);
     }
 }
@@ -130,15 +134,24 @@ fn measurements(report: &Report, out: &mut String) {
 /// Word-wraps `line` to [`WIDTH`] columns, `indent` before the first line and two more spaces
 /// before the following ones, so that a long measurement keeps the report within 80 columns.
 fn wrap_into(line: &str, indent: &str, out: &mut String) {
+    wrap_lines(line, indent, &format!("{indent}  "), out);
+}
+
+/// Word-wraps `text` after a label (`Note:     `), continuation lines indented under the text.
+fn wrap_hanging(label: &str, text: &str, out: &mut String) {
+    wrap_lines(text, label, &" ".repeat(label.chars().count()), out);
+}
+
+fn wrap_lines(line: &str, first: &str, rest: &str, out: &mut String) {
     let width = usize::from(WIDTH);
-    let mut current = indent.to_string();
+    let mut current = first.to_string();
     let mut empty = true;
     for word in line.split_whitespace() {
         let fits = current.chars().count() + 1 + word.chars().count() <= width;
         if !empty && !fits {
             out.push_str(&current);
             out.push('\n');
-            current = format!("{indent}  ");
+            current = rest.to_string();
             empty = true;
         }
         if !empty {
@@ -195,7 +208,8 @@ fn findings(report: &Report, options: &RenderOptions, out: &mut String) {
         }
         if let Some(fix) = &f.fix {
             body.push_str("\nFix: ");
-            body.push_str(&clip(fix, 400).replace(['\r', '\t'], " "));
+            // Never cut: the end of a fix is the command to run.
+            body.push_str(&printable(&clip(fix, 4000).replace(['\r', '\t'], " ")));
         }
         table.add_row(vec![
             severity_cell(f.severity, options),
@@ -245,7 +259,10 @@ fn verdict_line(report: &Report, options: &RenderOptions) -> String {
     let summary = printable(&clip(&report.summary, 300));
     let mut line = summary.clone();
     if let Some(client) = &report.client.fails_first {
-        line.push_str(&format!(" [fails {} first]", printable(&clip(client, 12))));
+        line.push_str(&format!(
+            " [{} fails first]",
+            super::client_display(&printable(&clip(client, 12)))
+        ));
     }
     if !options.color {
         return line;

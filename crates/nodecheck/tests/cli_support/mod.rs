@@ -2,8 +2,12 @@
 
 #![allow(dead_code)] // each test file uses a different subset
 
+pub mod skip;
+
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command as StdCommand, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use probe::fixture::{Scenario, SCENARIOS};
@@ -81,4 +85,58 @@ pub fn smartctl_fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../probe/tests/data/smartctl")
         .join(name)
+}
+
+/// The most address space any command may use on hostile input.
+pub const MEMORY_LIMIT: u64 = 256 << 20;
+/// Far more than any of these runs needs; a hang is caught long before a CI timeout.
+pub const TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// How a run under [`run_limited`] ended.
+pub struct Limited {
+    pub code: Option<i32>,
+    pub stderr: String,
+    pub stdout: String,
+}
+
+/// Runs the binary with `args` under `RLIMIT_AS` and [`TIME_LIMIT`].
+pub fn run_limited(args: &[&std::ffi::OsStr]) -> Limited {
+    let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_nodecheck"));
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("NODECHECK_DB")
+        .env("HOME", "/nonexistent-home")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::sys::resource::setrlimit(
+                nix::sys::resource::Resource::RLIMIT_AS,
+                MEMORY_LIMIT,
+                MEMORY_LIMIT,
+            )
+            .map_err(std::io::Error::from)
+        });
+    }
+    let mut child = cmd.spawn().expect("spawns");
+    let started = Instant::now();
+    loop {
+        if child.try_wait().expect("waits").is_some() {
+            break;
+        }
+        if started.elapsed() > TIME_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} hung for more than {TIME_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    Limited {
+        code: out.status.code(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+    }
 }

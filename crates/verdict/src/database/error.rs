@@ -81,8 +81,16 @@ pub enum DbError {
         message: String,
         fix: String,
     },
-    #[error("{0}\n  fix: give --db a drives file (data/drives.toml format)")]
+    #[error("{0}\n  fix: give a drives file (data/drives.toml format)")]
     Unreadable(#[from] probe::input::ReadError),
+    #[error(
+        "cannot read database file {path}: {source}\n  fix: check the path of the drives file"
+    )]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl DbError {
@@ -118,7 +126,7 @@ impl DbError {
     pub fn kind(&self) -> Option<ErrorKind> {
         match self {
             DbError::Invalid { kind, .. } => Some(*kind),
-            DbError::Unreadable(_) => None,
+            DbError::Io { .. } | DbError::Unreadable(_) => None,
         }
     }
 
@@ -126,7 +134,7 @@ impl DbError {
     pub fn position(&self) -> Option<(usize, usize)> {
         match self {
             DbError::Invalid { line, column, .. } => Some((*line, *column)),
-            DbError::Unreadable(_) => None,
+            DbError::Io { .. } | DbError::Unreadable(_) => None,
         }
     }
 }

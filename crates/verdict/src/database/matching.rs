@@ -116,7 +116,7 @@ pub(crate) fn apply_rules<'a>(
                         "The capacity is not known, and it matters for this family: {}",
                         rule.text
                     ),
-                    fix: Some("Give the capacity (`--capacity 4TB`) or run on the machine with the drive.".into()),
+                    fix: Some("Give the capacity (`nodecheck db lookup MODEL --capacity 4TB`) or run on the machine with the drive.".into()),
                 });
             }
         }
@@ -152,7 +152,7 @@ pub(crate) fn apply_rules<'a>(
                         rule.text
                     ),
                     fix: Some(
-                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `--firmware`.".into(),
+                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.".into(),
                     ),
                 });
             }

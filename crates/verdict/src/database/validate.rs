@@ -411,7 +411,7 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
         if c.name != c.name.to_lowercase() || c.name.contains(' ') {
             issues.error(
                 &c.name,
-                "client name must be a lower-case word (it is the --client value)".into(),
+                "client name must be a lower-case word (users type it on the command line)".into(),
             );
         }
         if c.min_disk_bytes == 0 {

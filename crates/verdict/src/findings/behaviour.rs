@@ -249,7 +249,7 @@ fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Fi
             Severity::Info,
             "Read latency over growing spans (mapping table)",
             format!(
-                "The test file ({}) was too small to compare spans: mapping-table pressure was not measured. Free space for a larger test file and rerun `--test span`.",
+                "The test file ({}) was too small to compare spans: mapping-table pressure was not measured. Free space for a larger test file and rerun `nodecheck bench --test span DIR`.",
                 format_bytes(last.span_bytes)
             ),
             subject,

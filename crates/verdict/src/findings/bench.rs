@@ -107,7 +107,7 @@ pub fn check(
             failures.push(ClientFailure { client, severity });
         }
         let measured_text = format!(
-            "QD1 4 KiB random reads ({} on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
+            "QD1 4 KiB random reads ({} reads on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
             qd1.ios,
             qd1.target,
             engine_name(qd1.engine),

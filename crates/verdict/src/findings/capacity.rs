@@ -24,6 +24,12 @@ pub fn check(
 /// the same size class with more over-provisioning, so a need is met within this fraction.
 pub const SIZE_CLASS_TOLERANCE: f64 = 0.96;
 
+/// The client's free-space need is what one sync or prune cycle writes before it frees
+/// anything; with less than this share of it left, neither can finish (docs/findings.md).
+pub const CRITICAL_FREE_FRACTION: f64 = 0.25;
+/// ext4 keeps its last 5 % for root: a client running as its own user sees a full disk here.
+pub const FULL_FRACTION: f64 = 0.95;
+
 /// The size the client docs speak of: the drive ("a 2 TB SSD"). A file system is always a
 /// little smaller than its drive, so it is used only when the drives' sizes are unknown.
 fn usable_size(facts: &Facts) -> Option<(u64, String)> {
@@ -108,19 +114,21 @@ fn size(
             severity: Severity::Critical,
         });
         out.push(
-            Finding::new(
-                "NC510",
-                Severity::Critical,
-                "Too small for the client",
+            Finding::new("NC510", Severity::Critical, "Too small for the client", {
+                let need = format_bytes(*need as u64);
+                let recommended = format_bytes(client.recommended_disk_bytes);
+                let recommended = if recommended == need {
+                    String::new()
+                } else {
+                    format!(" (recommended {recommended})")
+                };
                 format!(
-                    "{what} holds {}; {} needs at least {} (recommended {}).{}",
+                    "{what} holds {}; {} needs at least {need}{recommended}.{}",
                     format_bytes(bytes),
                     clients.name(client),
-                    format_bytes(*need as u64),
-                    format_bytes(client.recommended_disk_bytes),
                     node_note(clients, have),
-                ),
-            )
+                )
+            })
             .with_fix(format!(
                 "Use a drive of at least {} for the node's data",
                 format_bytes(client.recommended_disk_bytes.max(client.min_disk_bytes))
@@ -184,26 +192,30 @@ fn free(
     };
     let have = free as f64;
     let failing = clients.failing_by(|c| Some(c.min_free_bytes as f64), |t| have < t, true);
-    let used = mount
+    let used_fraction = mount
         .total_bytes
         .filter(|t| *t > 0)
-        .map(|t| {
-            format!(
-                " ({:.0}% used)",
-                100.0 * (t.saturating_sub(free)) as f64 / t as f64
-            )
-        })
+        .map(|t| t.saturating_sub(free) as f64 / t as f64);
+    let used = used_fraction
+        .map(|u| format!(" ({:.0}% used)", 100.0 * u))
         .unwrap_or_default();
     if let Some((client, need)) = failing.first() {
+        let cannot_finish = have < need * CRITICAL_FREE_FRACTION
+            || used_fraction.is_some_and(|u| u >= FULL_FRACTION);
+        let (severity, title) = if cannot_finish {
+            (Severity::Critical, "Too little free space to sync or prune")
+        } else {
+            (Severity::Warning, "Little free space")
+        };
         failures.push(ClientFailure {
             client: client.name.clone(),
-            severity: Severity::Warning,
+            severity,
         });
         out.push(
             Finding::new(
                 "NC511",
-                Severity::Warning,
-                "Little free space",
+                severity,
+                title,
                 format!(
                     "{} has {} free{used}; {} wants at least {} free to sync and to prune.",
                     mount.mount_point,

@@ -136,7 +136,7 @@ pub fn format_bytes(bytes: u64) -> String {
     format!("{bytes} B")
 }
 
-/// Latencies read best in the unit a person would say: "180 us", "1.4 ms".
+/// Latencies read best in the unit a person would say: "180 µs", "1.4 ms".
 pub fn format_latency_us(us: f64) -> String {
     if !us.is_finite() {
         return "n/a".to_owned();
@@ -144,7 +144,7 @@ pub fn format_latency_us(us: f64) -> String {
     if us >= 1000.0 {
         format!("{:.1} ms", us / 1000.0)
     } else {
-        format!("{:.0} us", us)
+        format!("{:.0} µs", us)
     }
 }
 
@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn latency_switches_to_ms() {
-        assert_eq!(format_latency_us(180.4), "180 us");
+        assert_eq!(format_latency_us(180.4), "180 µs");
         assert_eq!(format_latency_us(1400.0), "1.4 ms");
         assert_eq!(format_latency_us(f64::NAN), "n/a");
     }

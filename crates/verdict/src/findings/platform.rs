@@ -5,14 +5,39 @@ use probe::{Facts, Interface};
 use crate::database::{Database, DriveQuery};
 use crate::model::{Finding, Severity};
 
-pub fn check(facts: &Facts, db: &Database, bench_ran: bool) -> Vec<Finding> {
+/// How much of a volume's speed was measured: a finding's severity and fix follow from it
+/// (nothing asks to measure what was measured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Measured {
+    Nothing,
+    /// QD1 latency (the quick check): not the throughput a provider provisions.
+    Latency,
+    /// The randrw IOPS test (`--bench full`), which shows the provisioned IOPS.
+    Iops,
+}
+
+impl Measured {
+    pub fn of(bench: Option<&bench::BenchReport>) -> Measured {
+        match bench {
+            Some(report) if report.randrw.is_some() => Measured::Iops,
+            Some(report) if report.qd1.is_some() => Measured::Latency,
+            _ => Measured::Nothing,
+        }
+    }
+}
+
+const MEASURE_IOPS: &str = "`nodecheck check --bench full`";
+const CLOUD_FIX: &str =
+    "on AWS provision gp3 with >= 10000 IOPS or use instance-store NVMe (i3en, i4i)";
+
+pub fn check(facts: &Facts, db: &Database, measured: Measured) -> Vec<Finding> {
     let mut out = Vec::new();
-    virtual_storage(facts, db, bench_ran, &mut out);
+    virtual_storage(facts, db, measured, &mut out);
     io_uring(facts, &mut out);
     out
 }
 
-fn virtual_storage(facts: &Facts, db: &Database, bench_ran: bool, out: &mut Vec<Finding>) {
+fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut Vec<Finding>) {
     let models: Vec<&str> = facts
         .drives
         .iter()
@@ -65,7 +90,11 @@ fn virtual_storage(facts: &Facts, db: &Database, bench_ran: bool, out: &mut Vec<
             ),
         );
         if entry.grade > crate::model::Grade::Unknown {
-            f = f.with_fix("Move the node to a dedicated server or local NVMe instance storage; if you stay, measure with `nodecheck --bench full`");
+            f = f.with_fix(if measured == Measured::Iops {
+                "Move the node to a dedicated server or local NVMe instance storage; the measurement findings show what this one delivers".to_owned()
+            } else {
+                format!("Move the node to a dedicated server or local NVMe instance storage; if you stay, measure its IOPS with {MEASURE_IOPS}")
+            });
         }
         out.push(f);
         for advisory in &entry.advisories {
@@ -88,27 +117,30 @@ fn virtual_storage(facts: &Facts, db: &Database, bench_ran: bool, out: &mut Vec<
     }
     let disks = virtual_drives.join(", ");
     // Without a measurement nothing is known about a virtual disk: its speed is whatever the
-    // provider provisions. With one, the bench findings carry the verdict.
-    let (severity, tail) = if bench_ran {
-        (
-            Severity::Info,
-            "the benchmark findings show what it delivers",
-        )
-    } else {
-        (
+    // provider provisions. QD1 latency says little about provisioned IOPS; the randrw test
+    // measures them, and then its findings carry the verdict.
+    const PROVISIONED: &str = "its speed is whatever the provider provisions (network block storage needs at least 10,000 provisioned IOPS, e.g. gp3 EBS) and cannot be read from the guest";
+    let (severity, title, detail, fix) = match measured {
+        Measured::Nothing => (
             Severity::Warning,
-            "its speed is whatever the provider provisions (network block storage needs at least 10,000 provisioned IOPS, e.g. gp3 EBS) and cannot be read from the guest",
-        )
-    };
-    out.push(
-        Finding::new(
-            "NC602",
-            severity,
             "Virtual or cloud volume with unknown provisioned IOPS",
-            format!("{disks} on {where_} is virtual storage; {tail}."),
-        )
-        .with_fix("Measure it: `nodecheck --bench full`; on AWS provision gp3 with >= 10000 IOPS or use instance-store NVMe (i3en, i4i)"),
-    );
+            format!("{disks} on {where_} is virtual storage; {PROVISIONED}, and nothing was measured."),
+            format!("Measure it: {MEASURE_IOPS}; {CLOUD_FIX}"),
+        ),
+        Measured::Latency => (
+            Severity::Info,
+            "Virtual or cloud volume with unknown provisioned IOPS",
+            format!("{disks} on {where_} is virtual storage; {PROVISIONED}. The quick check measured its read latency, not its IOPS."),
+            format!("Measure its IOPS: {MEASURE_IOPS}; {CLOUD_FIX}"),
+        ),
+        Measured::Iops => (
+            Severity::Info,
+            "Virtual or cloud volume",
+            format!("{disks} on {where_} is virtual storage; the randrw measurement shows the IOPS provisioned for it."),
+            format!("If the measured IOPS fall short: {CLOUD_FIX}"),
+        ),
+    };
+    out.push(Finding::new("NC602", severity, title, detail).with_fix(fix));
 }
 
 fn io_uring(facts: &Facts, out: &mut Vec<Finding>) {
@@ -125,7 +157,7 @@ fn io_uring(facts: &Facts, out: &mut Vec<Finding>) {
         ),
         _ if lower.contains("seccomp") || lower.contains("eperm") => (
             "a seccomp filter (Docker >= 25 blocks io_uring by default)".to_owned(),
-            "Run the container with `--security-opt seccomp=unconfined`, or with a seccomp profile that allows io_uring_setup, io_uring_enter and io_uring_register".to_owned(),
+            "Run the container with `docker run --security-opt seccomp=unconfined ...`, or with a seccomp profile that allows io_uring_setup, io_uring_enter and io_uring_register".to_owned(),
         ),
         _ if lower.contains("enomem") || lower.contains("memlock") => (
             "a low locked-memory limit (RLIMIT_MEMLOCK)".to_owned(),

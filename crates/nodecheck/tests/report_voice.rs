@@ -1,0 +1,121 @@
+//! One voice across a report: the same unit for the same figure, clients by their names,
+//! notes wrapped and never cut, and a replay says what it replays.
+
+mod cli_support;
+
+use cli_support::{nodecheck, stderr, stdout, Fixture};
+
+/// The `N GB`/`N TB` figure before `free` in a line.
+fn free_figure(line: &str) -> Option<String> {
+    let at = line.find(" free")?;
+    let words: Vec<&str> = line[..at].split_whitespace().collect();
+    let (number, unit) = (words.get(words.len().checked_sub(2)?)?, words.last()?);
+    Some(format!("{number} {unit}"))
+}
+
+#[test]
+fn header_and_free_space_finding_print_the_same_figure() {
+    let fixture = Fixture::named("nvme_degraded_pcie_link");
+    let table = stdout(&fixture.check(&["--bench", "none"]));
+    let header = table
+        .lines()
+        .find(|l| l.starts_with("Mount:"))
+        .expect("mount line");
+    let finding = table
+        .lines()
+        .find(|l| l.contains(" free") && l.contains("has "))
+        .expect("NC511 detail");
+    let (a, b) = (free_figure(header), free_figure(finding));
+    assert!(a.is_some() && a == b, "{header:?} vs {finding:?}");
+    assert!(
+        !table.contains(" us ") && !table.contains("GiB free"),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_verdict_line_names_the_client_as_the_findings_do() {
+    let fixture = Fixture::named("nvme_degraded_pcie_link");
+    let table = stdout(&fixture.check(&["--bench", "none"]));
+    let verdict = table.lines().last().expect("verdict line");
+    assert!(verdict.ends_with(" [Reth fails first]"), "{verdict}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&fixture.check(&["--bench", "none", "--json"])))
+            .expect("json");
+    let nc511 = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["code"] == "NC511")
+        .expect("NC511");
+    assert!(
+        nc511["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Reth (the most demanding client that fails)"),
+        "{nc511}"
+    );
+    let markdown = stdout(&fixture.check(&["--bench", "none", "--format", "markdown"]));
+    assert!(
+        markdown.contains("strictest of all five (Reth fails first)"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn long_notes_are_wrapped_whole_and_triage_names_its_file() {
+    let fixture = Fixture::named("sata_ahci");
+    let json = stdout(&fixture.check(&["--json", "--bench", "none"]));
+    let mut report: serde_json::Value = serde_json::from_str(&json).expect("report");
+    let long = format!(
+        "Measurement skipped:{} the end of this note is the fix: run `nodecheck bench --force --test qd1 /data`",
+        " a long reason,".repeat(20)
+    );
+    report["notes"] = serde_json::json!([long.clone()]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let saved = dir.path().join("report.json");
+    std::fs::write(&saved, report.to_string()).expect("write");
+
+    let output = nodecheck()
+        .arg("triage")
+        .arg(&saved)
+        .output()
+        .expect("runs");
+    let table = stdout(&output);
+    assert!(
+        matches!(output.status.code(), Some(0..=2)),
+        "{}",
+        stderr(&output)
+    );
+    for line in table.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{line:?} is wider than 80 columns"
+        );
+    }
+    let mut note = String::new();
+    let mut in_note = false;
+    for line in table.lines() {
+        if let Some(rest) = line.strip_prefix("Note:     ") {
+            in_note = rest.starts_with("Measurement skipped");
+            if in_note {
+                note = rest.to_string();
+            }
+        } else if in_note && line.starts_with("          ") {
+            note.push(' ');
+            note.push_str(line.trim());
+        } else {
+            in_note = false;
+        }
+    }
+    assert_eq!(note, long, "the note, unwrapped, is whole");
+    assert_eq!(table.matches("Measurement skipped").count(), 1, "{table}");
+    let source = table
+        .lines()
+        .find(|l| l.starts_with("Source:"))
+        .expect("source line");
+    assert!(
+        source.contains("judged from the saved file") && source.contains("report.json"),
+        "{source:?}"
+    );
+}
