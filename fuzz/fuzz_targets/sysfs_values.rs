@@ -1,11 +1,13 @@
 //! The single-value sysfs attribute parsers (link speed/width, SATA speed, scheduler,
-//! numbers, flags, hex ids, sizes, temperatures, dev numbers, USB speed) on arbitrary text.
+//! numbers, flags, hex ids, sizes, temperatures, dev numbers, USB speed) on arbitrary text, and
+//! the binary SCSI block characteristics VPD page on the raw bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use probe::sysfs;
 
 fuzz_target!(|data: &[u8]| {
+    let _ = probe::vpd::parse_block_characteristics(data);
     let text = String::from_utf8_lossy(data);
     let _ = sysfs::parse_link_speed_gts(&text);
     let _ = sysfs::parse_link_width(&text);

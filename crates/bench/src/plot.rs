@@ -1,10 +1,15 @@
 //! Plots of the behaviour tests, for people who would rather look than read: read latency over
 //! time through the sync test's bursts, write throughput over the gigabytes written in the
-//! cliff test, and read latency over the spans of the span test. SVG only: it needs no font files or native libraries, so it renders the same on
-//! every machine and embeds in a markdown report or a GitHub comment.
+//! cliff test, and read latency over the spans of the span test. Drawn as SVG (embeds in a
+//! markdown report or a GitHub comment) and rasterised from that SVG to a PNG beside it, for
+//! chats and forums that do not show SVG. The PNG is rendered with a font built into the
+//! binary, so it looks the same on every machine, with or without fonts installed.
 
-use std::path::Path;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, KeyPointWeight, Ranged};
 use plotters::prelude::*;
 
 use crate::behaviour::{CliffResult, SpanResult, SyncPhase, SyncResult, WritePattern};
@@ -23,14 +28,23 @@ const CLIFF_COLOUR: RGBColor = RGBColor(214, 39, 40);
 const MEAN_COLOUR: RGBColor = RGBColor(31, 119, 180);
 const P99_COLOUR: RGBColor = RGBColor(255, 127, 14);
 
+/// DejaVu Sans (Bitstream Vera license, see `assets/DejaVuSans-LICENSE`): the plots' text in
+/// the PNG, whatever fonts the machine has.
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+const FONT_FAMILY: &str = "DejaVu Sans";
+
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
     #[error("nothing to plot: the report has no sync, cliff or span result")]
     Nothing,
-    #[error("only SVG plots are supported; name the file *.svg (got {0})")]
+    #[error(
+        "plots are written as SVG with a PNG beside it; name the file *.svg or *.png (got {0})"
+    )]
     Format(String),
     #[error("drawing the plot failed: {0}")]
     Draw(String),
+    #[error("rasterising the plot to PNG failed: {0}")]
+    Raster(String),
     #[error("writing {path}: {source}")]
     Write {
         path: String,
@@ -67,8 +81,8 @@ fn format_size(bytes: u64) -> String {
     }
 }
 
-/// A GiB tick label with two significant digits below 10 GiB, so that the spans of a small test
-/// file (8 MiB = 0.0078 GiB) do not all read `0.0`.
+/// A GiB tick label with up to two significant digits below 10 GiB, so that the spans of a
+/// small test file (8 MiB = 0.0078 GiB) do not all read `0.0`.
 fn gib_label(gib: f64) -> String {
     if !gib.is_finite() || gib <= 0.0 {
         return "0".to_string();
@@ -77,7 +91,131 @@ fn gib_label(gib: f64) -> String {
         return format!("{gib:.0}");
     }
     let decimals = (1.0 - gib.log10().floor()).clamp(0.0, 9.0) as usize;
-    format!("{gib:.decimals$}")
+    trim_zeros(format!("{gib:.decimals$}"))
+}
+
+/// `1.0` → `1`, `0.50` → `0.5`: tick labels as short as their value.
+fn trim_zeros(text: String) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// A logarithmic axis whose labelled ticks are the 1-2-5 values of every decade in its range
+/// (only the powers of ten once it spans more than three decades), so that points anywhere on
+/// it have a label nearby. plotters' own log axis labels only whole powers of ten.
+#[derive(Debug, Clone)]
+struct LogAxis {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+impl LogAxis {
+    /// The axis from `lo` to `hi` (both > 0, `lo < hi`; anything else is made so).
+    fn new(lo: f64, hi: f64) -> LogAxis {
+        let lo = if lo.is_finite() && lo > 0.0 { lo } else { 1.0 };
+        let hi = if hi.is_finite() && hi > lo {
+            hi
+        } else {
+            lo * 10.0
+        };
+        LogAxis {
+            lo,
+            hi,
+            ticks: log_ticks(lo, hi),
+        }
+    }
+}
+
+/// Labelled ticks of a log axis from `lo` to `hi`: 1, 2 and 5 times each power of ten in the
+/// range while it spans at most three decades, only the powers beyond that; 1-9 when the
+/// range is too narrow to hold two of those.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > lo) {
+        return Vec::new();
+    }
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    let in_range = |multipliers: &[f64]| -> Vec<f64> {
+        let mut ticks = Vec::new();
+        for exponent in first..=last {
+            let power = 10f64.powi(exponent);
+            for m in multipliers {
+                let tick = m * power;
+                // Ticks a rounding error outside the range still belong to it.
+                if tick >= lo * (1.0 - 1e-9) && tick <= hi * (1.0 + 1e-9) {
+                    ticks.push(tick);
+                }
+            }
+        }
+        ticks
+    };
+    let decades = hi.log10() - lo.log10();
+    let candidates: [&[f64]; 3] = if decades > 3.0 {
+        [
+            &[1.0],
+            &[1.0, 2.0, 5.0],
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        ]
+    } else {
+        [
+            &[1.0, 2.0, 5.0],
+            &[1.0, 2.0, 3.0, 5.0],
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        ]
+    };
+    let mut ticks = Vec::new();
+    for multipliers in candidates {
+        ticks = in_range(multipliers);
+        if ticks.len() >= 2 {
+            break;
+        }
+    }
+    ticks
+}
+
+impl Ranged for LogAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let (lo, hi) = (self.lo.log10(), self.hi.log10());
+        let v = if value.is_finite() && *value > 0.0 {
+            value.log10()
+        } else {
+            lo
+        };
+        let fraction = (v - lo) / (hi - lo);
+        let span = f64::from(limit.1) - f64::from(limit.0);
+        (f64::from(limit.0) + fraction * span).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // The light grid is not drawn; every labelled tick is a bold one.
+        match hint.weight() {
+            KeyPointWeight::Bold => self.ticks.clone(),
+            KeyPointWeight::Any => Vec::new(),
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// A microsecond tick label: whole numbers from 1 µs, two significant digits below.
+fn us_label(us: f64) -> String {
+    if !us.is_finite() || us <= 0.0 {
+        return "0".to_string();
+    }
+    if us >= 1.0 {
+        return format!("{us:.0}");
+    }
+    let decimals = (1.0 - us.log10().floor()).clamp(0.0, 9.0) as usize;
+    trim_zeros(format!("{us:.decimals$}"))
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
@@ -112,14 +250,14 @@ fn draw_sync(area: &Area<'_>, sync: &SyncResult) -> Result<(), PlotError> {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.0..t_max, (lo..hi).log_scale())
+        .build_cartesian_2d(0.0..t_max, LogAxis::new(lo, hi))
         .map_err(draw_err)?;
     chart
         .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("QD1 read latency (us, log)")
+        .x_desc("time since the start of the test (s)")
+        .y_desc("QD1 read latency (µs, log scale)")
         .light_line_style(WHITE)
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| us_label(*v))
         .draw()
         .map_err(draw_err)?;
     for (phase, colour, label) in [
@@ -183,7 +321,7 @@ fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
         .map_err(draw_err)?;
     chart
         .configure_mesh()
-        .x_desc("written (GB)")
+        .x_desc("data written (GB)")
         .y_desc("write throughput (MB/s)")
         .light_line_style(WHITE)
         .y_label_formatter(&|v| format!("{v:.0}"))
@@ -258,12 +396,12 @@ fn draw_span(area: &Area<'_>, span: &SpanResult) -> Result<(), PlotError> {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d((x_lo..x_hi).log_scale(), 0.0..y_hi)
+        .build_cartesian_2d(LogAxis::new(x_lo, x_hi), 0.0..y_hi)
         .map_err(draw_err)?;
     chart
         .configure_mesh()
-        .x_desc("span of the random reads (GiB, log)")
-        .y_desc("QD1 read latency (us)")
+        .x_desc("span of the random reads (GiB, log scale)")
+        .y_desc("QD1 read latency (µs)")
         .light_line_style(WHITE)
         .x_label_formatter(&|v| gib_label(*v))
         .y_label_formatter(&|v| format!("{v:.0}"))
@@ -322,37 +460,131 @@ pub fn render_svg(report: &BenchReport) -> Result<String, PlotError> {
     Ok(svg)
 }
 
-/// Whether a plot can be written to `path` (it must end in `.svg`); check before a long run.
-pub fn check_plot_path(path: &Path) -> Result<(), PlotError> {
-    let is_svg = path
-        .extension()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case("svg"));
-    if is_svg {
-        Ok(())
+/// The SVG and the PNG a plot is written to: `path` as given (`*.svg` or `*.png`) and its
+/// twin with the other extension. `None` for any other name.
+pub fn plot_paths(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let extension = path.extension()?.to_str()?;
+    if extension.eq_ignore_ascii_case("svg") {
+        Some((path.to_path_buf(), path.with_extension("png")))
+    } else if extension.eq_ignore_ascii_case("png") {
+        Some((path.with_extension("svg"), path.to_path_buf()))
     } else {
-        Err(PlotError::Format(path.display().to_string()))
+        None
     }
 }
 
-/// Renders and writes the plot to `path`, which must end in `.svg`.
+/// Whether a plot can be written to `path` (it must end in `.svg` or `.png`); check before a
+/// long run.
+pub fn check_plot_path(path: &Path) -> Result<(), PlotError> {
+    plot_paths(path)
+        .map(|_| ())
+        .ok_or_else(|| PlotError::Format(path.display().to_string()))
+}
+
+/// How an SVG from [`render_svg`] is read for rasterising: the built-in font answers for
+/// every family the SVG names.
+pub fn svg_options() -> resvg::usvg::Options<'static> {
+    let mut options = resvg::usvg::Options {
+        font_family: FONT_FAMILY.to_string(),
+        ..resvg::usvg::Options::default()
+    };
+    let fonts = Arc::make_mut(&mut options.fontdb);
+    fonts.load_font_data(FONT.to_vec());
+    fonts.set_sans_serif_family(FONT_FAMILY);
+    fonts.set_serif_family(FONT_FAMILY);
+    fonts.set_monospace_family(FONT_FAMILY);
+    options
+}
+
+/// Rasterises an SVG plot to PNG bytes at its own size.
+pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
+    let tree = resvg::usvg::Tree::from_str(svg, &svg_options())
+        .map_err(|e| PlotError::Raster(e.to_string()))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| PlotError::Raster(format!("cannot allocate {size:?} pixels")))?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| PlotError::Raster(e.to_string()))
+}
+
+/// Renders the plot and writes it to `path` (`*.svg` or `*.png`) and to its twin with the
+/// other extension (see [`plot_paths`]).
 pub fn write_plot(report: &BenchReport, path: &Path) -> Result<(), PlotError> {
-    check_plot_path(path)?;
+    let (svg_path, png_path) =
+        plot_paths(path).ok_or_else(|| PlotError::Format(path.display().to_string()))?;
     let svg = render_svg(report)?;
-    std::fs::write(path, svg).map_err(|source| PlotError::Write {
-        path: path.display().to_string(),
-        source,
-    })
+    let png = svg_to_png(&svg)?;
+    let write = |target: &Path, bytes: &[u8]| {
+        std::fs::write(target, bytes).map_err(|source| PlotError::Write {
+            path: target.display().to_string(),
+            source,
+        })
+    };
+    write(&svg_path, svg.as_bytes())?;
+    write(&png_path, &png)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::gib_label;
+    use super::{gib_label, log_ticks, plot_paths, us_label};
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn log_ticks_cover_every_decade_with_labels_near_the_data() {
+        // Sync latencies from 20 µs to 5 ms, padded by 1.5 either way.
+        assert_eq!(
+            log_ticks(20.0 / 1.5, 5000.0 * 1.5),
+            vec![20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0]
+        );
+        // More than three decades: the powers of ten only.
+        assert_eq!(
+            log_ticks(0.5, 20_000.0),
+            vec![1.0, 10.0, 100.0, 1000.0, 10_000.0]
+        );
+        // Narrow ranges still get two labels.
+        assert_eq!(log_ticks(2.1, 4.7), vec![3.0, 4.0]);
+        assert_eq!(log_ticks(61.0, 89.0), vec![70.0, 80.0]);
+        assert!(log_ticks(0.0, 10.0).is_empty());
+        assert!(log_ticks(f64::NAN, 10.0).is_empty());
+        assert!(log_ticks(10.0, 1.0).is_empty());
+    }
+
+    #[test]
+    fn microsecond_labels() {
+        assert_eq!(us_label(20.0), "20");
+        assert_eq!(us_label(1000.0), "1000");
+        assert_eq!(us_label(0.5), "0.5");
+        assert_eq!(us_label(0.25), "0.25");
+        assert_eq!(us_label(f64::INFINITY), "0");
+    }
+
+    #[test]
+    fn the_png_goes_beside_the_svg() {
+        assert_eq!(
+            plot_paths(Path::new("out/sync.svg")),
+            Some((PathBuf::from("out/sync.svg"), PathBuf::from("out/sync.png")))
+        );
+        assert_eq!(
+            plot_paths(Path::new("sync.PNG")),
+            Some((PathBuf::from("sync.svg"), PathBuf::from("sync.PNG")))
+        );
+        assert_eq!(plot_paths(Path::new("sync.jpg")), None);
+        assert_eq!(plot_paths(Path::new("sync")), None);
+    }
 
     #[test]
     fn small_spans_keep_two_significant_digits() {
         assert_eq!(gib_label(128.0), "128");
         assert_eq!(gib_label(1.5), "1.5");
-        assert_eq!(gib_label(0.5), "0.50");
+        assert_eq!(gib_label(1.0), "1");
+        assert_eq!(gib_label(0.5), "0.5");
         assert_eq!(gib_label(8.0 / 1024.0), "0.0078");
         assert_eq!(gib_label(0.0), "0");
         assert_eq!(gib_label(f64::NAN), "0");

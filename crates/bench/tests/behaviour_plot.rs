@@ -135,15 +135,15 @@ fn sync_plot_alone_has_one_panel_with_all_phases() {
     let s = structure(&svg);
     assert!(s.contains("viewBox: 0 0 1000 500"), "{s}");
     for text in [
-        "time (s)",
-        "QD1 read latency (us, log)",
+        "time since the start of the test (s)",
+        "QD1 read latency (µs, log scale)",
         "reads during write burst",
         "reads after fdatasync (recovery)",
         "reads alone",
     ] {
         assert!(s.contains(text), "missing {text}: {s}");
     }
-    assert!(!s.contains("written (GB)"));
+    assert!(!s.contains("data written (GB)"));
 }
 
 #[test]
@@ -165,8 +165,8 @@ fn span_plot_shows_both_statistics_over_the_spans() {
     let s = structure(&svg);
     assert!(s.contains("viewBox: 0 0 1000 500"), "{s}");
     for text in [
-        "span of the random reads (GiB, log)",
-        "QD1 read latency (us)",
+        "span of the random reads (GiB, log scale)",
+        "QD1 read latency (µs)",
         "mean",
         "p99",
         "largest/smallest",
@@ -184,12 +184,12 @@ fn plots_refuse_what_they_cannot_draw() {
         Err(PlotError::Nothing)
     ));
     let dir = tempfile::tempdir().expect("tempdir");
-    let png = dir.path().join("plot.png");
+    let jpg = dir.path().join("plot.jpg");
     assert!(matches!(
-        write_plot(&report_of_qlc(false, true), &png),
+        write_plot(&report_of_qlc(false, true), &jpg),
         Err(PlotError::Format(_))
     ));
-    assert!(!png.exists());
+    assert!(!jpg.exists());
     let svg = dir.path().join("plot.SVG");
     write_plot(&report_of_qlc(false, true), &svg).expect("writes");
     let written = std::fs::read_to_string(&svg).expect("readable");

@@ -252,7 +252,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_smartctl: bool,
     /// Draw what --bench full measured (read latency through the sync test's write bursts,
-    /// latency over the span test's spans) to this SVG file; the markdown report links it.
+    /// latency over the span test's spans) to this SVG file and a PNG beside it (FILE.png,
+    /// for chats and forums without SVG); the markdown report links the SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Test file size, e.g. 256M for a quick trial run [default: 1G for quick, 150G for full,

@@ -97,9 +97,11 @@ fn sync_with_a_plot() {
 
     let svg = std::fs::read_to_string(&plot).expect("the plot was written");
     assert!(svg.starts_with("<svg"));
+    let png = std::fs::read(plot.with_extension("png")).expect("the PNG beside it");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
     for text in [
-        "time (s)",
-        "QD1 read latency (us, log)",
+        "time since the start of the test (s)",
+        "QD1 read latency (µs, log scale)",
         "reads during write burst",
     ] {
         assert!(svg.contains(text), "the plot lacks {text:?}");
@@ -137,10 +139,10 @@ fn behaviour_tests_refuse_a_block_device() {
 }
 
 #[test]
-fn a_png_plot_is_refused_before_anything_runs() {
+fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
     let dir = scratch();
     let plots = scratch();
-    let plot = plots.path().join("sync.png");
+    let plot = plots.path().join("sync.jpg");
     let output = nodecheck_bench(dir.path(), &["--test", "sync"])
         .arg("--plot")
         .arg(&plot)
@@ -148,7 +150,7 @@ fn a_png_plot_is_refused_before_anything_runs() {
         .expect("running nodecheck");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(3), "a usage error: {stderr}");
-    assert!(stderr.contains("only SVG"), "{stderr}");
+    assert!(stderr.contains("name the file *.svg or *.png"), "{stderr}");
     assert!(output.stdout.is_empty(), "nothing was measured");
     assert!(!plot.exists());
     assert!(entries(dir.path()).is_empty());

@@ -107,6 +107,8 @@ fn full_check_plots_and_links_the_behaviour_tests() {
         "span panel"
     );
     assert!(svg.contains("reads during write burst"), "burst series");
+    let png = std::fs::read(plot.with_extension("png")).expect("the PNG beside the SVG");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
 
     // The report's JSON (folded into the markdown for `nodecheck triage`) names the plot too.
     let json_start = stdout.find("```json\n").expect("the folded JSON") + 8;
@@ -180,11 +182,13 @@ fn a_plot_without_the_full_bench_is_refused_before_measuring() {
     let plots = scratch();
     for (args, wanted) in [
         (&["--bench", "quick"][..], "--bench full"),
-        (&["--bench", "full"][..], "SVG"),
+        (&["--bench", "full"][..], "name the file *.svg or *.png"),
     ] {
-        let plot = plots
-            .path()
-            .join(if wanted == "SVG" { "p.png" } else { "p.svg" });
+        let plot = plots.path().join(if wanted == "--bench full" {
+            "p.svg"
+        } else {
+            "p.jpg"
+        });
         let output = Command::cargo_bin("nodecheck")
             .expect("the nodecheck binary")
             .arg("check")

@@ -11,6 +11,7 @@ use crate::pci::{self, PciFunction};
 use crate::root::Root;
 use crate::sysfs;
 use crate::usb;
+use crate::vpd;
 
 /// Where the live-only probes (ioctls, smartctl) find a drive's controller.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
             .as_deref()
             .and_then(sysfs::sectors_to_bytes)
             .filter(|bytes| *bytes > 0),
-        rotational: attr("queue/rotational")
+        queue_rotational: attr("queue/rotational")
             .as_deref()
             .and_then(sysfs::parse_flag),
         logical_block_size: attr("queue/logical_block_size")
@@ -44,6 +45,7 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
         write_cache: attr("queue/write_cache"),
         ..Drive::default()
     };
+    drive.rotational = drive.queue_rotational;
     let mut handles = DriveHandles::default();
 
     let interface = detect_interface(root, name, path);
@@ -52,17 +54,20 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
         Interface::Nvme => read_nvme(root, path, &mut drive, &mut handles),
         Interface::Usb => {
             read_scsi_identity(root, path, &mut drive);
+            read_block_characteristics(root, path, &mut drive);
             drive.usb = usb::read(root, path);
             drive.controller_driver = drive.usb.as_ref().and_then(|u| u.driver.clone());
             read_drivetemp(root, path, &mut drive);
         }
         Interface::Sata => {
             read_scsi_identity(root, path, &mut drive);
+            read_block_characteristics(root, path, &mut drive);
             read_sata(root, path, &mut drive);
             read_drivetemp(root, path, &mut drive);
         }
         Interface::Sas | Interface::Unknown if name.starts_with("sd") => {
             read_scsi_identity(root, path, &mut drive);
+            read_block_characteristics(root, path, &mut drive);
             read_scsi_controller(root, path, &mut drive);
             read_drivetemp(root, path, &mut drive);
         }
@@ -78,6 +83,12 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
             drive.controller_driver = root.link_name(path.join("device/driver"));
         }
         Interface::Sas | Interface::Unknown => {}
+    }
+
+    if drive.rotation_rate_rpm.is_none() {
+        if let Some(rpm) = drive.vpd_rotation_rate_rpm {
+            drive.rotational = Some(rpm != 0);
+        }
     }
 
     if drive.trim_supported.is_none() {
@@ -157,6 +168,18 @@ fn read_scsi_identity(root: &Root, path: &Path, drive: &mut Drive) {
     drive.vendor = root
         .read_attr(device.join("vendor"))
         .filter(|vendor| vendor != "ATA");
+}
+
+/// The Block Device Characteristics VPD page, when the kernel read one from the device.
+fn read_block_characteristics(root: &Root, path: &Path, drive: &mut Drive) {
+    let page_path = path.join("device/vpd_pgb1");
+    let Some(page) = root.read_bytes(&page_path) else {
+        return;
+    };
+    match vpd::parse_block_characteristics(&page) {
+        Ok(rate) => drive.vpd_rotation_rate_rpm = rate,
+        Err(err) => root.warn(format!("{}: {err}", page_path.display())),
+    }
 }
 
 fn read_scsi_controller(root: &Root, path: &Path, drive: &mut Drive) {

@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::network::{NetworkShare, ShareKind};
+
 /// Version of the JSON document produced by `nodecheck probe --json`.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -76,6 +78,10 @@ pub struct MountFacts {
     /// deserialize as [`FstabEntry::Unreadable`].
     #[serde(default)]
     pub fstab: FstabEntry,
+    /// The server and export of a network or host-shared file system (NFS, SMB, CephFS,
+    /// GlusterFS, 9p, virtiofs); `None` for local file systems.
+    #[serde(default)]
+    pub network: Option<NetworkShare>,
 }
 
 /// What `/etc/fstab` under the probe's root says about a mount.
@@ -208,9 +214,20 @@ pub struct Drive {
     pub model_family: Option<String>,
     pub capacity_bytes: Option<u64>,
     pub interface: Option<Interface>,
+    /// The probe's best answer: the drive's own rotation rate when it reports one, else the
+    /// kernel's flag.
     pub rotational: Option<bool>,
     /// ATA word 217 / smartctl `rotation_rate`: `Some(0)` = SSD, else rpm.
     pub rotation_rate_rpm: Option<u32>,
+    /// `queue/rotational` exactly as the kernel has it. The kernel sets it for every SCSI disk
+    /// unless the device says "non-rotating", so on its own it is a weak hint.
+    #[serde(default)]
+    pub queue_rotational: Option<bool>,
+    /// MEDIUM ROTATION RATE of the SCSI Block Device Characteristics VPD page (sysfs
+    /// `device/vpd_pgb1`), same convention as `rotation_rate_rpm`; `None` when the page is
+    /// absent or does not report a rate.
+    #[serde(default)]
+    pub vpd_rotation_rate_rpm: Option<u32>,
     pub logical_block_size: Option<u32>,
     pub physical_block_size: Option<u32>,
     /// The active I/O scheduler (`none`, `mq-deadline`).

@@ -15,6 +15,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Component, Path, PathBuf};
 
 use crate::ata::{encode_identify_text, IdentifyBuilder};
+use crate::vpd::encode_block_characteristics;
 
 /// The path every regular scenario is probed at.
 pub const DATADIR: &str = "/var/lib/ethereum";
@@ -49,6 +50,16 @@ pub const SCENARIOS: &[Scenario] = &[
     scenario("nvme_behind_vmd", nvme_behind_vmd),
     scenario("sas_multipath", sas_multipath),
     scenario("docker_overlay", docker_overlay),
+    scenario(
+        "qemu_sata_ssd_rotation_unreported",
+        qemu_sata_ssd_rotation_unreported,
+    ),
+    scenario("nfs4_nas", nfs4_nas),
+    scenario("cifs_nas", cifs_nas),
+    scenario("cephfs", cephfs),
+    scenario("glusterfs", glusterfs),
+    scenario("vm_9p_host_share", vm_9p_host_share),
+    scenario("vm_virtiofs_host_share", vm_virtiofs_host_share),
     scenario("hostile_missing_attributes", hostile_missing_attributes),
     scenario("hostile_empty_attributes", hostile_empty_attributes),
     scenario("hostile_non_utf8", hostile_non_utf8),
@@ -441,6 +452,11 @@ impl FixtureTree {
 
         let scsi_dir = format!("{port_dir}/host{host}/target{host}:0:0/{host}:0:0:0");
         self.scsi_device(&scsi_dir, "ATA", &sata.scsi_model, &sata.scsi_rev)?;
+        // libata answers the block characteristics VPD page from IDENTIFY word 217.
+        self.write(
+            &format!("{scsi_dir}/vpd_pgb1"),
+            encode_block_characteristics(words[217], true),
+        )?;
         if let Some(millidegrees) = sata.drivetemp_millidegrees {
             let hwmon = format!("hwmon{}", 10 + port);
             let hwmon_dir = format!("{scsi_dir}/hwmon/{hwmon}");
@@ -1709,6 +1725,146 @@ pub fn sata_ahci_identify_checksum_mismatch(dir: &Path) -> io::Result<()> {
         &format!("{AHCI_DIR}/ata3/link3/dev3.0/ata_device/dev3.0/id"),
         encode_identify_text(&words),
     )
+}
+
+/// A QEMU q35 guest whose AHCI disk carries the model `Samsung SSD 870 QVO 1TB` but, as QEMU's
+/// `ide-hd` does by default, leaves IDENTIFY word 217 at 0 ("not reported"): libata's VPD page
+/// 0xB1 repeats the 0, so the kernel marks the SSD rotational.
+pub fn qemu_sata_ssd_rotation_unreported(dir: &Path) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    tree.kernel("6.1.0-26-amd64", Some(0))?;
+    tree.dmi("QEMU", "Standard PC (Q35 + ICH9, 2009)", "", "", "SeaBIOS")?;
+    tree.systemd(true)?;
+    let spec = SataSpec {
+        port: 1,
+        disk: DiskSpec {
+            name: "sda".to_string(),
+            major: 8,
+            minor: 0,
+            sectors: 1_953_525_168,
+            queue: QueueSpec {
+                rotational: true,
+                ..QueueSpec::ssd()
+            },
+        },
+        identify: IdentifyBuilder::new()
+            .model("Samsung SSD 870 QVO 1TB")
+            .firmware("2.5+")
+            .serial("S5VSNG0NA12345B")
+            .trim(true, false)
+            .sata_speeds(Some(1.5), Some(1.5))
+            .capacity_sectors(1_953_525_168),
+        trim_mode: "unqueued",
+        link_speed: "1.5 Gbps",
+        scsi_model: "Samsung SSD 870".to_string(),
+        scsi_rev: "2.5+".to_string(),
+        drivetemp_millidegrees: None,
+    };
+    let disk = tree.sata(
+        "/sys/devices/pci0000:00/0000:00:1f.2",
+        &PciSpec {
+            class: 0x010601,
+            vendor: 0x8086,
+            device: 0x2922,
+            driver: "ahci",
+            link: None,
+        },
+        &spec,
+    )?;
+    tree.partition(&disk, "sda", 1, 8, 1, 2048, 1_953_523_120)?;
+    let mut lines = standard_mounts(
+        "8:1",
+        "/dev/sda1",
+        Some(("8:1", "ext4", "/dev/sda1", "rw,noatime", "rw")),
+    );
+    lines[0] =
+        "26 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw,errors=remount-ro".to_string();
+    write_mounts(&tree, &lines)?;
+    tree.statvfs(DATADIR, 900_000_000_000, 984_000_000_000)
+}
+
+/// A desktop with its system on a local NVMe drive and the datadir mounted from the network
+/// with this mountinfo line (mount id 50, under `/`).
+fn network_datadir(dir: &Path, datadir_line: &str) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    desktop(&tree)?;
+    tree.systemd(true)?;
+    let namespace = tree.nvme(
+        &format!("{PCH_ROOT_PORT}/0000:03:00.0"),
+        &samsung_pci(PcieLinkSpec {
+            current_speed: "16.0 GT/s PCIe",
+            current_width: 4,
+            max_speed: "16.0 GT/s PCIe",
+            max_width: 4,
+        }),
+        &samsung_980_pro(0, 0),
+    )?;
+    tree.partition(&namespace, "nvme0n1", 1, 259, 1, 2048, 1_048_576)?;
+    tree.partition(&namespace, "nvme0n1", 2, 259, 2, 1_050_624, 3_905_976_320)?;
+    let mut lines = standard_mounts("259:2", "/dev/nvme0n1p2", None);
+    lines.push(datadir_line.to_string());
+    write_mounts(&tree, &lines)?;
+    tree.statvfs(DATADIR, 7_000_000_000_000, 11_900_000_000_000)
+}
+
+/// The datadir on a Synology NAS over NFS 4.2, mounted by name (`addr=` is the address the
+/// kernel resolved), the way nfs_show_options prints it.
+pub fn nfs4_nas(dir: &Path) -> io::Result<()> {
+    network_datadir(
+        dir,
+        &format!("50 26 0:52 / {DATADIR} rw,relatime shared:27 - nfs4 diskstation.lan:/volume1/ethereum rw,vers=4.2,rsize=131072,wsize=131072,namlen=255,hard,proto=tcp,timeo=600,retrans=2,sec=sys,clientaddr=192.168.1.20,local_lock=none,addr=192.168.1.10"),
+    )
+}
+
+/// The datadir on an SMB 3.1.1 share of a NAS (cifs.ko's option list).
+pub fn cifs_nas(dir: &Path) -> io::Result<()> {
+    network_datadir(
+        dir,
+        &format!("50 26 0:55 / {DATADIR} rw,relatime shared:27 - cifs //192.168.1.10/ethereum rw,vers=3.1.1,cache=strict,username=eth,uid=1000,noforceuid,gid=1000,noforcegid,addr=192.168.1.10,file_mode=0755,dir_mode=0755,soft,nounix,serverino,mapposix,rsize=4194304,wsize=4194304,bsize=1048576,echo_interval=60,actimeo=1,closetimeo=1"),
+    )
+}
+
+/// The datadir on CephFS through the kernel client, new device syntax (Linux >= 5.17), the
+/// monitors in `mon_addr`.
+pub fn cephfs(dir: &Path) -> io::Result<()> {
+    network_datadir(
+        dir,
+        &format!("50 26 0:60 /volumes/eth {DATADIR} rw,noatime shared:27 - ceph admin@b3acfc0d-575f-4b93-9e7b-b4b6e8fbfc1a.cephfs=/volumes/eth rw,name=admin,secret=<hidden>,ms_mode=prefer-crc,acl,mon_addr=10.0.0.11:3300/10.0.0.12:3300/10.0.0.13:3300"),
+    )
+}
+
+/// The datadir on a GlusterFS volume through its FUSE client.
+pub fn glusterfs(dir: &Path) -> io::Result<()> {
+    network_datadir(
+        dir,
+        &format!("50 26 0:65 / {DATADIR} rw,relatime shared:27 - fuse.glusterfs gluster1.lan:/gv0 rw,user_id=0,group_id=0,default_permissions,allow_other,max_read=131072"),
+    )
+}
+
+/// A QEMU guest on a virtio root disk whose datadir is a host directory shared over 9p.
+pub fn vm_9p_host_share(dir: &Path) -> io::Result<()> {
+    qemu_guest_with_share(
+        dir,
+        &format!("50 26 0:70 / {DATADIR} rw,relatime shared:27 - 9p ethdata rw,access=client,msize=512000,trans=virtio"),
+    )
+}
+
+/// A QEMU guest on a virtio root disk whose datadir is a host directory shared by virtiofsd.
+pub fn vm_virtiofs_host_share(dir: &Path) -> io::Result<()> {
+    qemu_guest_with_share(
+        dir,
+        &format!("50 26 0:75 / {DATADIR} rw,relatime shared:27 - virtiofs ethdata rw"),
+    )
+}
+
+fn qemu_guest_with_share(dir: &Path, datadir_line: &str) -> io::Result<()> {
+    let tree = FixtureTree::new(dir)?;
+    tree.dmi("QEMU", "Standard PC (Q35 + ICH9, 2009)", "", "", "SeaBIOS")?;
+    virtio_guest(&tree)?;
+    let mut lines = standard_mounts("252:1", "/dev/vda1", None);
+    lines.push(datadir_line.to_string());
+    write_mounts(&tree, &lines)?;
+    tree.statvfs(DATADIR, 3_000_000_000_000, 3_840_000_000_000)
 }
 
 #[cfg(test)]

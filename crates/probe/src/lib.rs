@@ -19,6 +19,7 @@ pub mod hwmon;
 pub mod input;
 pub mod iouring;
 pub mod mounts;
+pub mod network;
 pub mod nvme;
 pub mod pci;
 pub mod platform;
@@ -28,6 +29,7 @@ pub mod smartctl;
 pub mod stack;
 pub mod sysfs;
 pub mod usb;
+pub mod vpd;
 
 pub use error::ProbeError;
 pub use facts::*;

@@ -15,7 +15,7 @@ use crate::facts::{
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::stack;
-use crate::{iouring, nvme, platform, smartctl};
+use crate::{iouring, network, nvme, platform, smartctl};
 
 /// The file a snapshot writes with `statvfs` figures of the mounts it captured, keyed by
 /// mount point (documented in docs/json.md).
@@ -433,6 +433,7 @@ fn mount_facts(entry: &MountEntry) -> MountFacts {
         free_bytes: None,
         total_bytes: None,
         fstab: FstabEntry::Unreadable,
+        network: network::share_of(&entry.fs_type, &entry.source, &entry.super_options),
     }
 }
 
@@ -533,7 +534,7 @@ fn top_devices(
             ));
             return Vec::new();
         }
-        "nfs" | "nfs4" | "cifs" | "smb3" | "ceph" | "glusterfs" | "9p" | "virtiofs" => {
+        _ if network::ShareKind::of_fs_type(fs).is_some() => {
             unresolved.push(format!(
                 "network or host-shared file system ({fs} from {source}): the drives are on another machine"
             ));

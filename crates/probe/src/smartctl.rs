@@ -621,11 +621,13 @@ impl SmartctlReport {
         fill(&mut drive.model_family, self.model_family.clone());
         fill(&mut drive.capacity_bytes, self.capacity_bytes);
         fill(&mut drive.interface, self.interface());
-        fill(&mut drive.rotation_rate_rpm, self.rotation_rate);
-        fill(
-            &mut drive.rotational,
-            self.rotation_rate.map(|rpm| rpm != 0),
-        );
+        if drive.rotation_rate_rpm.is_none() {
+            if let Some(rpm) = self.rotation_rate {
+                // The drive's own rotation rate outranks the kernel's flag already in `rotational`.
+                drive.rotation_rate_rpm = Some(rpm);
+                drive.rotational = Some(rpm != 0);
+            }
+        }
         fill(&mut drive.logical_block_size, self.logical_block_size);
         fill(&mut drive.physical_block_size, self.physical_block_size);
         fill(

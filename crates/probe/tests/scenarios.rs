@@ -242,12 +242,178 @@ fn hdd() {
     assert_eq!(drive.firmware.as_deref(), Some("82.00A82"));
     assert_eq!(drive.rotational, Some(true));
     assert_eq!(drive.rotation_rate_rpm, Some(5400));
+    assert_eq!(
+        drive.vpd_rotation_rate_rpm,
+        Some(5400),
+        "libata's VPD page 0xB1 repeats word 217"
+    );
+    assert_eq!(drive.queue_rotational, Some(true));
     assert_eq!(drive.trim_supported, Some(false));
     assert_eq!(drive.physical_block_size, Some(4096));
     assert_eq!(drive.scheduler.as_deref(), Some("mq-deadline"));
     assert_eq!(drive.temperature_c, Some(38.0));
     assert_eq!(probed.facts.trim_effective, Some(false));
     snapshot("hdd", &probed.facts);
+}
+
+#[test]
+fn qemu_sata_ssd_rotation_unreported() {
+    let probed = run("qemu_sata_ssd_rotation_unreported");
+    let drive = only_drive(&probed.facts);
+    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
+    assert_eq!(drive.interface, Some(Interface::Sata));
+    // Word 217 = 0 is "not reported", and the VPD page built from it says the same.
+    assert_eq!(drive.rotation_rate_rpm, None);
+    assert_eq!(drive.vpd_rotation_rate_rpm, None);
+    assert_eq!(
+        drive.queue_rotational,
+        Some(true),
+        "the kernel's flag as read"
+    );
+    assert_eq!(drive.rotational, Some(true), "nothing better to go by");
+    assert!(
+        probed.facts.warnings.is_empty(),
+        "{:?}",
+        probed.facts.warnings
+    );
+    snapshot("qemu_sata_ssd_rotation_unreported", &probed.facts);
+}
+
+#[test]
+fn vpd_page_decides_the_probe_rotational_flag_without_identify() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root_dir = dir.path().join("root");
+    fixture::qemu_sata_ssd_rotation_unreported(&root_dir).expect("fixture");
+    // A bridge that hides IDENTIFY but answers the VPD page with "non-rotating".
+    let scsi = "sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0";
+    std::fs::write(
+        root_dir.join("sys/devices/pci0000:00/0000:00:1f.2/ata1/link1/dev1.0/ata_device/dev1.0/id"),
+        "",
+    )
+    .expect("empty IDENTIFY");
+    std::fs::write(
+        root_dir.join(scsi).join("vpd_pgb1"),
+        ::probe::vpd::encode_block_characteristics(0x0001, true),
+    )
+    .expect("page");
+    let root = Root::at(&root_dir).expect("root");
+    let facts =
+        run_probe(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
+    let drive = only_drive(&facts);
+    assert_eq!(drive.rotation_rate_rpm, None);
+    assert_eq!(drive.vpd_rotation_rate_rpm, Some(0));
+    assert_eq!(drive.queue_rotational, Some(true));
+    assert_eq!(drive.rotational, Some(false), "the page outranks the flag");
+
+    // A malformed page is a warning, never a value.
+    std::fs::write(
+        root_dir.join(scsi).join("vpd_pgb1"),
+        [0u8, 0xB0, 0, 0x3C, 0, 1],
+    )
+    .expect("page");
+    let facts = run_probe(
+        &Root::at(&root_dir).expect("root"),
+        Path::new(fixture::DATADIR),
+        &ProbeOptions::default(),
+    )
+    .expect("probe");
+    assert_eq!(only_drive(&facts).vpd_rotation_rate_rpm, None);
+    assert!(
+        facts.warnings.iter().any(|w| w.contains("vpd_pgb1")),
+        "{:?}",
+        facts.warnings
+    );
+}
+
+#[test]
+fn network_and_host_shares_name_their_server_and_export() {
+    use ::probe::ShareKind;
+    // (scenario, kind, fs type, server, address, export)
+    let cases = [
+        (
+            "nfs4_nas",
+            ShareKind::Nfs,
+            "nfs4",
+            Some("diskstation.lan"),
+            Some("192.168.1.10"),
+            Some("/volume1/ethereum"),
+        ),
+        (
+            "cifs_nas",
+            ShareKind::Smb,
+            "cifs",
+            Some("192.168.1.10"),
+            None,
+            Some("ethereum"),
+        ),
+        (
+            "cephfs",
+            ShareKind::Ceph,
+            "ceph",
+            Some("10.0.0.11:3300, 10.0.0.12:3300, 10.0.0.13:3300"),
+            None,
+            Some("/volumes/eth (file system cephfs)"),
+        ),
+        (
+            "glusterfs",
+            ShareKind::Glusterfs,
+            "fuse.glusterfs",
+            Some("gluster1.lan"),
+            None,
+            Some("gv0"),
+        ),
+        (
+            "vm_9p_host_share",
+            ShareKind::NineP,
+            "9p",
+            None,
+            None,
+            Some("ethdata"),
+        ),
+        (
+            "vm_virtiofs_host_share",
+            ShareKind::Virtiofs,
+            "virtiofs",
+            None,
+            None,
+            Some("ethdata"),
+        ),
+    ];
+    for (name, kind, fs_type, server, address, export) in cases {
+        let probed = run(name);
+        let facts = &probed.facts;
+        let mount = facts.mount.as_ref().expect("mount");
+        assert_eq!(mount.mount_point, fixture::DATADIR, "{name}");
+        assert_eq!(mount.fs_type, fs_type, "{name}");
+        let share = mount
+            .network
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no share"));
+        assert_eq!(share.kind, kind, "{name}");
+        assert_eq!(share.server.as_deref(), server, "{name}");
+        assert_eq!(share.address.as_deref(), address, "{name}");
+        assert_eq!(share.export.as_deref(), export, "{name}");
+        assert!(facts.drives.is_empty(), "{name}: {:?}", facts.drives);
+        assert!(
+            facts
+                .unresolved
+                .iter()
+                .any(|u| u.contains("network or host-shared file system")),
+            "{name}: {:?}",
+            facts.unresolved
+        );
+        assert!(mount.free_bytes.is_some(), "{name}");
+    }
+    let nfs = run("nfs4_nas");
+    let share = nfs.facts.mount.as_ref().and_then(|m| m.network.clone());
+    let share = share.expect("share");
+    assert_eq!(share.version.as_deref(), Some("4.2"));
+    assert_eq!(share.transport.as_deref(), Some("tcp"));
+    let local = run("sata_ahci");
+    assert_eq!(
+        local.facts.mount.as_ref().and_then(|m| m.network.clone()),
+        None
+    );
 }
 
 #[test]

@@ -24,6 +24,35 @@ fn escape(field: &str) -> String {
 
 proptest! {
     #[test]
+    fn vpd_block_characteristics_never_panic(page in proptest::collection::vec(any::<u8>(), 0..80)) {
+        if let Ok(Some(rpm)) = ::probe::vpd::parse_block_characteristics(&page) {
+            prop_assert!(rpm == 0 || (0x0401..=0xFFFE).contains(&rpm));
+        }
+    }
+
+    #[test]
+    fn vpd_rotation_rates_round_trip(word in any::<u16>()) {
+        let page = ::probe::vpd::encode_block_characteristics(word, true);
+        let rate = ::probe::vpd::parse_block_characteristics(&page).expect("well-formed");
+        let expected = match word {
+            1 => Some(0),
+            0x0401..=0xFFFE => Some(u32::from(word)),
+            _ => None,
+        };
+        prop_assert_eq!(rate, expected);
+    }
+
+    #[test]
+    fn network_share_sources_never_panic(
+        fs_type in prop_oneof![Just("nfs4"), Just("cifs"), Just("ceph"), Just("fuse.glusterfs"), Just("9p"), Just("virtiofs")],
+        source in "\\PC*",
+        options in proptest::collection::vec("\\PC*", 0..4),
+    ) {
+        let share = ::probe::network::share_of(fs_type, &source, &options);
+        prop_assert!(share.is_some());
+    }
+
+    #[test]
     fn mountinfo_never_panics(text in "\\PC*") {
         let _ = parse_mountinfo(&text);
     }

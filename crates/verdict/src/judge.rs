@@ -160,7 +160,7 @@ pub fn judge_node(
     let (identity_findings, identities) = findings::identity::check(facts, db);
     findings.extend(identity_findings);
     findings.extend(findings::health::check(facts, &identities));
-    findings.extend(findings::trim::check(facts));
+    findings.extend(findings::trim::check(facts, db));
     findings.extend(findings::controller::check(facts));
     findings.extend(findings::mount::check(facts));
     findings.extend(findings::capacity::check(facts, &clients, &mut failures));
@@ -171,8 +171,18 @@ pub fn judge_node(
     ));
     let mut bench_fast = false;
     if let Some(report) = bench {
-        let outcome = findings::bench::check(report, &clients, &mut failures);
+        let mut outcome = findings::bench::check(report, &clients, &mut failures);
         bench_fast = outcome.fast;
+        let share = facts.mount.as_ref().and_then(|m| m.network.as_ref());
+        if let (Some(share), Some(qd1)) = (share, report.qd1.as_ref()) {
+            let note = findings::network::latency_note(share, qd1.lat_us.p50);
+            if let (Some(note), Some(latency)) = (
+                note,
+                outcome.findings.iter_mut().find(|f| f.code == "NC701"),
+            ) {
+                latency.detail.push_str(&note);
+            }
+        }
         findings.extend(outcome.findings);
         // The bench measured the path, so an entry is comparable only when one drive is under it.
         let listed = match (facts.drives.as_slice(), identities.as_slice()) {

@@ -148,6 +148,41 @@ fn nc105_hard_disk() {
 }
 
 #[test]
+fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
+    let mut facts = sata_machine("NoSuchVendor SATA 2TB", 2_000_398_934_016);
+    let d = drive0(&mut facts);
+    d.rotation_rate_rpm = None;
+    d.queue_rotational = Some(true);
+    d.rotational = Some(true);
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC105",
+        Severity::Warning,
+        &["only the kernel", "smartctl -i /dev/sda", "Rotation Rate"],
+    );
+    assert!(!has(&v, "NC120"), "nothing better to disagree with");
+}
+
+#[test]
+fn nc105_not_for_a_known_ssd_the_kernel_marks_rotational() {
+    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    let d = drive0(&mut facts);
+    d.rotation_rate_rpm = None;
+    d.queue_rotational = Some(true);
+    d.rotational = Some(true);
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC105"), "{:?}", codes(&v));
+    assert_finding(
+        &v,
+        "NC120",
+        Severity::Info,
+        &["The kernel marks sda", "known SSD (Samsung 870 EVO)"],
+    );
+    assert_eq!(v.grade, Grade::Good);
+}
+
+#[test]
 fn nc105_not_for_virtio_disks_that_claim_rotational() {
     let mut facts = nvme_machine();
     let d = drive0(&mut facts);
@@ -1417,4 +1452,47 @@ fn nc402_older_generation_at_full_width_is_info() {
         Severity::Warning,
         &["2.5 GT/s x4 of 8.0 GT/s x4"],
     );
+}
+
+#[test]
+fn nc701_over_nfs_says_what_the_network_adds() {
+    let mut facts = nvme_machine();
+    facts.drives.clear();
+    facts.layers.clear();
+    facts.stack.clear();
+    if let Some(mount) = facts.mount.as_mut() {
+        mount.fs_type = "nfs4".into();
+        mount.source = "diskstation.lan:/volume1/ethereum".into();
+        mount.super_options = vec!["rw".into(), "vers=4.2".into(), "addr=192.168.1.10".into()];
+        mount.network =
+            probe::network::share_of(&mount.fs_type, &mount.source, &mount.super_options);
+    }
+    let report = bench_report(
+        latency(1_400.0, 6_000.0, 20_000.0),
+        None,
+        bench::EngineKind::IoUring,
+    );
+    let v = judge(
+        &facts,
+        Some(&report),
+        &db(),
+        &ClientChoice::Named("geth".into()),
+    );
+    assert_finding(&v, "NC520", Severity::Critical, &["diskstation.lan"]);
+    let f = one(&v, "NC701");
+    assert!(
+        f.detail.contains("Measured over NFS")
+            && f.detail
+                .contains("add about 1.3 ms to every read (p50 1.4 ms)"),
+        "{f:#?}"
+    );
+
+    // The same measurement on a local drive carries no such note.
+    let v = judge(
+        &nvme_machine(),
+        Some(&report),
+        &db(),
+        &ClientChoice::Named("geth".into()),
+    );
+    assert!(!one(&v, "NC701").detail.contains("Measured over"));
 }

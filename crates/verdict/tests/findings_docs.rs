@@ -80,13 +80,15 @@ fn every_emitted_code_is_documented_and_every_documented_code_emitted() {
 fn codes_sit_in_their_family_range() {
     // NC1xx identity, NC2xx health, NC3xx trim, NC4xx controller/link, NC5xx mount and
     // capacity, NC6xx platform, NC7xx bench, NC8xx behaviour.
-    let families: [(&str, char); 9] = [
+    let families: [(&str, char); 11] = [
         ("identity.rs", '1'),
+        ("media.rs", '1'),
         ("health.rs", '2'),
         ("trim.rs", '3'),
         ("controller.rs", '4'),
         ("mount.rs", '5'),
         ("capacity.rs", '5'),
+        ("network.rs", '5'),
         ("platform.rs", '6'),
         ("bench.rs", '7'),
         ("behaviour.rs", '8'),

@@ -103,6 +103,97 @@ fn hard_disk_is_bad() {
 }
 
 #[test]
+fn known_ssd_the_kernel_marks_rotational_is_no_hard_disk() {
+    let v = judged("qemu_sata_ssd_rotation_unreported");
+    assert!(!has(&v, "NC105"), "{:?}", codes(&v));
+    let f = one(&v, "NC120");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(
+        f.title
+            .contains("The kernel marks sda rotational, but it is solid state"),
+        "{f:#?}"
+    );
+    assert!(
+        f.detail
+            .contains("its model is a known SSD (Samsung 870 QVO)"),
+        "{f:#?}"
+    );
+    assert!(f.detail.contains("I/O scheduler"), "{f:#?}");
+    assert!(
+        f.fix
+            .as_deref()
+            .unwrap_or("")
+            .contains("ATTR{queue/rotational}=\"0\""),
+        "{f:#?}"
+    );
+    // The drive is graded as the QLC SSD it is, and TRIM is judged as for any SSD.
+    let drive = &v.drives[0];
+    assert_eq!(drive.grade, Grade::Ugly);
+    assert!(has(&v, "NC300"), "{:?}", codes(&v));
+}
+
+#[test]
+fn network_storage_is_critical_and_names_server_and_export() {
+    for (name, needles) in [
+        (
+            "nfs4_nas",
+            &["NFS (version 4.2) from diskstation.lan (192.168.1.10), export /volume1/ethereum"][..],
+        ),
+        (
+            "cifs_nas",
+            &["SMB/CIFS (version 3.1.1) from 192.168.1.10, share ethereum"][..],
+        ),
+        (
+            "cephfs",
+            &["CephFS from 10.0.0.11:3300, 10.0.0.12:3300, 10.0.0.13:3300, path /volumes/eth"][..],
+        ),
+        (
+            "glusterfs",
+            &["GlusterFS from gluster1.lan, volume gv0"][..],
+        ),
+    ] {
+        let v = judged(name);
+        let f = one(&v, "NC520");
+        assert_eq!(f.severity, Severity::Critical, "{name}");
+        for needle in needles {
+            assert!(f.detail.contains(needle), "{name}: {f:#?}");
+        }
+        let fix = f.fix.as_deref().unwrap_or("");
+        assert!(
+            fix.contains("local NVMe SSD") && fix.contains("NAS for backups"),
+            "{name}: {fix}"
+        );
+        assert_eq!(v.grade, Grade::Bad, "{name}");
+        assert!(!has(&v, "NC506"), "{name}: NC520 says it: {:?}", codes(&v));
+    }
+}
+
+#[test]
+fn host_shares_in_a_vm_are_a_warning() {
+    for (name, label) in [
+        (
+            "vm_9p_host_share",
+            "9p from the VM's host, mount tag ethdata",
+        ),
+        (
+            "vm_virtiofs_host_share",
+            "virtiofs from the VM's host, mount tag ethdata",
+        ),
+    ] {
+        let v = judged(name);
+        let f = one(&v, "NC520");
+        assert_eq!(f.severity, Severity::Warning, "{name}");
+        assert!(f.detail.contains(label), "{name}: {f:#?}");
+        assert!(f.detail.contains("host's drive decides"), "{name}: {f:#?}");
+        assert!(
+            f.fix.as_deref().unwrap_or("").contains("mount tag ethdata"),
+            "{name}: {f:#?}"
+        );
+        assert!(v.grade >= Grade::Ugly, "{name}: {:?}", v.grade);
+    }
+}
+
+#[test]
 fn dm_crypt_without_discards_gets_the_refresh_command() {
     let v = judged("dm_crypt");
     let f = one(&v, "NC302");

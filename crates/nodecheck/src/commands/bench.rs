@@ -123,8 +123,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
     pub cliff_budget: Option<u64>,
 
-    /// Draw the sync, cliff or span result to this SVG file (latency over time, throughput
-    /// over GB written, latency over span).
+    /// Draw the sync, cliff or span result to this SVG file and a PNG beside it (latency over
+    /// time, throughput over GB written, latency over span).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 

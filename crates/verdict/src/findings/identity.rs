@@ -10,6 +10,7 @@ use crate::database::{
 };
 use crate::model::{Finding, Grade, Severity};
 
+use super::media::{self, Evidence, Medium, MediumJudgement};
 use super::{clip, format_bytes, format_iops};
 
 /// What the identity checks learned about one drive, for the per-drive verdict.
@@ -43,13 +44,20 @@ pub fn check<'a>(facts: &Facts, db: &'a Database) -> (Vec<Finding>, Vec<DriveIde
     let mut out = Vec::new();
     let mut identities = Vec::new();
     for drive in &facts.drives {
-        identities.push(identify(drive, db, &mut out));
-        hard_disk(drive, &mut out);
+        let medium = media::judge_medium(drive, db);
+        identities.push(identify(drive, db, &medium, &mut out));
+        hard_disk(drive, &medium, &mut out);
+        out.extend(media::check(drive, &medium));
     }
     (out, identities)
 }
 
-fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> DriveIdentity<'a> {
+fn identify<'a>(
+    drive: &Drive,
+    db: &'a Database,
+    medium: &MediumJudgement,
+    out: &mut Vec<Finding>,
+) -> DriveIdentity<'a> {
     let name = &drive.name;
     let Some(model) = drive
         .model
@@ -57,7 +65,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
         .map(str::trim)
         .filter(|m| !m.is_empty())
     else {
-        let (grade, rule_matched) = generic(drive, None, db, out);
+        let (grade, rule_matched) = generic(drive, None, db, medium, out);
         out.push(
             Finding::new(
                 "NC103",
@@ -65,7 +73,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
                 "Drive model unknown",
                 format!(
                     "{name}: the drive reports no model string, so the database cannot be consulted{}.",
-                    describe_known(drive)
+                    describe_known(drive, medium)
                 ),
             )
             .about(name),
@@ -95,7 +103,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
                 return cut_short(drive, &candidates, out);
             }
         }
-        let (grade, rule_matched) = generic(drive, Some(&shown), db, out);
+        let (grade, rule_matched) = generic(drive, Some(&shown), db, medium, out);
         out.push(
             Finding::new(
                 "NC103",
@@ -108,7 +116,7 @@ fn identify<'a>(drive: &Drive, db: &'a Database, out: &mut Vec<Finding>) -> Driv
                         .as_deref()
                         .map(|f| format!(" (firmware {})", clip(f.trim(), MODEL_CHARS)))
                         .unwrap_or_default(),
-                    describe_known(drive)
+                    describe_known(drive, medium)
                 ),
             )
             .with_fix("Measure it with `nodecheck --bench full`, and add the result to the database with `nodecheck submit`")
@@ -280,7 +288,7 @@ fn cut_short<'a>(
 }
 
 /// What the probe knows about a drive without a database entry, for the reader.
-fn describe_known(drive: &Drive) -> String {
+fn describe_known(drive: &Drive, medium: &MediumJudgement) -> String {
     let mut known = Vec::new();
     if let Some(interface) = drive.interface.and_then(EntryInterface::from_probe) {
         known.push(interface.label().to_owned());
@@ -291,13 +299,18 @@ fn describe_known(drive: &Drive) -> String {
     if let Some(family) = drive.model_family.as_deref() {
         known.push(format!("smartctl family \"{}\"", clip(family, MODEL_CHARS)));
     }
-    match drive.rotation_rate_rpm {
-        Some(0) => known.push("solid state".to_owned()),
-        Some(rpm) => known.push(format!("{rpm} rpm hard disk")),
-        // The block layer's flag is only a hint (virtio reports rotational on SSD storage).
-        None if super::trim::is_hard_disk(drive) => known.push("reports rotational".to_owned()),
-        None if drive.rotational == Some(false) => known.push("solid state".to_owned()),
-        None => {}
+    match medium.decided_by() {
+        Some(Evidence::RotationRate(rpm) | Evidence::VpdPage(rpm)) if *rpm > 0 => {
+            known.push(format!("{rpm} rpm hard disk"))
+        }
+        Some(Evidence::KernelFlag(true)) => known.push("reports rotational".to_owned()),
+        Some(_) if medium.medium() == Some(Medium::SolidState) => {
+            known.push("solid state".to_owned())
+        }
+        // The block layer's flag is only a hint where it is no evidence (virtio reports
+        // rotational on SSD storage), but "non-rotational" is still worth saying.
+        _ if medium.kernel_flag == Some(false) => known.push("solid state".to_owned()),
+        _ => {}
     }
     match drive.hmb {
         Some(true) => known.push("asks for a host memory buffer (likely DRAM-less)".to_owned()),
@@ -319,18 +332,19 @@ fn generic(
     drive: &Drive,
     model: Option<&str>,
     db: &Database,
+    medium: &MediumJudgement,
     out: &mut Vec<Finding>,
 ) -> (Grade, bool) {
+    let hard_disk = medium.spins();
     let traits = Traits {
         nand: None,
         dram: (drive.hmb == Some(true)).then_some(Dram::Hmb),
-        class: super::trim::is_hard_disk(drive).then_some(Class::Hdd),
+        class: hard_disk.then_some(Class::Hdd),
         interface: drive.interface.and_then(EntryInterface::from_probe),
-        rotational: Some(super::trim::is_hard_disk(drive)),
+        rotational: Some(hard_disk),
         virtualized: None,
     };
     let mut grade = Grade::Unknown;
-    let hard_disk = super::trim::is_hard_disk(drive);
     let mut matched = false;
     for rule in db.generic_matches(&traits) {
         matched = true;
@@ -363,27 +377,44 @@ fn generic(
     (grade, matched)
 }
 
-fn hard_disk(drive: &Drive, out: &mut Vec<Finding>) {
-    if !super::trim::is_hard_disk(drive) {
+/// NC105. Critical on the drive's own word or the database; when only the kernel's flag says
+/// so (a SATA SSD that leaves its rotation rate unreported looks the same), a warning that
+/// says how to tell.
+fn hard_disk(drive: &Drive, medium: &MediumJudgement, out: &mut Vec<Finding>) {
+    if !medium.spins() {
         return;
     }
-    let rpm = drive
-        .rotation_rate_rpm
-        .filter(|r| *r > 0)
-        .map(|r| format!(" ({r} rpm)"))
-        .unwrap_or_default();
+    let name = &drive.name;
+    let because = medium.decided_by().map(Evidence::short).unwrap_or_default();
+    let fix = "Put the node's data on an NVMe SSD with TLC NAND and DRAM; keep the hard disk for backups or ancient history";
+    if medium.kernel_flag_only() {
+        out.push(
+            Finding::new(
+                "NC105",
+                Severity::Warning,
+                "Probably a hard disk: only the kernel's rotational flag says so",
+                format!(
+                    "The kernel marks {name} rotational, and nothing better is known: the drive reports no rotation rate and its model is not a known drive. If it spins, it does a few hundred random IOPS at best while a sync needs thousands; if it is an SSD that leaves its rotation rate unreported, the flag is wrong."
+                ),
+            )
+            .with_fix(format!(
+                "Check with `sudo smartctl -i /dev/{name}` (\"Rotation Rate\"). If it is a hard disk: {fix}"
+            ))
+            .about(name),
+        );
+        return;
+    }
     out.push(
         Finding::new(
             "NC105",
             Severity::Critical,
             "Hard disk: rotational media",
             format!(
-                "{} is a spinning hard disk{rpm}: a few hundred random IOPS at best, while a sync needs thousands; no client can sync mainnet on it in a reasonable time.",
-                drive.name
+                "{name} is a spinning hard disk ({because}): a few hundred random IOPS at best, while a sync needs thousands; no client can sync mainnet on it in a reasonable time."
             ),
         )
-        .with_fix("Put the node's data on an NVMe SSD with TLC NAND and DRAM; keep the hard disk for backups or ancient history")
-        .about(&drive.name),
+        .with_fix(fix)
+        .about(name),
     );
 }
 

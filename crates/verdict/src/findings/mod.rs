@@ -11,7 +11,9 @@ pub mod capacity;
 pub mod controller;
 pub mod health;
 pub mod identity;
+pub mod media;
 pub mod mount;
+pub mod network;
 pub mod platform;
 pub mod trim;
 

@@ -21,7 +21,10 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
         copy_on_write(mount, &facts.path, &mut out);
     }
     parity_raid(facts, &mut out);
-    if !facts.unresolved.is_empty() {
+    let network = facts.mount.as_ref().and_then(|m| m.network.as_ref());
+    out.extend(super::network::check(facts));
+    // A share has no drives to resolve; NC520 says what that means and what to do.
+    if !facts.unresolved.is_empty() && network.is_none() {
         out.push(
             Finding::new(
                 "NC506",

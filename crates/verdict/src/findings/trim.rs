@@ -2,11 +2,13 @@
 
 use probe::{ControllerMode, Drive, Facts, Interface, Layer, LayerKind};
 
+use crate::database::Database;
 use crate::model::{Finding, Severity};
 
 pub const FSTRIM_FIX: &str = "sudo systemctl enable --now fstrim.timer";
 
-pub fn check(facts: &Facts) -> Vec<Finding> {
+pub fn check(facts: &Facts, db: &Database) -> Vec<Finding> {
+    let is_hard_disk = |drive: &Drive| super::media::spins(drive, db);
     let solid_state: Vec<&Drive> = facts.drives.iter().filter(|d| !is_hard_disk(d)).collect();
     if solid_state.is_empty() {
         // TRIM is meaningless for spinning disks; the hard disk finding already says enough.
@@ -58,23 +60,6 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
         }
     }
     out
-}
-
-/// A spinning disk, by what the drive says rather than the block layer's hint: virtio and
-/// Xen report rotational = 1 even on SSD-backed storage.
-pub fn is_hard_disk(drive: &Drive) -> bool {
-    match drive.rotation_rate_rpm {
-        Some(0) => false,
-        Some(_) => true,
-        None => {
-            drive.rotational == Some(true)
-                && !matches!(
-                    drive.interface,
-                    Some(Interface::Virtio | Interface::Xen | Interface::Usb)
-                )
-                && drive.interface != Some(Interface::Nvme)
-        }
-    }
 }
 
 fn drive_without_trim(drive: &Drive) -> Finding {

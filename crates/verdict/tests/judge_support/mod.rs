@@ -109,6 +109,7 @@ pub fn nvme_machine() -> Facts {
             free_bytes: Some(1_500 * GB),
             total_bytes: Some(1_967 * GB),
             fstab: FstabEntry::Unreadable,
+            network: None,
         }),
         stack: vec!["nvme0n1p2".into(), "nvme0n1".into()],
         layers: vec![

@@ -1,0 +1,122 @@
+//! Judgements that depend on weighing evidence, end to end through the binary on fixture
+//! trees: a known SSD the kernel marks rotational, and data directories on network or
+//! host-shared file systems.
+
+mod cli_support;
+
+use cli_support::{stdout, Fixture};
+use nodecheck::report::Report;
+
+fn report(fixture: &Fixture) -> (Report, i32) {
+    let out = fixture.check(&["--json"]);
+    let text = stdout(&out);
+    let report: Report = serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "{}: not a report ({e}): {}",
+            fixture.scenario.name,
+            cli_support::stderr(&out)
+        )
+    });
+    (report, out.status.code().expect("exited"))
+}
+
+fn codes(report: &Report) -> Vec<&str> {
+    report.findings.iter().map(|f| f.code.as_str()).collect()
+}
+
+#[test]
+fn a_known_ssd_the_kernel_marks_rotational_is_judged_as_an_ssd() {
+    let fixture = Fixture::named("qemu_sata_ssd_rotation_unreported");
+    let (report, _) = report(&fixture);
+    assert!(!codes(&report).contains(&"NC105"), "{:?}", codes(&report));
+    let conflict = report
+        .findings
+        .iter()
+        .find(|f| f.code == "NC120")
+        .unwrap_or_else(|| panic!("no NC120 in {:?}", codes(&report)));
+    assert_eq!(conflict.subject.as_deref(), Some("sda"));
+    assert!(conflict.detail.contains("known SSD (Samsung 870 QVO)"));
+    let drive = &report.facts.drives[0];
+    assert_eq!(drive.queue_rotational, Some(true));
+    assert_eq!(drive.rotation_rate_rpm, None);
+
+    // The table says it in words, with the rule to paste.
+    let out = fixture.check(&[]);
+    let table = stdout(&out);
+    assert!(
+        table.contains("The kernel marks sda rotational, but it is solid state"),
+        "{table}"
+    );
+    assert!(table.contains("61-nodecheck-rotational.rules"), "{table}");
+    assert!(!table.contains("Hard disk: rotational media"), "{table}");
+}
+
+#[test]
+fn network_storage_is_bad_and_names_server_export_and_fix() {
+    for (name, server) in [
+        (
+            "nfs4_nas",
+            "diskstation.lan (192.168.1.10), export /volume1/ethereum",
+        ),
+        ("cifs_nas", "from 192.168.1.10, share ethereum"),
+        (
+            "cephfs",
+            "from 10.0.0.11:3300, 10.0.0.12:3300, 10.0.0.13:3300",
+        ),
+        ("glusterfs", "from gluster1.lan, volume gv0"),
+    ] {
+        let fixture = Fixture::named(name);
+        let (report, code) = report(&fixture);
+        assert_eq!(code, 2, "{name}: bad");
+        let f = report
+            .findings
+            .iter()
+            .find(|f| f.code == "NC520")
+            .unwrap_or_else(|| panic!("{name}: no NC520 in {:?}", codes(&report)));
+        assert_eq!(f.severity.as_str(), "critical", "{name}");
+        assert!(f.detail.contains(server), "{name}: {}", f.detail);
+        assert!(
+            !codes(&report).contains(&"NC506"),
+            "{name}: {:?}",
+            codes(&report)
+        );
+        let share = report
+            .facts
+            .mount
+            .as_ref()
+            .and_then(|m| m.network.as_ref())
+            .unwrap_or_else(|| panic!("{name}: no share in the facts"));
+        assert!(share.server.is_some(), "{name}");
+
+        let table = stdout(&fixture.check(&[]));
+        assert!(
+            table.contains("Data directory on network storage"),
+            "{table}"
+        );
+        assert!(table.contains("NAS for backups"), "{table}");
+    }
+}
+
+#[test]
+fn a_vm_host_share_is_ugly_and_points_at_the_host() {
+    for name in ["vm_9p_host_share", "vm_virtiofs_host_share"] {
+        let fixture = Fixture::named(name);
+        let (report, code) = report(&fixture);
+        assert_eq!(code, 1, "{name}: ugly");
+        let f = report
+            .findings
+            .iter()
+            .find(|f| f.code == "NC520")
+            .unwrap_or_else(|| panic!("{name}: no NC520 in {:?}", codes(&report)));
+        assert_eq!(f.severity.as_str(), "warning", "{name}");
+        assert!(
+            f.detail.contains("mount tag ethdata"),
+            "{name}: {}",
+            f.detail
+        );
+        assert!(
+            f.fix.as_deref().unwrap_or("").contains("on the host"),
+            "{name}: {f:?}"
+        );
+    }
+}
