@@ -39,7 +39,7 @@ fn check_names_the_pair_in_the_size_findings_and_the_report() {
         .find(|f| f.code == "NC510")
         .expect("NC510");
     assert!(
-        size.detail.contains("name yours with `--cl`"),
+        size.detail.contains("name yours to count it"),
         "{}",
         size.detail
     );

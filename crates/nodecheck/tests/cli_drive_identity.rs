@@ -46,7 +46,7 @@ fn a_cut_short_model_names_every_family_it_could_be_and_how_to_tell() {
     );
     let fix = finding.fix.as_deref().expect("fix");
     assert!(fix.contains("sudo smartctl -d sat -i /dev/sdb"), "{fix}");
-    assert!(fix.contains("--smartctl-json sdb.json"), "{fix}");
+    assert!(fix.contains("sdb.json"), "{fix}");
     assert!(
         !report
             .findings

@@ -116,7 +116,7 @@ pub fn judge_node(
                             known.join(", ")
                         ),
                     )
-                    .with_fix(format!("Use one of: --cl {}", known.join("|"))),
+                    .with_fix(format!("Name one of: {}", known.join(", "))),
                 );
                 None
             }

@@ -991,7 +991,7 @@ fn nc510_nc511_judge_the_execution_and_consensus_client_together() {
         &[
             "recommended size for Geth",
             "takes up to 200 GB more",
-            "name yours with `--cl`",
+            "name yours to count it",
             "4 TB the conservative choice",
         ],
     );

@@ -350,7 +350,7 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
         if c.name != c.name.to_lowercase() || c.name.contains(' ') {
             issues.error(
                 &c.name,
-                "consensus client name must be a lower-case word (it is the --cl value)".into(),
+                "consensus client name must be a lower-case word (users name the consensus client with it)".into(),
             );
         }
         if c.notes.trim().is_empty() {

@@ -79,7 +79,7 @@ fn node_note(clients: &Clients<'_>, have: f64) -> String {
                     .map(|c| c.display.as_str())
                     .collect();
                 note.push_str(&format!(
-                    " A consensus client shares the disk ({}) and its database takes up to {} more; name yours with `--cl` to count it.",
+                    " A consensus client shares the disk ({}) and its database takes up to {} more; name yours to count it.",
                     names.join(", "),
                     format_bytes(largest)
                 ));

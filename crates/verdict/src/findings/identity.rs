@@ -273,7 +273,7 @@ fn cut_short<'a>(
             detail,
         )
         .with_fix(format!(
-            "{}; then save `sudo smartctl -d sat -j -x /dev/{name} > {name}.json` and rerun with `--smartctl-json {name}.json` to judge the drive by its full name",
+            "{}; then save `sudo smartctl -d sat -j -x /dev/{name} > {name}.json` and give that file to nodecheck to judge the drive by its full name",
             full_model_command(name, drive.interface)
         ))
         .about(name),
