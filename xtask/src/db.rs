@@ -68,13 +68,14 @@ pub fn check(args: &[String]) -> Result<()> {
         )
     });
     println!(
-        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} classes, {} clients{behaviour}; {DRIVES_DOC} is up to date",
+        "db-check: ok: data version {}, {} drive entries ({} example model strings cross-checked), {} generic rules, {} classes, {} execution and {} consensus clients{behaviour}; {DRIVES_DOC} is up to date",
         db.version,
         db.drives.len(),
         db.drives.iter().map(|e| e.examples.len()).sum::<usize>(),
         db.generic.len(),
         db.classes.len(),
-        db.clients.len()
+        db.clients.len(),
+        db.consensus.len()
     );
     Ok(())
 }

@@ -8,9 +8,9 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 use crate::commands;
 use crate::config::{
-    BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, DbListConfig,
-    DbLookupConfig, Format, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig,
-    TriageConfig,
+    BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, ConsensusName,
+    DbListConfig, DbLookupConfig, Format, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice,
+    SubmitConfig, TriageConfig,
 };
 use crate::size::parse_size;
 
@@ -32,6 +32,7 @@ Examples:
   sudo nodecheck check /var/lib/ethereum
   nodecheck check --bench none --json /var/lib/geth
   nodecheck check --bench full --client reth /var/lib/reth
+  nodecheck check --client geth --cl lighthouse /var/lib/ethereum
   nodecheck check --bench full --plot sync.svg --format markdown > r.md
   nodecheck check --format prometheus > /var/lib/node_exporter/textfile/nodecheck.prom
   nodecheck check --snapshot operator.tar.gz          replay another machine's snapshot
@@ -63,7 +64,7 @@ const TRIAGE_EXAMPLES: &str = "\
 Examples:
   nodecheck triage smartctl.json                  a saved `smartctl -j -x /dev/nvme0` output
   nodecheck triage report.json --format markdown  a saved `nodecheck --json` report
-  nodecheck triage smartctl.json --client erigon --json";
+  nodecheck triage smartctl.json --client erigon --cl teku --json";
 
 const SNAPSHOT_EXAMPLES: &str = "\
 Examples:
@@ -193,6 +194,15 @@ pub enum ClientArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConsensusArg {
+    Lighthouse,
+    Prysm,
+    Teku,
+    Nimbus,
+    Lodestar,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GradeArg {
     Good,
     Ugly,
@@ -226,6 +236,10 @@ pub struct CheckArgs {
     /// Judge against this client's size and speed needs (default: the strictest of all five).
     #[arg(long, value_enum)]
     pub client: Option<ClientArg>,
+    /// The consensus client on the same disk: its database counts toward the size and free
+    /// space the node needs (default: not counted; the size finding says how much it adds).
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub cl: Option<ConsensusArg>,
     /// How much to measure (ignored under --root/--snapshot: nothing is measured there).
     #[arg(long, value_enum, default_value = "quick")]
     pub bench: BenchArg,
@@ -326,6 +340,9 @@ pub struct TriageArgs {
     /// Judge against this client's needs (default: the strictest of all five).
     #[arg(long, value_enum)]
     pub client: Option<ClientArg>,
+    /// The consensus client on the same disk (its database counts toward size and free space).
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub cl: Option<ConsensusArg>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -404,6 +421,7 @@ impl Cli {
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
                 file: args.file,
                 client: args.client.map(ClientName::from),
+                consensus: args.cl.map(ConsensusName::from),
                 format: args.output.format(),
                 redact: !args.output.no_redact,
             }),
@@ -427,6 +445,7 @@ impl CheckArgs {
             || self.root.is_some()
             || self.snapshot.is_some()
             || self.client.is_some()
+            || self.cl.is_some()
             || self.bench != BenchArg::Quick
             || !self.smartctl_json.is_empty()
             || self.no_smartctl
@@ -467,6 +486,18 @@ impl From<ClientArg> for ClientName {
     }
 }
 
+impl From<ConsensusArg> for ConsensusName {
+    fn from(arg: ConsensusArg) -> Self {
+        match arg {
+            ConsensusArg::Lighthouse => ConsensusName::Lighthouse,
+            ConsensusArg::Prysm => ConsensusName::Prysm,
+            ConsensusArg::Teku => ConsensusName::Teku,
+            ConsensusArg::Nimbus => ConsensusName::Nimbus,
+            ConsensusArg::Lodestar => ConsensusName::Lodestar,
+        }
+    }
+}
+
 impl From<CheckArgs> for CheckConfig {
     fn from(args: CheckArgs) -> Self {
         let source = match (args.root, args.snapshot) {
@@ -481,6 +512,7 @@ impl From<CheckArgs> for CheckConfig {
             path: args.path,
             source,
             client: args.client.map(ClientName::from),
+            consensus: args.cl.map(ConsensusName::from),
             // A replayed machine cannot be measured from here.
             bench: if replay {
                 BenchDepth::None
@@ -591,6 +623,29 @@ mod tests {
         assert_eq!(cli.into_config().expect("valid").global.verbosity, 2);
         let cli = Cli::try_parse_from(["nodecheck", "-q", "db", "list"]).expect("parses");
         assert_eq!(cli.into_config().expect("valid").global.verbosity, -1);
+    }
+
+    #[test]
+    fn cl_names_the_consensus_client_for_check_and_triage() {
+        let cli = Cli::try_parse_from(["nodecheck", "--client", "geth", "--cl", "lighthouse"])
+            .expect("parses");
+        match cli.into_config().expect("valid").command {
+            CommandConfig::Check(check) => {
+                assert_eq!(check.client, Some(ClientName::Geth));
+                assert_eq!(check.consensus, Some(ConsensusName::Lighthouse));
+            }
+            other => panic!("expected check, got {other:?}"),
+        }
+        let cli = Cli::try_parse_from(["nodecheck", "triage", "x.json", "--cl", "nimbus"])
+            .expect("parses");
+        match cli.into_config().expect("valid").command {
+            CommandConfig::Triage(t) => assert_eq!(t.consensus, Some(ConsensusName::Nimbus)),
+            other => panic!("expected triage, got {other:?}"),
+        }
+        let cli = Cli::try_parse_from(["nodecheck", "--cl", "teku", "db", "list"]).expect("parses");
+        assert!(cli.into_config().is_err(), "check options before db");
+        let err = Cli::try_parse_from(["nodecheck", "--cl", "geth"]).expect_err("not a CL");
+        assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue);
     }
 
     #[test]

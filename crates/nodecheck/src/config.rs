@@ -90,12 +90,37 @@ impl ClientName {
     }
 }
 
+/// The consensus clients `--cl` names; their databases share the execution client's disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConsensusName {
+    Lighthouse,
+    Prysm,
+    Teku,
+    Nimbus,
+    Lodestar,
+}
+
+impl ConsensusName {
+    /// The lowercase id the database and the command line use.
+    pub fn id(self) -> &'static str {
+        match self {
+            ConsensusName::Lighthouse => "lighthouse",
+            ConsensusName::Prysm => "prysm",
+            ConsensusName::Teku => "teku",
+            ConsensusName::Nimbus => "nimbus",
+            ConsensusName::Lodestar => "lodestar",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct CheckConfig {
     /// `None`: auto-detect a client datadir, else the current directory.
     pub path: Option<PathBuf>,
     pub source: SourceChoice,
     pub client: Option<ClientName>,
+    /// The consensus client on the same disk (`--cl`).
+    pub consensus: Option<ConsensusName>,
     pub bench: BenchDepth,
     pub format: Format,
     pub redact: bool,
@@ -147,6 +172,7 @@ pub struct DbListConfig {
 pub struct TriageConfig {
     pub file: PathBuf,
     pub client: Option<ClientName>,
+    pub consensus: Option<ConsensusName>,
     pub format: Format,
     pub redact: bool,
 }

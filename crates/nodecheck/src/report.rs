@@ -52,6 +52,9 @@ pub struct ClientNote {
     pub requested: Option<String>,
     /// With no `--client`: the client whose needs this storage misses first, if any.
     pub fails_first: Option<String>,
+    /// The consensus client named with `--cl`, whose database was counted on the same disk.
+    #[serde(default)]
+    pub consensus: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -46,7 +46,7 @@ fn a_cut_short_model_names_every_family_it_could_be_and_how_to_tell() {
     );
     let fix = finding.fix.as_deref().expect("fix");
     assert!(fix.contains("sudo smartctl -d sat -i /dev/sdb"), "{fix}");
-    assert!(fix.contains("--smartctl-json sdb.json"), "{fix}");
+    assert!(fix.contains("sdb.json"), "{fix}");
     assert!(
         !report
             .findings
@@ -71,4 +71,71 @@ fn a_cut_short_model_names_every_family_it_could_be_and_how_to_tell() {
 
     let table = stdout(&fixture.check(&[]));
     assert!(table.contains("Samsung 870 QVO (ugly)"), "{table}");
+}
+
+/// A saved `check --json` report of the MX500 fixture whose drive's health log reads
+/// `reallocated`, `pending` and `uncorrectable` sectors, triaged as a volunteer would.
+fn triage_mx500(reallocated: u64, pending: u64, uncorrectable: u64) -> (Option<i32>, Report) {
+    let fixture = Fixture::named("sata_ahci");
+    let out = fixture.check(&["--json"]);
+    let mut saved: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("report");
+    assert_eq!(saved["facts"]["drives"][0]["model"], "CT2000MX500SSD1");
+    let health = probe::Health {
+        source: "smartctl".into(),
+        passed: Some(true),
+        power_on_hours: Some(14_212),
+        reallocated_sectors: Some(reallocated),
+        pending_sectors: Some(pending),
+        uncorrectable_sectors: Some(uncorrectable),
+        ..probe::Health::default()
+    };
+    saved["facts"]["drives"][0]["health"] = serde_json::to_value(health).expect("health");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("report.json");
+    std::fs::write(&file, saved.to_string()).expect("write");
+    let out = cli_support::nodecheck()
+        .arg("triage")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    let report = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("not a report ({e}): {}", stderr(&out)));
+    (out.status.code(), report)
+}
+
+#[test]
+fn mx500_attribute_197_at_1_alone_is_explained_not_graded_bad() {
+    let (code, report) = triage_mx500(0, 1, 0);
+    let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
+    assert!(!codes.contains(&"NC206"), "{codes:?}");
+    let quirk = report
+        .findings
+        .iter()
+        .find(|f| f.code == "NC208")
+        .expect("NC208");
+    assert_eq!(quirk.severity, verdict::Severity::Info);
+    assert!(quirk.detail.contains("ticket #1227"), "{}", quirk.detail);
+    assert!(
+        quirk.detail.contains("[crucial-mx500/pending-ecc-flips]"),
+        "{}",
+        quirk.detail
+    );
+    let (healthy_code, healthy) = triage_mx500(0, 0, 0);
+    assert_eq!(
+        report.grade, healthy.grade,
+        "the flip changes nothing: {codes:?}"
+    );
+    assert_eq!(code, healthy_code);
+    assert_ne!(report.grade.as_str(), "bad");
+
+    let (code, report) = triage_mx500(3, 1, 0);
+    let bad = report
+        .findings
+        .iter()
+        .find(|f| f.code == "NC206")
+        .expect("NC206 with reallocated sectors too");
+    assert!(bad.detail.contains("1 pending"), "{}", bad.detail);
+    assert_eq!(report.grade.as_str(), "bad");
+    assert_eq!(code, Some(2));
 }

@@ -1,5 +1,6 @@
-//! What each Ethereum execution client needs from its storage, as published by the client
-//! teams (data/clients.toml, sourced from docs/sources/ethereum-node-storage-facts.md).
+//! What each Ethereum execution client needs from its storage, what a consensus client adds on
+//! the same disk, as published by the client teams (data/clients.toml, sourced from
+//! docs/sources/ethereum-node-storage-facts.md), and the list's own sizing advice.
 
 use serde::Serialize;
 
@@ -78,6 +79,55 @@ impl ClientNeeds {
     }
 }
 
+/// What a consensus client adds on the disk it shares with the execution client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConsensusNeeds {
+    /// Lower-case key used by `--cl` (`lighthouse`, `prysm`, `teku`, `nimbus`, `lodestar`).
+    pub name: String,
+    pub display: String,
+    /// Space its beacon database takes, blob sidecars included.
+    pub database_bytes: u64,
+    /// Drive size the client's documentation recommends for a node (execution and consensus
+    /// client on one drive), when it gives one.
+    pub node_disk_bytes: Option<u64>,
+    pub notes: String,
+    pub sources: Vec<String>,
+}
+
+/// The community list's sizing advice beyond any one client's documentation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sizing {
+    /// The size the list calls the conservative choice.
+    pub conservative_disk_bytes: u64,
+    pub text: String,
+    pub sources: Vec<String>,
+}
+
+impl ClientNeeds {
+    /// The needs of this execution client and `consensus` on one disk: the larger of the two
+    /// recommended drives (a consensus client's documentation sizes the drive for the whole
+    /// node), and the free space both databases take during a sync. The minimum drive stays
+    /// the execution client's: consensus documentation recommends, it sets no minimum.
+    pub fn paired_with(&self, consensus: &ConsensusNeeds) -> ClientNeeds {
+        let node_disk = consensus.node_disk_bytes.unwrap_or(0);
+        let mut sources = self.sources.clone();
+        for source in &consensus.sources {
+            if !sources.contains(source) {
+                sources.push(source.clone());
+            }
+        }
+        ClientNeeds {
+            name: self.name.clone(),
+            display: format!("{} + {}", self.display, consensus.display),
+            recommended_disk_bytes: self.recommended_disk_bytes.max(node_disk),
+            min_free_bytes: self.min_free_bytes.saturating_add(consensus.database_bytes),
+            notes: format!("{} {}", self.notes, consensus.notes),
+            sources,
+            ..self.clone()
+        }
+    }
+}
+
 fn max_option(a: Option<u32>, b: Option<u32>) -> Option<u32> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.max(b)),
@@ -126,6 +176,33 @@ mod tests {
             combined.sources,
             vec!["a-docs".to_string(), "b-docs".to_string()]
         );
+    }
+
+    #[test]
+    fn a_pair_needs_the_larger_drive_and_both_databases_free() {
+        let geth = client("geth", 2_000, None, None);
+        let cl = ConsensusNeeds {
+            name: "lodestar".into(),
+            display: "Lodestar".into(),
+            database_bytes: 200,
+            node_disk_bytes: Some(4_000),
+            notes: "cl".into(),
+            sources: vec!["geth-docs".into(), "lodestar-docs".into()],
+        };
+        let pair = geth.paired_with(&cl);
+        assert_eq!(pair.name, "geth");
+        assert_eq!(pair.display, "GETH + Lodestar");
+        assert_eq!(pair.min_disk_bytes, 2_000);
+        assert_eq!(pair.recommended_disk_bytes, 4_000);
+        assert_eq!(pair.min_free_bytes, 1_000 + 200);
+        assert_eq!(pair.sources, ["geth-docs", "lodestar-docs"]);
+        let small = ConsensusNeeds {
+            node_disk_bytes: None,
+            ..cl
+        };
+        let pair = geth.paired_with(&small);
+        assert_eq!(pair.min_disk_bytes, 2_000);
+        assert_eq!(pair.recommended_disk_bytes, 4_000);
     }
 
     #[test]

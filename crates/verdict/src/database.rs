@@ -22,7 +22,7 @@ use std::path::Path;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-pub use crate::clients::ClientNeeds;
+pub use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
 use crate::model::{Grade, Severity};
 pub use classes::{
     controller_maker, ClassQuery, ClassRule, Classification, Evidence, EvidenceKind,
@@ -65,6 +65,10 @@ pub struct Database {
     /// Classes for drives without an entry (`data/classes.toml`, always the embedded file).
     pub classes: Vec<ClassRule>,
     pub clients: Vec<ClientNeeds>,
+    /// Consensus clients, which share the execution client's disk.
+    pub consensus: Vec<ConsensusNeeds>,
+    /// The list's sizing advice (`[sizing]` in data/clients.toml).
+    pub sizing: Option<Sizing>,
 }
 
 /// A document the data cites.
@@ -275,6 +279,8 @@ pub struct DriveEntry {
     pub capacity: Vec<CapacityRule>,
     /// Advisories that hold for every drive of the family.
     pub advisories: Vec<AdvisoryRule>,
+    /// ATA SMART attributes this family's firmware uses its own way (drivedb's `-v` presets).
+    pub smart_attributes: Vec<SmartAttributeQuirk>,
     pub results: Vec<CrowdResult>,
     pub platform: Option<PlatformMatch>,
 }
@@ -337,6 +343,36 @@ impl CapacityRule {
             None => true,
         };
         above_min && below_max
+    }
+}
+
+/// The ATA SMART attributes the health checks read as bad-sector counts (reallocated,
+/// current pending, offline uncorrectable): the only ones a quirk can change the reading of.
+pub const BAD_SECTOR_ATTRIBUTES: [u8; 3] = [5, 197, 198];
+
+/// How one family's firmware uses an ATA SMART attribute, as smartmontools' drivedb records it:
+/// a raw value up to `benign_raw_max` on this attribute alone is not a sign of bad sectors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SmartAttributeQuirk {
+    /// Unique within the entry; the finding cites `<entry id>/<rule id>`.
+    pub id: String,
+    /// ATA attribute id (one of [`BAD_SECTOR_ATTRIBUTES`]).
+    pub attribute: u8,
+    /// The attribute's name on this family (`Current_Pending_ECC_Cnt`).
+    pub name: String,
+    /// Highest raw value that, with every other bad-sector attribute at 0, means nothing.
+    pub benign_raw_max: u64,
+    /// Why, for the finding.
+    pub text: String,
+    pub sources: Vec<String>,
+}
+
+impl DriveEntry {
+    /// The family's quirk for ATA attribute `attribute`, if it has one.
+    pub fn smart_attribute(&self, attribute: u8) -> Option<&SmartAttributeQuirk> {
+        self.smart_attributes
+            .iter()
+            .find(|q| q.attribute == attribute)
     }
 }
 
@@ -640,6 +676,13 @@ impl Database {
     /// Client requirements by `--client` name, case-insensitively.
     pub fn client(&self, name: &str) -> Option<&ClientNeeds> {
         self.clients
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// A consensus client by its `--cl` name, case-insensitively.
+    pub fn consensus_client(&self, name: &str) -> Option<&ConsensusNeeds> {
+        self.consensus
             .iter()
             .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
     }

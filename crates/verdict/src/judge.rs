@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::behaviour_thresholds::BehaviourThresholds;
+use crate::clients::ClientNeeds;
 use crate::database::Database;
 use crate::findings::{self, identity::DriveIdentity, ClientFailure, Clients};
 use crate::model::{Finding, Grade, Severity};
@@ -28,6 +29,9 @@ pub struct Verdict {
     pub client: String,
     /// With [`ClientChoice::Strictest`]: the most demanding client whose needs are not met.
     pub failing_client: Option<String>,
+    /// The consensus client whose database was counted on the same disk, when one was named.
+    #[serde(default)]
+    pub consensus_client: Option<String>,
     /// Sorted critical, warning, info, ok; in check order within a severity.
     pub findings: Vec<Finding>,
     pub drives: Vec<DriveVerdict>,
@@ -111,18 +115,57 @@ pub fn judge(
     db: &Database,
     client: &ClientChoice,
 ) -> Verdict {
+    judge_node(facts, bench, db, client, None)
+}
+
+/// [`judge`] for an execution client and the consensus client `consensus` (its `--cl` name)
+/// on one disk: the size and free-space findings apply the pair's needs.
+pub fn judge_node(
+    facts: &probe::Facts,
+    bench: Option<&::bench::BenchReport>,
+    db: &Database,
+    client: &ClientChoice,
+    consensus: Option<&str>,
+) -> Verdict {
     let mut findings: Vec<Finding> = Vec::new();
 
+    let consensus = match consensus {
+        None => None,
+        Some(name) => match db.consensus_client(name) {
+            Some(needs) => Some(needs),
+            None => {
+                let known: Vec<&str> = db.consensus.iter().map(|c| c.name.as_str()).collect();
+                findings.push(
+                    Finding::new(
+                        "NC509",
+                        Severity::Warning,
+                        "Unknown client",
+                        format!(
+                            "No consensus client called \"{name}\" in the database (known: {}); its database was not counted.",
+                            known.join(", ")
+                        ),
+                    )
+                    .with_fix(format!("Name one of: {}", known.join(", "))),
+                );
+                None
+            }
+        },
+    };
+    // Each execution client's needs with the consensus client's on the same disk.
+    let paired: Vec<ClientNeeds> = match consensus {
+        Some(cl) => db.clients.iter().map(|c| c.paired_with(cl)).collect(),
+        None => db.clients.clone(),
+    };
+    let named = |strictest: bool, needs| clients_of(needs, strictest, consensus, db);
+    let strictest = || named(true, paired.iter().collect());
+
     let (clients, client_label) = match client {
-        ClientChoice::Strictest => (strictest(db), "strictest".to_owned()),
-        ClientChoice::Named(name) => match db.client(name) {
-            Some(needs) => (
-                Clients {
-                    needs: vec![needs],
-                    strictest: false,
-                },
-                needs.name.clone(),
-            ),
+        ClientChoice::Strictest => (strictest(), "strictest".to_owned()),
+        ClientChoice::Named(name) => match paired
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
+        {
+            Some(needs) => (named(false, vec![needs]), needs.name.clone()),
             None => {
                 let known: Vec<&str> = db.clients.iter().map(|c| c.name.as_str()).collect();
                 findings.push(
@@ -137,7 +180,7 @@ pub fn judge(
                     )
                     .with_fix(format!("Name one of the known clients: {}", known.join(", "))),
                 );
-                (strictest(db), "strictest".to_owned())
+                (strictest(), "strictest".to_owned())
             }
         },
     };
@@ -145,7 +188,7 @@ pub fn judge(
     let mut failures: Vec<ClientFailure> = Vec::new();
     let (identity_findings, identities) = findings::identity::check(facts, db);
     findings.extend(identity_findings);
-    findings.extend(findings::health::check(facts));
+    findings.extend(findings::health::check(facts, &identities));
     findings.extend(findings::trim::check(facts, db));
     findings.extend(findings::controller::check(facts));
     findings.extend(findings::mount::check(facts));
@@ -214,6 +257,7 @@ pub fn judge(
         grade,
         client: client_label,
         failing_client,
+        consensus_client: consensus.map(|c| c.name.clone()),
         findings,
         drives,
         needs_root,
@@ -221,10 +265,18 @@ pub fn judge(
     }
 }
 
-fn strictest(db: &Database) -> Clients<'_> {
+fn clients_of<'a>(
+    needs: Vec<&'a ClientNeeds>,
+    strictest: bool,
+    consensus: Option<&'a crate::clients::ConsensusNeeds>,
+    db: &'a Database,
+) -> Clients<'a> {
     Clients {
-        needs: db.clients.iter().collect(),
-        strictest: true,
+        needs,
+        strictest,
+        consensus,
+        consensus_known: &db.consensus,
+        sizing: db.sizing.as_ref(),
     }
 }
 

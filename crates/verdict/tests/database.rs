@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use verdict::database::{
-    parse_result_block, Database, DbError, DriveQuery, ErrorKind, IssueLevel, PlatformQuery,
-    Traits, EMBEDDED_CLIENTS, EMBEDDED_DRIVES,
+    parse_result_block, Database, DbError, DriveQuery, EntryInterface, ErrorKind, IssueLevel,
+    PlatformQuery, Traits, EMBEDDED_CLIENTS, EMBEDDED_DRIVES,
 };
 use verdict::{Grade, Severity};
 
@@ -245,6 +245,197 @@ fn validation_catches_an_example_that_misses_its_own_entry() {
     );
 }
 
+/// A SATA family with one SMART attribute quirk, to bend per test.
+const QUIRKY: &str = r#"
+schema_version = 1
+version = "t"
+
+[[sources]]
+id = "s"
+title = "a source"
+
+[[drives]]
+id = "crucial-mx500"
+vendor = "Crucial"
+family = "MX500"
+interface = "sata"
+class = "mainstream"
+grade = "good"
+notes = "n"
+sources = ["s"]
+models = ['CT\d+MX500SSD[14]']
+examples = ["CT2000MX500SSD1"]
+[[drives.smart_attributes]]
+id = "flips"
+attribute = 197
+name = "Current_Pending_ECC_Cnt"
+benign_raw_max = 1
+text = "flips between 0 and 1"
+sources = ["s"]
+"#;
+
+fn quirk_errors(text: &str) -> Vec<String> {
+    parse(text)
+        .expect("parses")
+        .validate()
+        .into_iter()
+        .filter(|i| i.level == IssueLevel::Error)
+        .map(|i| i.to_string())
+        .collect()
+}
+
+#[test]
+fn smart_attribute_quirks_parse_and_validate() {
+    let db = parse(QUIRKY).expect("parses");
+    let quirk = db.drives[0].smart_attribute(197).expect("quirk");
+    assert_eq!(quirk.name, "Current_Pending_ECC_Cnt");
+    assert_eq!(quirk.benign_raw_max, 1);
+    assert!(
+        quirk_errors(QUIRKY).is_empty(),
+        "{:?}",
+        quirk_errors(QUIRKY)
+    );
+
+    let cases = [
+        (
+            QUIRKY.replace("attribute = 197", "attribute = 9"),
+            "not one nodecheck reads as a bad-sector count",
+        ),
+        (
+            QUIRKY.replace("interface = \"sata\"", "interface = \"nvme\""),
+            "only ATA drives report attributes",
+        ),
+        (
+            {
+                let quirk_sources = QUIRKY.rfind("sources = [\"s\"]").expect("quirk sources");
+                format!(
+                    "{}sources = [\"nowhere\"]{}",
+                    &QUIRKY[..quirk_sources],
+                    &QUIRKY[quirk_sources + "sources = [\"s\"]".len()..]
+                )
+            },
+            "unknown source `nowhere`",
+        ),
+        (
+            QUIRKY.replace("text = \"flips between 0 and 1\"", "text = \" \""),
+            "say why",
+        ),
+        (
+            format!(
+                "{QUIRKY}[[drives.smart_attributes]]\nid = \"again\"\nattribute = 197\nname = \"X\"\nbenign_raw_max = 0\ntext = \"t\"\nsources = [\"s\"]\n"
+            ),
+            "more than one quirk",
+        ),
+        (
+            QUIRKY.replace("name = \"Current_Pending_ECC_Cnt\"", "name = \"Current Pending\""),
+            "as smartctl prints it",
+        ),
+    ];
+    for (text, expected) in cases {
+        let errors = quirk_errors(&text);
+        assert!(
+            errors.iter().any(|e| e.contains(expected)),
+            "expected `{expected}` in {errors:#?}"
+        );
+    }
+    // A quirk id shares the entry's rule namespace and a typo'd key fails to parse.
+    let dup = format!(
+        "{QUIRKY}[[drives.advisories]]\nid = \"flips\"\nseverity = \"info\"\ntext = \"t\"\n"
+    );
+    let err = parse(&dup).expect_err("one rule id twice");
+    assert_eq!(err.kind(), Some(ErrorKind::DuplicateId), "{err}");
+    let typo = QUIRKY.replace("benign_raw_max", "benign_max");
+    assert!(parse(&typo).is_err());
+}
+
+#[test]
+fn samsung_870_evo_early_firmware_is_an_advisory_with_its_fix() {
+    let db = db();
+    let early = db.lookup(
+        &DriveQuery::new("Samsung SSD 870 EVO 2TB")
+            .firmware("SVT01B6Q")
+            .capacity(2_000_398_934_016),
+    );
+    assert_eq!(early.grade, Grade::Ugly);
+    let advisory = early
+        .advisories
+        .iter()
+        .find(|a| a.code == "samsung-870-evo/svt01b6q")
+        .expect("advisory");
+    assert!(advisory.text.contains("SVT02B6Q"), "{}", advisory.text);
+    assert!(advisory
+        .fix
+        .as_deref()
+        .is_some_and(|f| f.contains("SVT02B6Q")));
+    let fixed = db.lookup(&DriveQuery::new("Samsung SSD 870 EVO 2TB").firmware("SVT02B6Q"));
+    assert_eq!(fixed.grade, Grade::Good);
+    assert!(fixed.advisories.is_empty(), "{:?}", fixed.advisories);
+    let entry = db.entry("samsung-870-evo").expect("entry");
+    assert!(entry.sources.iter().any(|s| s == "tpu-870-evo-batches"));
+}
+
+#[test]
+fn consensus_clients_and_sizing_are_present_and_validated() {
+    let db = db();
+    for name in ["lighthouse", "prysm", "teku", "nimbus", "lodestar"] {
+        let cl = db.consensus_client(name).expect(name);
+        assert!(cl.database_bytes >= 100_000_000_000, "{name}");
+        assert!(!cl.sources.is_empty(), "{name}");
+    }
+    assert_eq!(
+        db.consensus_client("LIGHTHOUSE").map(|c| c.name.as_str()),
+        Some("lighthouse")
+    );
+    let sizing = db.sizing.as_ref().expect("sizing");
+    assert_eq!(sizing.conservative_disk_bytes, 4_000_000_000_000);
+
+    let errors = |clients: &str| -> Vec<String> {
+        Database::parse_parts(EMBEDDED_DRIVES, "drives.toml", clients, "clients.toml")
+            .expect("parses")
+            .validate()
+            .into_iter()
+            .filter(|i| i.level == IssueLevel::Error)
+            .map(|i| i.to_string())
+            .collect()
+    };
+    assert!(errors(EMBEDDED_CLIENTS).is_empty());
+    let cases = [
+        (
+            EMBEDDED_CLIENTS.replace("name = \"teku\"", "name = \"Teku Client\""),
+            "consensus client `teku` is missing",
+        ),
+        (
+            EMBEDDED_CLIENTS.replace(
+                "database_bytes = 200_000_000_000\nnode_disk_bytes = 4_000_000_000_000",
+                "database_bytes = 200\nnode_disk_bytes = 4_000_000_000_000",
+            ),
+            "database_bytes is under 1 GB",
+        ),
+        (
+            EMBEDDED_CLIENTS.replace(
+                "conservative_disk_bytes = 4_000_000_000_000",
+                "conservative_disk_bytes = 1_000_000_000_000",
+            ),
+            "below a client's recommended size",
+        ),
+    ];
+    for (text, expected) in cases {
+        let found = errors(&text);
+        assert!(
+            found.iter().any(|e| e.contains(expected)),
+            "expected `{expected}` in {found:#?}"
+        );
+    }
+    let no_sizing = EMBEDDED_CLIENTS
+        .split("[sizing]")
+        .next()
+        .expect("text before [sizing]")
+        .to_owned();
+    assert!(errors(&no_sizing)
+        .iter()
+        .any(|e| e.contains("no [sizing] table")));
+}
+
 #[test]
 fn clients_are_all_present_and_strictest_combines_them() {
     let db = db();
@@ -447,6 +638,20 @@ proptest! {
         // A near miss matches at most one entry, like the examples themselves.
         prop_assert!(db.entries_matching(&model).len() <= 1);
         prop_assert!(l.entry.is_some() || l.grade == Grade::Unknown);
+    }
+
+    #[test]
+    fn names_people_type_never_panic_and_stay_bounded(text in any::<String>()) {
+        let db = db();
+        let by_family = db.entries_by_family_name(&text);
+        prop_assert!(by_family.len() <= db.drives.len());
+        prop_assert!(db.nearest_families(&text, 5).len() <= 5);
+        let cut = db.prefix_candidates(&text);
+        prop_assert!(cut.entries.iter().all(|e| e.interface != EntryInterface::Nvme));
+        for entry in by_family {
+            let l = db.lookup_entry(entry, &DriveQuery::new(&text));
+            prop_assert!(l.entry.is_some() && l.grade != Grade::Unknown);
+        }
     }
 
     #[test]

@@ -341,6 +341,63 @@ fn nc206_pending_sectors_are_critical_reallocated_a_warning() {
 }
 
 #[test]
+fn nc208_mx500_attribute_197_alone_is_not_bad_sectors() {
+    let mut facts = sata_machine("CT2000MX500SSD1", 2_000_398_934_016);
+    drive0(&mut facts).health = Some(Health {
+        source: "smartctl".into(),
+        passed: Some(true),
+        reallocated_sectors: Some(0),
+        pending_sectors: Some(1),
+        uncorrectable_sectors: Some(0),
+        ..Health::default()
+    });
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC206"), "{:#?}", v.findings);
+    assert_finding(
+        &v,
+        "NC208",
+        Severity::Info,
+        &[
+            "Current_Pending_ECC_Cnt",
+            "reads 1",
+            "ticket #1227",
+            "crucial-mx500/pending-ecc-flips",
+        ],
+    );
+    assert!(has(&v, "NC200"), "a healthy drive stays healthy");
+    assert_eq!(v.drives[0].grade, Grade::Good);
+
+    // Above what flips, or together with reallocated sectors, it is evidence again.
+    health0(&mut facts).pending_sectors = Some(2);
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC208"));
+    assert_finding(&v, "NC206", Severity::Critical, &["2 pending"]);
+    let h = health0(&mut facts);
+    h.pending_sectors = Some(1);
+    h.reallocated_sectors = Some(4);
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC208"));
+    assert_finding(
+        &v,
+        "NC206",
+        Severity::Critical,
+        &["4 reallocated", "1 pending"],
+    );
+
+    // The quirk belongs to the MX500: the same reading on another family is a pending sector.
+    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    drive0(&mut facts).health = Some(Health {
+        source: "smartctl".into(),
+        passed: Some(true),
+        pending_sectors: Some(1),
+        ..Health::default()
+    });
+    let v = run_for(&facts, "geth");
+    assert!(!has(&v, "NC208"));
+    assert_finding(&v, "NC206", Severity::Critical, &["1 pending"]);
+}
+
+#[test]
 fn nc207_smartctl_threshold_bits() {
     let mut facts = nvme_machine();
     health0(&mut facts).smartctl_status = vec![
@@ -953,6 +1010,91 @@ fn nc511_free_space() {
         Severity::Ok,
         &["1.5 TB free"],
     );
+}
+
+fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
+    verdict::judge::judge_node(
+        facts,
+        None,
+        &db(),
+        &verdict::judge::ClientChoice::Named(client.into()),
+        Some(consensus),
+    )
+}
+
+#[test]
+fn nc510_nc511_judge_the_execution_and_consensus_client_together() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).capacity_bytes = Some(2_000_398_934_016);
+    facts.mount.as_mut().expect("mount").free_bytes = Some(1_100 * GB);
+
+    // Geth alone: a 2 TB drive is its recommended size, 1.1 TB free is enough.
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Ok,
+        &[
+            "recommended size for Geth",
+            "takes up to 200 GB more",
+            "name yours to count it",
+            "4 TB the conservative choice",
+        ],
+    );
+    assert_finding(&v, "NC511", Severity::Ok, &["1.1 TB free"]);
+    assert_eq!(v.consensus_client, None);
+
+    // With Lighthouse on the same disk: the drive still fits, the free space does not
+    // (Geth's 1 TB plus Lighthouse's 200 GB).
+    let v = run_pair(&facts, "geth", "lighthouse");
+    assert_eq!(v.consensus_client.as_deref(), Some("lighthouse"));
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Ok,
+        &[
+            "Geth + Lighthouse",
+            "Lighthouse's beacon database adds about 200 GB",
+        ],
+    );
+    assert_finding(
+        &v,
+        "NC511",
+        Severity::Warning,
+        &["Geth + Lighthouse", "1.2 TB"],
+    );
+
+    // Lodestar's documentation asks for 4 TB for the whole node.
+    facts.mount.as_mut().expect("mount").free_bytes = Some(1_500 * GB);
+    let v = run_pair(&facts, "geth", "lodestar");
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Warning,
+        &[
+            "Geth + Lodestar",
+            "below the recommended 4 TB",
+            "recommends 4 TB for the whole node",
+        ],
+    );
+
+    // The conservative note is not made for a drive that already has 4 TB.
+    drive0(&mut facts).capacity_bytes = Some(4_000_787_030_016);
+    let v = run_pair(&facts, "geth", "nimbus");
+    let f = one(&v, "NC510");
+    assert!(!f.detail.contains("conservative"), "{f:#?}");
+}
+
+#[test]
+fn nc509_unknown_consensus_client_is_said_and_not_counted() {
+    let v = run_pair(&nvme_machine(), "geth", "grandine-typo");
+    assert_finding(
+        &v,
+        "NC509",
+        Severity::Warning,
+        &["grandine-typo", "lighthouse"],
+    );
+    assert_eq!(v.consensus_client, None);
 }
 
 #[test]

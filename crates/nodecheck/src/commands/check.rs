@@ -116,7 +116,8 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         Some(c) => ClientChoice::Named(c.id().to_string()),
         None => ClientChoice::Strictest,
     };
-    let verdict = verdict::judge::judge(&facts, bench.as_ref(), &db, &client);
+    let consensus = config.consensus.map(|c| c.id());
+    let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
     let plot = match (&config.plot, &bench) {
         (Some(path), Some(measured)) => draw_plot(path, measured, global, &mut notes),
         (Some(_), None) => {
@@ -534,6 +535,7 @@ pub(crate) fn build_report(
         client: ClientNote {
             requested: client.map(|c| c.id().to_string()),
             fails_first: verdict.failing_client,
+            consensus: verdict.consensus_client,
         },
         findings,
         drives,

@@ -83,7 +83,8 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
         Some(c) => ClientChoice::Named(c.id().to_string()),
         None => ClientChoice::Strictest,
     };
-    let verdict = verdict::judge::judge(&facts, bench.as_ref(), &db, &client);
+    let consensus = config.consensus.map(|c| c.id());
+    let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
     notes.dedup();
     let mut report = super::check::build_report(facts, bench, verdict, None, notes, config.client);
     if let Some(summary) = health_unknown {

@@ -36,6 +36,10 @@ pub fn render(report: &Report) -> String {
         ),
         (None, None) => "strictest of all five".to_string(),
     };
+    let client = match &report.client.consensus {
+        Some(cl) => format!("{client} + {}", cell(cl, 20)),
+        None => client,
+    };
     out.push_str(&format!("| Client needs | {client} |\n"));
     out.push_str(&format!(
         "| nodecheck | {} (database {}){} |\n\n",

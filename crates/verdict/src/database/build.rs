@@ -10,9 +10,12 @@ use super::error::{DbError, ErrorKind};
 use super::raw::{
     ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ResultBlockFile, ResultRaw, SourceRaw,
 };
+use crate::clients::{ConsensusNeeds, Sizing};
+
 use super::{
     AdvisoryRule, Benchmark, CapacityRule, ClientNeeds, CrowdResult, Database, DriveEntry,
-    FirmwareRule, GenericRule, PlatformMatch, Remark, Source, TraitMatch, SCHEMA_VERSION,
+    FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, TraitMatch,
+    SCHEMA_VERSION,
 };
 
 /// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory.
@@ -80,7 +83,12 @@ pub(crate) fn database(
         drives.push(ctx.drive(d)?);
     }
 
-    let (clients, client_sources) = clients(clients_text, clients_origin)?;
+    let ClientsData {
+        clients,
+        consensus,
+        sizing,
+        sources: client_sources,
+    } = clients(clients_text, clients_origin)?;
     for (s, offset) in client_sources {
         // Drives and clients cite from one pool of sources; the same id in both files would
         // make a citation ambiguous.
@@ -114,16 +122,23 @@ pub(crate) fn database(
         generic,
         classes: Vec::new(),
         clients,
+        consensus,
+        sizing,
     })
 }
 
 /// A source and the byte offset of its id in the file that defines it.
 type SourceAt = (Source, usize);
 
-pub(crate) fn clients(
-    text: &str,
-    origin: &str,
-) -> Result<(Vec<ClientNeeds>, Vec<SourceAt>), DbError> {
+/// Everything `data/clients.toml` holds.
+pub(crate) struct ClientsData {
+    pub clients: Vec<ClientNeeds>,
+    pub consensus: Vec<ConsensusNeeds>,
+    pub sizing: Option<Sizing>,
+    pub sources: Vec<SourceAt>,
+}
+
+pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientsData, DbError> {
     let file: ClientsFile =
         toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
     let ctx = Ctx { origin, text };
@@ -151,7 +166,30 @@ pub(crate) fn clients(
             sources: c.sources,
         });
     }
-    Ok((clients, sources))
+    let mut consensus = Vec::with_capacity(file.consensus.len());
+    for c in file.consensus {
+        // Execution and consensus clients share one namespace of names in error messages.
+        ids.insert(&ctx, &c.name, "client")?;
+        consensus.push(ConsensusNeeds {
+            name: c.name.into_inner(),
+            display: c.display,
+            database_bytes: c.database_bytes,
+            node_disk_bytes: c.node_disk_bytes,
+            notes: c.notes,
+            sources: c.sources,
+        });
+    }
+    let sizing = file.sizing.map(|s| Sizing {
+        conservative_disk_bytes: s.conservative_disk_bytes,
+        text: s.text,
+        sources: s.sources,
+    });
+    Ok(ClientsData {
+        clients,
+        consensus,
+        sizing,
+        sources,
+    })
 }
 
 pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>, DbError> {
@@ -312,6 +350,18 @@ impl Ctx<'_> {
                 fix: a.fix,
             });
         }
+        let mut smart_attributes = Vec::with_capacity(d.smart_attributes.len());
+        for q in d.smart_attributes {
+            rule_ids.insert(self, &q.id, "rule")?;
+            smart_attributes.push(SmartAttributeQuirk {
+                id: q.id.into_inner(),
+                attribute: *q.attribute.get_ref(),
+                name: q.name,
+                benign_raw_max: q.benign_raw_max,
+                text: q.text,
+                sources: q.sources,
+            });
+        }
         let platform = match d.platform {
             Some(p) => Some(self.platform(p)?),
             None => None,
@@ -337,6 +387,7 @@ impl Ctx<'_> {
             firmware,
             capacity,
             advisories,
+            smart_attributes,
             results: d.results.into_iter().map(crowd_result).collect(),
             platform,
         })

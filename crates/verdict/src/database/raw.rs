@@ -110,6 +110,8 @@ pub(crate) struct DriveRaw {
     #[serde(default)]
     pub advisories: Vec<AdvisoryRaw>,
     #[serde(default)]
+    pub smart_attributes: Vec<SmartAttributeRaw>,
+    #[serde(default)]
     pub results: Vec<ResultRaw>,
     #[serde(default)]
     pub platform: Option<PlatformRaw>,
@@ -157,6 +159,17 @@ pub(crate) struct AdvisoryRaw {
     pub text: String,
     #[serde(default)]
     pub fix: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SmartAttributeRaw {
+    pub id: Spanned<String>,
+    pub attribute: Spanned<u8>,
+    pub name: String,
+    pub benign_raw_max: u64,
+    pub text: String,
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -227,6 +240,30 @@ pub(crate) struct ClientsFile {
     #[serde(default)]
     pub sources: Vec<SourceRaw>,
     pub clients: Vec<ClientRaw>,
+    #[serde(default)]
+    pub consensus: Vec<ConsensusRaw>,
+    #[serde(default)]
+    pub sizing: Option<SizingRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConsensusRaw {
+    pub name: Spanned<String>,
+    pub display: String,
+    pub database_bytes: u64,
+    #[serde(default)]
+    pub node_disk_bytes: Option<u64>,
+    pub notes: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SizingRaw {
+    pub conservative_disk_bytes: u64,
+    pub text: String,
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -226,6 +226,15 @@ fn write_entry(db: &Database, e: &DriveEntry, out: &mut String) -> std::fmt::Res
             fix(&a.fix)
         )?;
     }
+    for q in &e.smart_attributes {
+        writeln!(
+            out,
+            "  - SMART attribute {} `{}`: {}",
+            q.attribute,
+            q.name,
+            q.text.trim()
+        )?;
+    }
     if !e.examples.is_empty() {
         let shown: Vec<String> = e.examples.iter().map(|x| format!("`{x}`")).collect();
         writeln!(out, "  - Reports as: {}", shown.join(", "))?;

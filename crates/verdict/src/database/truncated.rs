@@ -5,7 +5,7 @@
 
 use probe::facts::{Interface, ModelSource};
 
-use super::{normalize_model, Database, DriveEntry};
+use super::{normalize_model, Database, DriveEntry, EntryInterface};
 use crate::model::Grade;
 
 /// Length of the SCSI INQUIRY product identification field (SPC-4, bytes 16-31).
@@ -71,8 +71,10 @@ impl PrefixCandidates<'_> {
 }
 
 impl Database {
-    /// Entries that `model`, read as the first characters of a longer name, could be. Empty
-    /// when the string is too short to say anything or no entry's real strings start with it.
+    /// Entries that `model`, read as the first characters of a longer name, could be: those
+    /// whose drives Linux can see through a SCSI layer (NVMe and virtual disks report their
+    /// whole model). Empty when the string is too short to say anything or no entry's real
+    /// strings start with it.
     pub fn prefix_candidates(&self, model: &str) -> PrefixCandidates<'_> {
         let prefix = normalize_model(model).into_owned();
         let wanted = prefix.to_lowercase();
@@ -81,6 +83,7 @@ impl Database {
         } else {
             self.drives
                 .iter()
+                .filter(|e| !matches!(e.interface, EntryInterface::Nvme | EntryInterface::Virtio))
                 .filter(|e| {
                     e.examples.iter().any(|x| {
                         let x = normalize_model(x).to_lowercase();

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::{Database, DriveEntry, ModelForms};
+use super::{Database, DriveEntry, EntryInterface, ModelForms, BAD_SECTOR_ATTRIBUTES};
 use crate::model::Grade;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,6 +89,7 @@ pub(crate) fn validate(db: &Database) -> Vec<ValidationIssue> {
     for (class, message) in super::classes::validate(db, &source_ids) {
         issues.error(&class, message);
     }
+    check_consensus(db, &source_ids, &mut issues);
 
     issues.0
 }
@@ -193,6 +194,7 @@ fn check_entry(
             );
         }
     }
+    check_smart_attributes(e, source_ids, issues);
     for c in &e.capacity {
         if c.min_bytes.is_none() && c.max_bytes.is_none() {
             issues.error(
@@ -237,6 +239,53 @@ fn check_entry(
         if r.read_iops == 0 && r.write_iops == 0 {
             issues.error(&e.id, "result with zero read and write IOPS".into());
         }
+    }
+}
+
+/// SMART attribute quirks: only ATA drives have attributes, only the bad-sector attributes
+/// are read in a way a quirk changes, one quirk per attribute, and each says why with a source.
+fn check_smart_attributes(e: &DriveEntry, source_ids: &HashSet<&str>, issues: &mut Issues) {
+    let mut seen = HashSet::new();
+    for q in &e.smart_attributes {
+        let subject = format!("{}/{}", e.id, q.id);
+        if e.interface == EntryInterface::Nvme || e.interface == EntryInterface::Virtio {
+            issues.error(
+                &subject,
+                format!(
+                    "SMART attribute quirk on a {} entry: only ATA drives report attributes",
+                    e.interface.as_str()
+                ),
+            );
+        }
+        if !BAD_SECTOR_ATTRIBUTES.contains(&q.attribute) {
+            issues.error(
+                &subject,
+                format!(
+                    "attribute {} is not one nodecheck reads as a bad-sector count ({}): the quirk would change nothing",
+                    q.attribute,
+                    BAD_SECTOR_ATTRIBUTES.map(|a| a.to_string()).join(", ")
+                ),
+            );
+        }
+        if !seen.insert(q.attribute) {
+            issues.error(
+                &subject,
+                format!("attribute {} has more than one quirk", q.attribute),
+            );
+        }
+        if q.name.trim().is_empty() || q.name.contains(char::is_whitespace) {
+            issues.error(
+                &subject,
+                "`name` must be the attribute's name as smartctl prints it (`Current_Pending_ECC_Cnt`)".into(),
+            );
+        }
+        if q.text.trim().is_empty() {
+            issues.error(
+                &subject,
+                "`text` is empty: say why the value is benign".into(),
+            );
+        }
+        check_citations(&subject, &q.sources, source_ids, issues);
     }
 }
 
@@ -285,6 +334,67 @@ fn check_order(db: &Database, issues: &mut Issues) {
                     a.vendor
                 ),
             );
+        }
+    }
+}
+
+fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
+    const EXPECTED: [&str; 5] = ["lighthouse", "prysm", "teku", "nimbus", "lodestar"];
+    for name in EXPECTED {
+        if db.consensus_client(name).is_none() {
+            issues.error(
+                "clients",
+                format!("consensus client `{name}` is missing from the [[consensus]] table"),
+            );
+        }
+    }
+    for c in &db.consensus {
+        check_citations(&c.name, &c.sources, source_ids, issues);
+        if c.name != c.name.to_lowercase() || c.name.contains(' ') {
+            issues.error(
+                &c.name,
+                "consensus client name must be a lower-case word (users name the consensus client with it)".into(),
+            );
+        }
+        if c.notes.trim().is_empty() {
+            issues.error(&c.name, "`notes` is empty".into());
+        }
+        for (what, v) in [
+            ("database_bytes", Some(c.database_bytes)),
+            ("node_disk_bytes", c.node_disk_bytes),
+        ] {
+            if v.is_some_and(|v| v < 1_000_000_000) {
+                issues.error(&c.name, format!("{what} is under 1 GB: sizes are in bytes"));
+            }
+        }
+        if c.node_disk_bytes
+            .is_some_and(|disk| disk <= c.database_bytes)
+        {
+            issues.error(
+                &c.name,
+                "node_disk_bytes (the drive for the whole node) must exceed database_bytes".into(),
+            );
+        }
+    }
+    match &db.sizing {
+        None => issues.error("sizing", "no [sizing] table in the clients file".into()),
+        Some(sizing) => {
+            check_citations("sizing", &sizing.sources, source_ids, issues);
+            if sizing.text.trim().is_empty() {
+                issues.error("sizing", "`text` is empty".into());
+            }
+            let largest = db
+                .clients
+                .iter()
+                .map(|c| c.recommended_disk_bytes)
+                .max()
+                .unwrap_or(0);
+            if sizing.conservative_disk_bytes < largest {
+                issues.error(
+                    "sizing",
+                    "conservative_disk_bytes is below a client's recommended size".into(),
+                );
+            }
         }
     }
 }

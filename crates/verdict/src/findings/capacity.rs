@@ -58,6 +58,45 @@ fn usable_size(facts: &Facts) -> Option<(u64, String)> {
     ))
 }
 
+/// What the size finding adds about the consensus client on the same disk and the list's
+/// conservative size, after the verdict sentence.
+fn node_note(clients: &Clients<'_>, have: f64) -> String {
+    let mut note = String::new();
+    match clients.consensus {
+        Some(cl) => note.push_str(&format!(
+            " The figures are for the pair: {}'s beacon database adds about {} to the free space a sync needs{}.",
+            cl.display,
+            format_bytes(cl.database_bytes),
+            cl.node_disk_bytes
+                .map(|d| format!(", and its documentation recommends {} for the whole node", format_bytes(d)))
+                .unwrap_or_default()
+        )),
+        None => {
+            if let Some(largest) = clients.consensus_known.iter().map(|c| c.database_bytes).max() {
+                let names: Vec<&str> = clients
+                    .consensus_known
+                    .iter()
+                    .map(|c| c.display.as_str())
+                    .collect();
+                note.push_str(&format!(
+                    " A consensus client shares the disk ({}) and its database takes up to {} more; name yours to count it.",
+                    names.join(", "),
+                    format_bytes(largest)
+                ));
+            }
+        }
+    }
+    if let Some(sizing) = clients.sizing {
+        if have < sizing.conservative_disk_bytes as f64 {
+            note.push_str(&format!(
+                " The community list calls {} the conservative choice.",
+                format_bytes(sizing.conservative_disk_bytes)
+            ));
+        }
+    }
+    note
+}
+
 fn size(
     facts: &Facts,
     clients: &Clients<'_>,
@@ -84,9 +123,10 @@ fn size(
                     format!(" (recommended {recommended})")
                 };
                 format!(
-                    "{what} holds {}; {} needs at least {need}{recommended}.",
+                    "{what} holds {}; {} needs at least {need}{recommended}.{}",
                     format_bytes(bytes),
                     clients.name(client),
+                    node_note(clients, have),
                 )
             })
             .with_fix(format!(
@@ -112,11 +152,12 @@ fn size(
                 Severity::Warning,
                 "Smaller than the client's recommended size",
                 format!(
-                    "{what} holds {}: enough for {} today (minimum {}), but below the recommended {}; the chain grows every week.",
+                    "{what} holds {}: enough for {} today (minimum {}), but below the recommended {}; the chain grows every week.{}",
                     format_bytes(bytes),
                     clients.name(client),
                     format_bytes(client.min_disk_bytes),
                     format_bytes(*rec as u64),
+                    node_note(clients, have),
                 ),
             )
             .with_fix(format!("Plan a move to a drive of {} or more", format_bytes(*rec as u64))),
@@ -129,9 +170,10 @@ fn size(
         Severity::Ok,
         "Big enough for the client",
         format!(
-            "{what} holds {}, at least the recommended size for {}.",
+            "{what} holds {}, at least the recommended size for {}.{}",
             format_bytes(bytes),
-            names.join(", ")
+            names.join(", "),
+            node_note(clients, have)
         ),
     ));
 }

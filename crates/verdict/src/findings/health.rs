@@ -2,7 +2,10 @@
 
 use probe::{Drive, Facts, Health};
 
+use crate::database::{DriveEntry, SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES};
 use crate::model::{Finding, Severity};
+
+use super::identity::DriveIdentity;
 
 /// The list's advice: keep the drive below 50 C so it does not throttle.
 pub const TEMPERATURE_WARN_C: f64 = 50.0;
@@ -32,12 +35,18 @@ const CRITICAL_WARNING_BITS: [(u8, &str); 5] = [
     (4, "volatile memory backup device failed"),
 ];
 
-pub fn check(facts: &Facts) -> Vec<Finding> {
+/// `identities` (from the identity checks, one per drive) carry each drive's database entry,
+/// whose SMART attribute quirks change how the bad-sector counts read.
+pub fn check(facts: &Facts, identities: &[DriveIdentity<'_>]) -> Vec<Finding> {
     let mut out = Vec::new();
     for drive in &facts.drives {
         let before = out.len();
+        let entry = identities
+            .iter()
+            .find(|i| i.name == drive.name)
+            .and_then(|i| i.entry);
         if let Some(health) = &drive.health {
-            check_health(drive, health, &mut out);
+            check_health(drive, health, entry, &mut out);
             let problems = out[before..]
                 .iter()
                 .any(|f| f.severity >= Severity::Warning);
@@ -78,7 +87,7 @@ fn healthy(drive: &Drive) -> Finding {
     Finding::new("NC200", Severity::Ok, "Drive health is fine", detail).about(&drive.name)
 }
 
-fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
+fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut Vec<Finding>) {
     let name = &drive.name;
     let failing_status = h
         .smartctl_status
@@ -193,9 +202,37 @@ fn check_health(drive: &Drive, h: &Health, out: &mut Vec<Finding>) {
         );
     }
 
-    let pending = h.pending_sectors.unwrap_or(0);
-    let uncorrectable = h.uncorrectable_sectors.unwrap_or(0);
-    let reallocated = h.reallocated_sectors.unwrap_or(0);
+    let mut pending = h.pending_sectors.unwrap_or(0);
+    let mut uncorrectable = h.uncorrectable_sectors.unwrap_or(0);
+    let mut reallocated = h.reallocated_sectors.unwrap_or(0);
+    if let Some((entry, quirk, value)) = benign_alone(entry, [reallocated, pending, uncorrectable])
+    {
+        match quirk.attribute {
+            5 => reallocated = 0,
+            197 => pending = 0,
+            _ => uncorrectable = 0,
+        }
+        let (family, id) = (entry.display_name(), entry.id.as_str());
+        out.push(
+            Finding::new(
+                "NC208",
+                Severity::Info,
+                format!("{family}: SMART attribute {} is not a bad-sector count alone", quirk.attribute),
+                format!(
+                    "{name}: attribute {} ({}) reads {value}, with no other bad-sector attribute raised. {} [{id}/{}]",
+                    quirk.attribute,
+                    quirk.name,
+                    quirk.text.trim(),
+                    quirk.id
+                ),
+            )
+            .with_fix(format!(
+                "Nothing to do for this alone; if reallocated (5) or offline-uncorrectable (198) sectors start to count, or attribute {} climbs past {}, check `sudo smartctl -x /dev/{name}`",
+                quirk.attribute, quirk.benign_raw_max
+            ))
+            .about(name),
+        );
+    }
     if pending > 0 || uncorrectable > 0 || reallocated > 0 {
         let severity = if pending > 0 || uncorrectable > 0 {
             Severity::Critical
@@ -264,6 +301,29 @@ fn celsius_below(temp: f64, limit: f64) -> String {
     } else {
         format!("{temp:.0}")
     }
+}
+
+/// The family's quirk that explains the only raised bad-sector attribute, with its value:
+/// `counts` are attributes 5, 197 and 198 in that order. `None` when no quirk applies, the
+/// value is above what the quirk calls benign, or another attribute is raised too (then every
+/// count is evidence).
+fn benign_alone(
+    entry: Option<&DriveEntry>,
+    counts: [u64; 3],
+) -> Option<(&DriveEntry, &SmartAttributeQuirk, u64)> {
+    let entry = entry?;
+    let mut raised = BAD_SECTOR_ATTRIBUTES
+        .iter()
+        .zip(counts)
+        .filter(|(_, value)| *value > 0);
+    let (&attribute, value) = raised.next()?;
+    if raised.next().is_some() {
+        return None;
+    }
+    entry
+        .smart_attribute(attribute)
+        .filter(|q| value <= q.benign_raw_max)
+        .map(|q| (entry, q, value))
 }
 
 fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {

@@ -256,7 +256,7 @@ fn cut_short<'a>(
         .map(|s| format!(" (from {})", s.label()))
         .unwrap_or_default();
     let detail = format!(
-        "{name}: Linux shows only \"{}\"{source}, the first {SCSI_PRODUCT_LEN} characters of the model: a USB bridge or an HBA that does not pass ATA commands through hands on no more. {families}: {}.{decides}",
+        "{name}: Linux shows only \"{}\"{source}, the first {SCSI_PRODUCT_LEN} characters of the model: behind a USB bridge or an HBA the kernel sees the drive as a SCSI disk and keeps no more of its name. {families}: {}.{decides}",
         clip(&candidates.prefix, MODEL_CHARS),
         candidates.describe(),
     );
@@ -268,7 +268,7 @@ fn cut_short<'a>(
             detail,
         )
         .with_fix(format!(
-            "{}; then save `sudo smartctl -d sat -j -x /dev/{name} > {name}.json` and rerun with `nodecheck check --smartctl-json {name}.json` to judge the drive by its full name",
+            "{}; then save `sudo smartctl -d sat -j -x /dev/{name} > {name}.json` and give that file to nodecheck to judge the drive by its full name",
             full_model_command(name, drive.interface)
         ))
         .about(name),

@@ -17,15 +17,23 @@ pub mod network;
 pub mod platform;
 pub mod trim;
 
-use crate::clients::ClientNeeds;
+use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
 use crate::model::{Finding, Severity};
 
 /// The clients whose needs the verdict applies: one named client, or all of them when the
 /// user did not say which (then the most demanding one that fails is named).
 #[derive(Debug, Clone)]
 pub struct Clients<'a> {
+    /// With a consensus client named, each execution client's needs paired with its.
     pub needs: Vec<&'a ClientNeeds>,
     pub strictest: bool,
+    /// The consensus client on the same disk, when the user named one.
+    pub consensus: Option<&'a ConsensusNeeds>,
+    /// Every consensus client the database knows, for what the size finding says when none
+    /// was named.
+    pub consensus_known: &'a [ConsensusNeeds],
+    /// The list's sizing advice.
+    pub sizing: Option<&'a Sizing>,
 }
 
 /// A client whose needs a measured value fails, and how badly.
