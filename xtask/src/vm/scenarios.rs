@@ -167,6 +167,27 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         expect: expect_sata_ide,
     },
     Scenario {
+        name: "sata_ssd_rotation_unreported",
+        about: "a listed QLC SATA SSD that leaves its rotation rate unreported (IDENTIFY word 217 = 0), which the kernel marks rotational",
+        disks: &[Disk { id: "sata", mib: 1024 }],
+        devices: &[
+            "-device",
+            "ahci,id=ahci",
+            "-device",
+            "ide-hd,drive=sata,bus=ahci.0,model=Samsung SSD 870 QVO 1TB,serial=S5VSNG0NA12345B",
+        ],
+        modules: modules!["ahci", "sd_mod"],
+        tools: TOOLS_EXT4,
+        setup: r#"
+wait_for /dev/sda
+/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
+mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
+"#,
+        runs: &[],
+        fixture: None,
+        expect: expect_sata_ssd_rotation_unreported,
+    },
+    Scenario {
         name: "md_raid1",
         about: "md RAID1 over two SATA SSDs on AHCI",
         disks: &[Disk { id: "left", mib: 1024 }, Disk { id: "right", mib: 1024 }],
@@ -434,6 +455,35 @@ fn expect_sata_ahci(outcome: &Outcome, checks: &mut Checks) {
     );
     checks.problem(&outcome.check, "NC401", false);
     checks.problem(&outcome.check, "NC501", true);
+}
+
+/// The kernel's rotational flag against better evidence: QEMU leaves word 217 at 0, so the
+/// kernel calls the disk rotational; the model is a known SSD, so no hard-disk finding.
+fn expect_sata_ssd_rotation_unreported(outcome: &Outcome, checks: &mut Checks) {
+    let drive = checks.drive_by_serial(&outcome.probe, "S5VSNG0NA12345B");
+    checks.eq(
+        "model (ATA IDENTIFY)",
+        &drive["model"],
+        "Samsung SSD 870 QVO 1TB",
+    );
+    checks.eq(
+        "the kernel's queue/rotational as read",
+        &drive["queue_rotational"],
+        true,
+    );
+    checks.eq(
+        "database family",
+        &outcome.check["drives"][0]["family"],
+        "Samsung 870 QVO",
+    );
+    checks.absent(&outcome.check, "NC105");
+    checks.finding_mentions(&outcome.check, "NC120", "rotational");
+    checks.finding_mentions(&outcome.check, "NC120", "ATTR{queue/rotational}=\"0\"");
+    checks.eq(
+        "drive's grade in the verdict",
+        &verdict_grade(outcome),
+        "ugly",
+    );
 }
 
 fn expect_sata_ide(outcome: &Outcome, checks: &mut Checks) {
