@@ -379,3 +379,50 @@ fn real_megaraid_tree_names_the_controller() {
     assert!(drive.ata.is_none());
     assert_eq!(drive.rotational, Some(false), "rotation_rate=1");
 }
+
+#[test]
+fn a_real_9p_host_share_names_its_tag_like_the_fixture() {
+    let real = real("host_share_9p");
+    let fixture = hand_written("vm_9p_host_share");
+    let share = |facts: &Facts| {
+        let mount = facts.mount.as_ref().expect("a mount holds the datadir");
+        let network = mount.network.as_ref().expect("a 9p mount is a share");
+        (
+            mount.fs_type.clone(),
+            network.kind,
+            network.server.clone(),
+            network.export.clone(),
+            network.transport.clone(),
+        )
+    };
+    let (fs_type, kind, server, export, transport) = share(&real);
+    assert_eq!(fs_type, "9p");
+    assert_eq!(server, None, "a VM's host share names no server");
+    assert_eq!(export.as_deref(), Some("ethdata"));
+    assert_eq!(transport.as_deref(), Some("virtio"));
+    assert_eq!(
+        share(&fixture),
+        share(&real),
+        "the fixture's 9p mount reads the same"
+    );
+    assert!(
+        real.drives.is_empty(),
+        "no block device under a share: {:?}",
+        real.drives
+    );
+    let _ = kind;
+}
+
+#[test]
+fn rotation_unreported_fixture_matches_the_real_kernel() {
+    assert_same_shape_except(
+        "sata_ssd_rotation_unreported",
+        "qemu_sata_ssd_rotation_unreported",
+        &[],
+        &[QEMU_IDENTIFY_WORD_76],
+    );
+    let real = real("sata_ssd_rotation_unreported");
+    let drive = only_drive(&real);
+    assert_eq!(drive.queue_rotational, Some(true), "the kernel's flag");
+    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
+}

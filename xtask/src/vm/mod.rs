@@ -272,6 +272,18 @@ fn run_scenario(
             disk.id
         ));
     }
+    for tag in scenario.shares {
+        let share = dir.join(tag);
+        fs::create_dir_all(&share)?;
+        command
+            .arg("-fsdev")
+            .arg(format!(
+                "local,id={tag},path={},security_model=none",
+                share.display()
+            ))
+            .arg("-device")
+            .arg(format!("virtio-9p-pci,fsdev={tag},mount_tag={tag}"));
+    }
     command.args(scenario.devices);
     command
         .stdin(Stdio::null())

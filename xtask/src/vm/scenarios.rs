@@ -26,6 +26,8 @@ pub struct Scenario {
     pub name: &'static str,
     pub about: &'static str,
     pub disks: &'static [Disk],
+    /// Host directories exported to the guest over 9p (virtio), by mount tag; each starts empty.
+    pub shares: &'static [&'static str],
     /// QEMU arguments that attach the disks (each `-device` and its value as separate items).
     pub devices: &'static [&'static str],
     /// Kernel modules to load, by modprobe name; their dependencies come along.
@@ -106,6 +108,7 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "nvme",
         about: "NVMe with a critical warning set, partitioned, ext4 mounted noatime; raw-device QD1",
         disks: &[Disk { id: "nvme", mib: 2048 }],
+        shares: &[],
         devices: &[
             "-device",
             "nvme,drive=nvme,serial=NCQEMUNVME01,smart_critical_warning=1",
@@ -130,6 +133,7 @@ mount -t ext4 -o noatime /dev/nvme0n1p1 /var/lib/ethereum
         name: "sata_ahci",
         about: "a listed SATA SSD on AHCI, ext4 mounted strictatime",
         disks: &[Disk { id: "sata", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "ahci,id=ahci",
@@ -151,6 +155,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
         name: "sata_ide",
         about: "the same SATA SSD on the legacy PIIX IDE controller",
         disks: &[Disk { id: "sata", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "ide-hd,drive=sata,bus=ide.0,model=Samsung SSD 870 EVO 2TB,serial=S6PNNS0T412345A,rotation_rate=1",
@@ -170,6 +175,7 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         name: "sata_ssd_rotation_unreported",
         about: "a listed QLC SATA SSD that leaves its rotation rate unreported (IDENTIFY word 217 = 0), which the kernel marks rotational",
         disks: &[Disk { id: "sata", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "ahci,id=ahci",
@@ -184,13 +190,35 @@ wait_for /dev/sda
 mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
 "#,
         runs: &[],
-        fixture: None,
+        fixture: Some("qemu_sata_ssd_rotation_unreported"),
         expect: expect_sata_ssd_rotation_unreported,
+    },
+    Scenario {
+        name: "host_share_9p",
+        about: "the data directory on a 9p share of the VM's host (QEMU -virtfs), as WSL2 and some VPS images do",
+        disks: &[],
+        shares: &["ethdata"],
+        devices: &[],
+        modules: modules!["virtio_pci", "9pnet_virtio", "9p"],
+        tools: &["smartctl"],
+        setup: r#"
+# The virtio channel appears once the PCI device is bound, which can trail modprobe.
+tries=0
+until mount -t 9p -o trans=virtio,version=9p2000.L ethdata /var/lib/ethereum; do
+    tries=$((tries + 1))
+    [ "$tries" -lt 50 ] || exit 1
+    sleep 0.2
+done
+"#,
+        runs: &[],
+        fixture: Some("vm_9p_host_share"),
+        expect: expect_host_share_9p,
     },
     Scenario {
         name: "md_raid1",
         about: "md RAID1 over two SATA SSDs on AHCI",
         disks: &[Disk { id: "left", mib: 1024 }, Disk { id: "right", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "ahci,id=ahci",
@@ -217,6 +245,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         name: "lvm_on_crypt",
         about: "LVM on dm-crypt (plain, no allow-discards) on NVMe: TRIM blocked at the crypt layer",
         disks: &[Disk { id: "nvme", mib: 1024 }],
+        shares: &[],
         devices: &["-device", "nvme,drive=nvme,serial=NCQEMUNVME01"],
         modules: modules!["nvme", "dm_crypt", "dm_mod", "xts", "ecb"],
         tools: &["mke2fs", "smartctl", "cryptsetup", "lvm"],
@@ -229,6 +258,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         name: "lvm_on_crypt_discards",
         about: "LVM on dm-crypt opened with --allow-discards on NVMe: TRIM reaches the drive",
         disks: &[Disk { id: "nvme", mib: 1024 }],
+        shares: &[],
         devices: &["-device", "nvme,drive=nvme,serial=NCQEMUNVME01"],
         modules: modules!["nvme", "dm_crypt", "dm_mod", "xts", "ecb"],
         tools: &["mke2fs", "smartctl", "cryptsetup", "lvm"],
@@ -241,6 +271,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         name: "usb_storage",
         about: "a SATA SSD in a USB mass-storage enclosure on xHCI",
         disks: &[Disk { id: "usb", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "qemu-xhci,id=xhci",
@@ -262,6 +293,7 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         name: "usb_uas",
         about: "an SSD in a USB Attached SCSI (UAS) enclosure on xHCI",
         disks: &[Disk { id: "uas", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "qemu-xhci,id=xhci",
@@ -285,6 +317,7 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         name: "megasas",
         about: "a disk behind an LSI MegaRAID SAS HBA (megaraid_sas)",
         disks: &[Disk { id: "raid", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "megasas,id=raid",
@@ -306,6 +339,7 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         name: "btrfs_two_devices",
         about: "btrfs RAID1 over two NVMe drives",
         disks: &[Disk { id: "first", mib: 1024 }, Disk { id: "second", mib: 1024 }],
+        shares: &[],
         devices: &[
             "-device",
             "nvme,drive=first,serial=NCQEMUBTRFS1",
@@ -484,6 +518,24 @@ fn expect_sata_ssd_rotation_unreported(outcome: &Outcome, checks: &mut Checks) {
         &verdict_grade(outcome),
         "ugly",
     );
+}
+
+/// A host directory over 9p: the VM's host drive decides, so a warning naming the tag.
+fn expect_host_share_9p(outcome: &Outcome, checks: &mut Checks) {
+    let mount = &outcome.probe["mount"];
+    checks.eq("file system", &mount["fs_type"], "9p");
+    checks.eq("share kind", &mount["network"]["kind"], "nine_p");
+    checks.eq("mount tag", &mount["network"]["export"], "ethdata");
+    checks.eq("transport", &mount["network"]["transport"], "virtio");
+    checks.problem(&outcome.check, "NC520", true);
+    checks.finding_mentions(&outcome.check, "NC520", "ethdata");
+    checks.finding_has_fix(&outcome.check, "NC520");
+    let severity = outcome.check["findings"]
+        .as_array()
+        .and_then(|all| all.iter().find(|f| f["code"] == "NC520"))
+        .map(|f| f["severity"].clone())
+        .unwrap_or(Value::Null);
+    checks.eq("NC520 severity for a VM's host share", &severity, "warning");
 }
 
 fn expect_sata_ide(outcome: &Outcome, checks: &mut Checks) {
