@@ -274,13 +274,20 @@ text = "flips between 0 and 1"
 sources = ["s"]
 "#;
 
+/// Errors about the drive entries of `text`. The embedded classes come along with any drives
+/// file and cite the shipped file's sources, which a minimal test file does not carry.
 fn quirk_errors(text: &str) -> Vec<String> {
-    parse(text)
-        .expect("parses")
-        .validate()
+    let db = parse(text).expect("parses");
+    let class_prefixes: Vec<String> = db
+        .classes
+        .iter()
+        .map(|class| format!("error: {}: ", class.id))
+        .collect();
+    db.validate()
         .into_iter()
         .filter(|i| i.level == IssueLevel::Error)
         .map(|i| i.to_string())
+        .filter(|line| !class_prefixes.iter().any(|p| line.starts_with(p)))
         .collect()
 }
 
