@@ -100,6 +100,13 @@ macro_rules! lvm_on_crypt_setup {
 }
 
 pub const NVME_SERIAL: &str = "NCQEMUNVME01";
+/// One disk seen as sda, formatted ext4 and mounted `noatime` at the data directory.
+const EXT4_NOATIME_ON_SDA: &str = r#"
+wait_for /dev/sda
+/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
+mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
+"#;
+
 pub const SATA_MODEL: &str = "Samsung SSD 870 EVO 2TB";
 pub const SATA_SERIAL: &str = "S6PNNS0T412345A";
 
@@ -162,11 +169,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
         ],
         modules: modules!["ata_piix", "sd_mod"],
         tools: TOOLS_EXT4,
-        setup: r#"
-wait_for /dev/sda
-/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
-mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
-"#,
+        setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: Some("sata_ide_mode"),
         expect: expect_sata_ide,
@@ -184,11 +187,7 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         ],
         modules: modules!["ahci", "sd_mod"],
         tools: TOOLS_EXT4,
-        setup: r#"
-wait_for /dev/sda
-/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
-mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
-"#,
+        setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: Some("qemu_sata_ssd_rotation_unreported"),
         expect: expect_sata_ssd_rotation_unreported,
@@ -280,11 +279,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         ],
         modules: modules!["xhci_pci", "usb_storage", "sd_mod"],
         tools: TOOLS_EXT4,
-        setup: r#"
-wait_for /dev/sda
-/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
-mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
-"#,
+        setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: None,
         expect: expect_usb,
@@ -304,11 +299,7 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         ],
         modules: modules!["xhci_pci", "uas", "sd_mod"],
         tools: TOOLS_EXT4,
-        setup: r#"
-wait_for /dev/sda
-/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
-mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
-"#,
+        setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: Some("usb_uas"),
         expect: expect_uas,
@@ -326,11 +317,7 @@ mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
         ],
         modules: modules!["megaraid_sas", "sd_mod"],
         tools: TOOLS_EXT4,
-        setup: r#"
-wait_for /dev/sda
-/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/sda
-mount -t ext4 -o noatime /dev/sda /var/lib/ethereum
-"#,
+        setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: None,
         expect: expect_megasas,
