@@ -149,6 +149,43 @@ fn each_generic_rule_fires_on_a_real_unlisted_string() {
 }
 
 #[test]
+fn unlisted_seagate_nytro_and_sk_hynix_data_center_parts_get_the_data_center_rule() {
+    let db = db();
+    // Real strings: a Nytro SATA drive from linuxhw/SMART's Seagate SSD table, an SK hynix
+    // PE8110 (NVMe) and SE5110 (SATA) from a server maker's qualified-drive matrix.
+    for (model, interface, class) in [
+        ("XA1920LE10063", EntryInterface::Sata, "seagate-nytro"),
+        ("HFS3T8GEETX099N", EntryInterface::Nvme, "sk-hynix-dc"),
+        ("HFS1T9G3H2X069N", EntryInterface::Sata, "sk-hynix-dc"),
+    ] {
+        assert!(db.entries_matching(model).is_empty(), "{model} has an entry");
+        let found = db
+            .classify(&ClassQuery {
+                model,
+                interface: Some(interface),
+                ..ClassQuery::default()
+            })
+            .unwrap_or_else(|| panic!("{model} gets no class"));
+        assert_eq!(found.id(), class, "{model}");
+        let rules: Vec<&str> = db
+            .generic_matches(&found.traits(Some(interface)))
+            .iter()
+            .map(|g| g.id.as_str())
+            .collect();
+        assert_eq!(rules.first(), Some(&"data-center"), "{model}: {rules:?}");
+    }
+    // The client parts of the same HFS scheme stay with the OEM class.
+    let client = db
+        .classify(&ClassQuery {
+            model: "SK hynix PC801 HFS001TEJ9X101N",
+            interface: Some(EntryInterface::Nvme),
+            ..ClassQuery::default()
+        })
+        .expect("class");
+    assert_eq!(client.id(), "sk-hynix-oem-dram");
+}
+
+#[test]
 fn probe_evidence_classes_drives_the_string_does_not() {
     let db = db();
     let hmb = db
