@@ -158,7 +158,10 @@ fn unlisted_seagate_nytro_and_sk_hynix_data_center_parts_get_the_data_center_rul
         ("HFS3T8GEETX099N", EntryInterface::Nvme, "sk-hynix-dc"),
         ("HFS1T9G3H2X069N", EntryInterface::Sata, "sk-hynix-dc"),
     ] {
-        assert!(db.entries_matching(model).is_empty(), "{model} has an entry");
+        assert!(
+            db.entries_matching(model).is_empty(),
+            "{model} has an entry"
+        );
         let found = db
             .classify(&ClassQuery {
                 model,
