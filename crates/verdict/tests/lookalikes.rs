@@ -144,7 +144,7 @@ const PAIRS: &[(&str, Option<&str>, &str, Option<&str>)] = &[
         "WD_BLACK SN770 1TB",
         Some("wd-black-sn770"),
         "WD_BLACK SN770M 1TB",
-        None,
+        Some("wd-black-sn770m"),
     ),
     (
         "WD_BLACK SN770 1TB",
