@@ -53,6 +53,12 @@ const SEEDS: &[(&str, &[&str], Grade)] = &[
         Grade::Good,
     ),
     ("wd-blue-sn580", &["WD Blue SN580 1TB"], Grade::Ugly),
+    ("wd-black-sn770m", &["WD_BLACK SN770M 1TB"], Grade::Ugly),
+    (
+        "corsair-mp700-pro",
+        &["Corsair MP700 PRO", "MP700 PRO 2TB"],
+        Grade::Good,
+    ),
     ("wd-blue-sn5000", &["WD Blue SN5000 1TB"], Grade::Ugly),
     ("solidigm-p41-plus", &["SOLIDIGM SSDPFKNU020TZ"], Grade::Bad),
     ("teamgroup-mp44", &["TEAM TM8FPW002T"], Grade::Ugly),
