@@ -112,7 +112,7 @@ pub struct Contents<'a> {
     /// `(drive name, smartctl -j output)`.
     pub smartctl: Vec<(String, Vec<u8>)>,
     /// statvfs of the mount holding the path, keyed by its mount point as mountinfo shows it.
-    pub statvfs: Option<(String, probe::probe::StatvfsRecord)>,
+    pub statvfs: Option<(String, probe::space::StatvfsRecord)>,
     /// Applied to every text file; `None` keeps them verbatim.
     pub redactor: Option<&'a Redactor>,
 }
@@ -250,7 +250,7 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
         let records = std::collections::BTreeMap::from([(mount_point.clone(), *record)]);
         let json = serde_json::to_vec_pretty(&records)?;
         let relative =
-            in_archive(Path::new(probe::probe::SNAPSHOT_STATVFS)).context("statvfs file name")?;
+            in_archive(Path::new(probe::space::SNAPSHOT_STATVFS)).context("statvfs file name")?;
         if let Some(parent) = relative.parent() {
             if dirs_done.insert(parent.to_path_buf()) {
                 append_dir(&mut builder, parent)?;

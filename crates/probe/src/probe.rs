@@ -1,25 +1,20 @@
 //! The whole probe: path → mount → block stack → drives, plus platform, io_uring and the
 //! root-only extras (NVMe admin commands, smartctl) when this is the live machine.
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-use serde::Deserialize;
 
 use crate::block::{self, DriveHandles};
 use crate::error::ProbeError;
 use crate::facts::{
-    AtimeMode, Drive, Facts, FstabEntry, Interface, MountFacts, Unavailable, SCHEMA_VERSION,
+    AtimeMode, Drive, Facts, FstabEntry, HealthSource, Interface, MountFacts, Unavailable,
+    UnavailableReason, SCHEMA_VERSION,
 };
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
+use crate::space::{self, NoStatvfs};
 use crate::stack;
 use crate::{iouring, network, nvme, platform, smartctl};
-
-/// The file a snapshot writes with `statvfs` figures of the mounts it captured, keyed by
-/// mount point (documented in docs/json.md).
-pub const SNAPSHOT_STATVFS: &str = "/.nodecheck/statvfs.json";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeOptions {
@@ -44,13 +39,6 @@ impl Default for ProbeOptions {
             ioctls: true,
         }
     }
-}
-
-/// One `statvfs` result as a snapshot stores it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-pub struct StatvfsRecord {
-    pub free_bytes: u64,
-    pub total_bytes: u64,
 }
 
 /// Probes the storage under `path` as seen through `root`.
@@ -125,7 +113,7 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
     let mut mount = mount_facts(entry);
     mount.fstab = crate::fstab::lookup(root, &entry.mount_point);
     if live {
-        match statvfs(Path::new(&entry.mount_point)) {
+        match space::statvfs(Path::new(&entry.mount_point)) {
             Ok(record) => {
                 mount.free_bytes = Some(record.free_bytes);
                 mount.total_bytes = Some(record.total_bytes);
@@ -133,20 +121,20 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
             Err(err) => warnings.push(format!("statvfs {}: {err}", entry.mount_point)),
         }
     } else {
-        match snapshot_statvfs(root, &entry.mount_point) {
+        match space::snapshot_statvfs(root, &entry.mount_point) {
             Ok(record) => {
                 mount.free_bytes = Some(record.free_bytes);
                 mount.total_bytes = Some(record.total_bytes);
             }
             Err(NoStatvfs::Absent(reason)) => unavailable.push(Unavailable {
                 fact: format!("free space of {}", entry.mount_point),
-                reason,
+                reason: reason.into(),
             }),
             Err(NoStatvfs::Broken(reason)) => {
                 warnings.push(reason.clone());
                 unavailable.push(Unavailable {
                     fact: format!("free space of {}", entry.mount_point),
-                    reason,
+                    reason: reason.into(),
                 });
             }
         }
@@ -227,7 +215,8 @@ mod smartctl_merge {
     use std::path::{Path, PathBuf};
 
     use super::smartctl::{self, SmartctlError, SmartctlReport};
-    use crate::facts::{Drive, Interface, Unavailable};
+    use crate::facts::{Drive, Interface, Unavailable, UnavailableReason};
+    use crate::root::Root;
 
     /// smartctl -x of a drive with long logs is a few hundred KiB.
     pub const SAVED_CAP: u64 = 16 << 20;
@@ -318,6 +307,7 @@ mod smartctl_merge {
     /// Runs smartctl on every drive that has SMART (not virtio/xen/mmc).
     /// Drives for which `has_saved` is true already have a saved report and are skipped.
     pub fn run_for_drives(
+        root: &Root,
         drives: &mut [Drive],
         has_saved: &dyn Fn(usize) -> bool,
         unavailable: &mut Vec<Unavailable>,
@@ -335,11 +325,18 @@ mod smartctl_merge {
             }
             let dev = PathBuf::from(format!("/dev/{}", drive.name));
             match smartctl::run_smartctl(&dev) {
-                Ok(report) => report.merge_into(drive),
+                Ok(run) => {
+                    // What a replay must see: a run that found no device ("unable to detect
+                    // device type") changed nothing here and is left out.
+                    if run.report.has_device_data() {
+                        root.record_smartctl_output(&drive.name, &run.output);
+                    }
+                    run.report.merge_into(drive);
+                }
                 Err(SmartctlError::NotInstalled { .. }) => {
                     unavailable.push(Unavailable {
                         fact: "smartctl health data".to_string(),
-                        reason: "smartctl not installed (smartmontools >= 7.0)".to_string(),
+                        reason: UnavailableReason::SmartctlNotInstalled,
                     });
                     return;
                 }
@@ -435,62 +432,6 @@ fn mount_facts(entry: &MountEntry) -> MountFacts {
         fstab: FstabEntry::Unreadable,
         network: network::share_of(&entry.fs_type, &entry.source, &entry.super_options),
     }
-}
-
-/// `statvfs` of the live mount: free = blocks available to unprivileged users.
-pub fn statvfs(mount_point: &Path) -> Result<StatvfsRecord, nix::Error> {
-    let stat = nix::sys::statvfs::statvfs(mount_point)?;
-    #[allow(clippy::useless_conversion)] // the field types differ between targets
-    let fragment = u64::from(stat.fragment_size());
-    #[allow(clippy::useless_conversion)]
-    let (available, blocks) = (u64::from(stat.blocks_available()), u64::from(stat.blocks()));
-    Ok(StatvfsRecord {
-        free_bytes: available.saturating_mul(fragment),
-        total_bytes: blocks.saturating_mul(fragment),
-    })
-}
-
-/// Why a replay has no free-space figure.
-enum NoStatvfs {
-    /// The snapshot did not capture one (older snapshots, fixture trees).
-    Absent(String),
-    /// It captured something unusable: unreadable, malformed, or impossible.
-    Broken(String),
-}
-
-/// The snapshot's statvfs record for `mount_point`, or why there is none: missing, unreadable,
-/// malformed and impossible (more free than total) are told apart, never all "missing".
-fn snapshot_statvfs(root: &Root, mount_point: &str) -> Result<StatvfsRecord, NoStatvfs> {
-    /// One record per captured mount: a few hundred bytes.
-    const STATVFS_CAP: u64 = 1 << 20;
-    let bytes = match root.read_document(SNAPSHOT_STATVFS, STATVFS_CAP, "a snapshot's statvfs file")
-    {
-        Ok(bytes) => bytes,
-        Err(ProbeError::NotFound { .. }) => {
-            return Err(NoStatvfs::Absent(format!(
-                "replayed root without {SNAPSHOT_STATVFS}"
-            )));
-        }
-        Err(err) => {
-            return Err(NoStatvfs::Broken(format!(
-                "{SNAPSHOT_STATVFS} is unreadable: {err}"
-            )))
-        }
-    };
-    let records: BTreeMap<String, StatvfsRecord> = serde_json::from_slice(&bytes)
-        .map_err(|err| NoStatvfs::Broken(format!("{SNAPSHOT_STATVFS} is malformed: {err}")))?;
-    let record = records.get(mount_point).copied().ok_or_else(|| {
-        NoStatvfs::Absent(format!(
-            "{SNAPSHOT_STATVFS} has no record for {mount_point}"
-        ))
-    })?;
-    if record.free_bytes > record.total_bytes {
-        return Err(NoStatvfs::Broken(format!(
-            "{SNAPSHOT_STATVFS} says {} bytes are free of {} in total for {mount_point}, which cannot be",
-            record.free_bytes, record.total_bytes
-        )));
-    }
-    Ok(record)
 }
 
 /// The block devices a mount sits on, or a plain statement of why there are none.
@@ -628,7 +569,6 @@ fn live_extras(
     unavailable: &mut Vec<Unavailable>,
     warnings: &mut Vec<String>,
 ) {
-    let not_live_reason = "replayed root: no ioctls or external programs";
     let has_saved = |index: usize| saved.iter().any(|(matched, _)| *matched == index);
     for (index, (drive, handle)) in drives.iter_mut().zip(handles).enumerate() {
         if let Some(controller) = &handle.nvme_controller {
@@ -637,18 +577,18 @@ fn live_extras(
                 format!("NVMe SMART log ({controller})"),
             ];
             let reason = if !root.is_live() {
-                Some(not_live_reason)
+                Some(UnavailableReason::Replayed)
             } else if !privileged {
-                Some("needs root")
+                Some(UnavailableReason::NeedsRoot)
             } else if !opts.ioctls {
-                Some("NVMe ioctls disabled")
+                Some(UnavailableReason::NvmeIoctlsOff)
             } else {
                 None
             };
             match reason {
                 Some(reason) => unavailable.extend(facts.into_iter().map(|fact| Unavailable {
                     fact,
-                    reason: reason.to_string(),
+                    reason: reason.clone(),
                 })),
                 None => nvme_admin(controller, drive, unavailable, warnings),
             }
@@ -659,11 +599,11 @@ fn live_extras(
             && !has_saved(index)
         {
             let reason = if !root.is_live() {
-                Some(not_live_reason.to_string())
+                Some(UnavailableReason::Replayed)
             } else if !privileged {
-                Some("needs root (smartctl)".to_string())
+                Some(UnavailableReason::NeedsRootForSmartctl)
             } else if !opts.run_smartctl {
-                Some("smartctl turned off for this run".to_string())
+                Some(UnavailableReason::SmartctlOff)
             } else {
                 None
             };
@@ -676,7 +616,7 @@ fn live_extras(
         }
     }
     if root.is_live() && privileged && opts.run_smartctl {
-        smartctl_merge::run_for_drives(drives, &has_saved, unavailable, warnings);
+        smartctl_merge::run_for_drives(root, drives, &has_saved, unavailable, warnings);
     }
 }
 
@@ -691,7 +631,7 @@ fn nvme_admin(
         if err.needs_root() {
             unavailable.push(Unavailable {
                 fact,
-                reason: "needs root".to_string(),
+                reason: UnavailableReason::NeedsRoot,
             });
         } else {
             warnings.push(err.to_string());
@@ -711,7 +651,7 @@ fn nvme_admin(
         Ok(log) => {
             if let Some(celsius) = log.temperature_c() {
                 drive.temperature_c = Some(celsius);
-                drive.temperature_source = Some("nvme-smart-log".to_string());
+                drive.temperature_source = Some(HealthSource::NvmeSmartLog);
             }
             drive.health = Some(log.health());
         }

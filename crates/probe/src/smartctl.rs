@@ -20,7 +20,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::facts::{AtaDetails, Drive, Facts, Health, Interface, ModelSource, SCHEMA_VERSION};
+use crate::facts::{
+    AtaDetails, Drive, Facts, Health, HealthSource, Interface, ModelSource, SCHEMA_VERSION,
+};
 
 /// The first smartmontools release with `-j`.
 const MIN_SMARTCTL_MAJOR: u64 = 7;
@@ -581,7 +583,7 @@ impl SmartctlReport {
             .find(|a| a.name == "Unsafe_Shutdown_Count" || a.name == "Unexpect_Power_Loss_Ct")
             .and_then(|a| a.raw_value);
         Health {
-            source: "smartctl".to_owned(),
+            source: HealthSource::Smartctl,
             passed: self.smart_passed,
             critical_warning: nvme.and_then(|log| log.critical_warning),
             available_spare_pct: nvme.and_then(|log| log.available_spare),
@@ -639,7 +641,7 @@ impl SmartctlReport {
         if drive.temperature_c.is_none() {
             if let Some(celsius) = self.temperature_c {
                 drive.temperature_c = Some(celsius);
-                drive.temperature_source = Some("smartctl".to_owned());
+                drive.temperature_source = Some(HealthSource::Smartctl);
             }
         }
         if let Some(deterministic) = self.trim.and_then(|trim| trim.deterministic) {
@@ -781,10 +783,18 @@ const SBIN_LOCATIONS: [&str; 3] = [
     "/sbin/smartctl",
 ];
 
+/// One run of smartctl: the parsed report and the exact bytes smartctl printed, which a
+/// snapshot saves so that its replay reads what the live probe read.
+#[derive(Debug, Clone)]
+pub struct SmartctlRun {
+    pub report: SmartctlReport,
+    pub output: Vec<u8>,
+}
+
 /// Runs `smartctl -j -x DEV` and parses its output. A non-zero exit status is normal (it is
 /// a bit mask of findings) and is decoded, not treated as failure. smartctl is looked up on
 /// `PATH`, then in the usual sbin directories.
-pub fn run_smartctl(dev: &Path) -> Result<SmartctlReport, SmartctlError> {
+pub fn run_smartctl(dev: &Path) -> Result<SmartctlRun, SmartctlError> {
     match run_smartctl_with(Path::new("smartctl"), dev, DEFAULT_TIMEOUT) {
         Err(SmartctlError::NotInstalled { program }) => {
             match SBIN_LOCATIONS
@@ -805,7 +815,7 @@ pub fn run_smartctl_with(
     program: &Path,
     dev: &Path,
     timeout: Duration,
-) -> Result<SmartctlReport, SmartctlError> {
+) -> Result<SmartctlRun, SmartctlError> {
     let mut child = Command::new(program)
         .arg("-j")
         .arg("-x")
@@ -884,7 +894,8 @@ pub fn run_smartctl_with(
             stderr: String::from_utf8_lossy(error_output.trim_ascii()).into_owned(),
         });
     }
-    parse(&output)
+    let report = parse(&output)?;
+    Ok(SmartctlRun { report, output })
 }
 
 /// Reads a pipe to the end on a thread, keeping at most `limit` bytes; the flag says whether
