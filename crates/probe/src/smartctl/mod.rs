@@ -12,6 +12,7 @@
 //! `KEY_s` decimal strings, which take precedence here.
 
 mod convert;
+pub mod merge;
 mod parse;
 mod report;
 mod run;
