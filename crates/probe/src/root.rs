@@ -184,14 +184,7 @@ impl Root {
     pub fn canonicalize(&self, path: impl AsRef<Path>) -> Result<PathBuf, ProbeError> {
         let resolved = self.resolve(path.as_ref(), true)?;
         if self.recorded.is_some() {
-            if let Ok(metadata) = fs::symlink_metadata(self.host_path(&resolved)) {
-                let kind = if metadata.is_dir() {
-                    AccessKind::Dir
-                } else {
-                    AccessKind::Present
-                };
-                self.record(&resolved, kind);
-            }
+            self.record_if_present(&resolved);
         }
         Ok(resolved)
     }
@@ -327,21 +320,8 @@ impl Root {
 
     /// Whether `path` exists (following symlinks inside the root).
     pub fn exists(&self, path: impl AsRef<Path>) -> bool {
-        let Ok(resolved) = self.resolve(path.as_ref(), true) else {
-            return false;
-        };
-        match fs::symlink_metadata(self.host_path(&resolved)) {
-            Ok(metadata) => {
-                let kind = if metadata.is_dir() {
-                    AccessKind::Dir
-                } else {
-                    AccessKind::Present
-                };
-                self.record(&resolved, kind);
-                true
-            }
-            Err(_) => false,
-        }
+        self.resolve(path.as_ref(), true)
+            .is_ok_and(|resolved| self.record_if_present(&resolved))
     }
 
     /// Whether `path` itself exists, without following a final symlink (a `.wants/` link whose
@@ -350,20 +330,24 @@ impl Root {
         let Ok(resolved) = self.resolve(path.as_ref(), false) else {
             return false;
         };
-        match fs::symlink_metadata(self.host_path(&resolved)) {
-            Ok(metadata) if metadata.file_type().is_symlink() => {
-                if let Ok(target) = fs::read_link(self.host_path(&resolved)) {
-                    self.record(&resolved, AccessKind::Symlink { target });
-                }
-                true
-            }
+        if let Ok(target) = fs::read_link(self.host_path(&resolved)) {
+            self.record(&resolved, AccessKind::Symlink { target });
+            return true;
+        }
+        self.record_if_present(&resolved)
+    }
+
+    /// Whether the resolved in-root `path` exists; if so it is recorded as tested, not read:
+    /// a directory as such, anything else as present.
+    fn record_if_present(&self, path: &Path) -> bool {
+        match fs::symlink_metadata(self.host_path(path)) {
             Ok(metadata) => {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
                     AccessKind::Present
                 };
-                self.record(&resolved, kind);
+                self.record(path, kind);
                 true
             }
             Err(_) => false,
