@@ -3,7 +3,7 @@
 //! back to a list that parses to the same CPUs.
 #![no_main]
 
-use bench::affinity::{format_cpu_list, parse_cpu_list};
+use probe::interrupts::{format_cpu_list, parse_cpu_list};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

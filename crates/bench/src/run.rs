@@ -11,7 +11,6 @@ use crate::affinity::{self, Pinning};
 use crate::cancel::CancelToken;
 use crate::engine::{self, Engine, EngineChoice, EngineConfig, EnginePreference, Target};
 use crate::error::{BenchError, ByteSize};
-use crate::livenode;
 use crate::report::{BenchReport, EngineKind, Qd1Result, RandRwResult, SCHEMA_VERSION};
 use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile, COMMUNITY_SIZE};
 use crate::workload::{
@@ -75,8 +74,9 @@ pub struct Plan {
     pub read_percent: u32,
     pub block_size: u32,
     pub cancel: CancelToken,
-    /// Where processes are listed; `/proc` except in tests.
-    pub proc_root: PathBuf,
+    /// The clients whose running processes stop the run (see `force`), as the client
+    /// catalogue describes them; empty looks for none.
+    pub live_node_clients: Vec<probe::processes::ClientProcess>,
 }
 
 /// fio's default seed for `randrepeat=1` is fixed too; any constant works, this one is ours.
@@ -105,7 +105,7 @@ impl Plan {
             read_percent: 75,
             block_size: 4096,
             cancel: CancelToken::new(),
-            proc_root: PathBuf::from("/proc"),
+            live_node_clients: Vec::new(),
         }
     }
 
@@ -215,7 +215,11 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
         progress,
     };
 
-    let clients = livenode::scan(&plan.proc_root, std::process::id());
+    let clients = probe::processes::running_clients(
+        &probe::Root::live(),
+        &plan.live_node_clients,
+        std::process::id(),
+    );
     if !clients.is_empty() {
         let names = clients
             .iter()

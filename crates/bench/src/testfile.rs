@@ -41,34 +41,31 @@ pub struct Space {
 
 impl Space {
     pub fn of(path: &Path) -> Result<Space, BenchError> {
-        let stat = nix::sys::statvfs::statvfs(path).map_err(|errno| {
+        let record = probe::space::statvfs(path).map_err(|errno| {
             BenchError::io(
                 format!("statvfs {}", path.display()),
                 io::Error::from(errno),
             )
         })?;
-        Ok(Space::from_statvfs(&stat))
+        Ok(Space::from_record(record))
     }
 
     /// The file system of the directory the bench opened, by its descriptor: the path may
     /// have been swapped since.
     pub fn of_dir(dir: &BenchDir) -> Result<Space, BenchError> {
-        let stat = nix::sys::statvfs::fstatvfs(&dir.fd).map_err(|errno| {
+        let record = probe::space::fstatvfs(&dir.fd).map_err(|errno| {
             BenchError::io(
                 format!("statvfs {}", dir.path().display()),
                 io::Error::from(errno),
             )
         })?;
-        Ok(Space::from_statvfs(&stat))
+        Ok(Space::from_record(record))
     }
 
-    // fsblkcnt_t and c_ulong are 32 bits wide on some targets: the casts are not no-ops there.
-    #[allow(clippy::unnecessary_cast)]
-    fn from_statvfs(stat: &nix::sys::statvfs::Statvfs) -> Space {
-        let fragment = stat.fragment_size() as u64;
+    fn from_record(record: probe::space::StatvfsRecord) -> Space {
         Space {
-            total: (stat.blocks() as u64).saturating_mul(fragment),
-            available: (stat.blocks_available() as u64).saturating_mul(fragment),
+            total: record.total_bytes,
+            available: record.free_bytes,
         }
     }
 }

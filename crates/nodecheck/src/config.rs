@@ -88,6 +88,30 @@ impl ClientName {
             ClientName::Reth => "reth",
         }
     }
+
+    /// How its running processes look, for the bench's live-node check: the program name, and
+    /// for clients started by `java`/`dotnet` the main class or assembly.
+    pub fn process(self) -> probe::processes::ClientProcess {
+        let (programs, interpreted): (&[&str], &[&str]) = match self {
+            // The runner's `comm` is cut to 15 bytes (`Nethermind.Runn`).
+            ClientName::Nethermind => (&["nethermind*"], &["nethermind*"]),
+            ClientName::Besu => (&["besu"], &["*org.hyperledger.besu*"]),
+            ClientName::Geth | ClientName::Erigon | ClientName::Reth => (&[self.id()], &[]),
+        };
+        probe::processes::ClientProcess {
+            client: self.id().to_string(),
+            programs: programs.iter().map(ToString::to_string).collect(),
+            interpreted: interpreted.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    /// Every execution client's processes.
+    pub fn processes() -> Vec<probe::processes::ClientProcess> {
+        ClientName::ALL
+            .into_iter()
+            .map(ClientName::process)
+            .collect()
+    }
 }
 
 /// The consensus clients `--cl` names; their databases share the execution client's disk.

@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::ata;
-use crate::facts::{AtaDetails, ControllerMode, Drive, Interface, ModelSource, NvmeDetails};
+use crate::facts::{
+    AtaDetails, ControllerMode, Drive, HealthSource, Interface, ModelSource, NvmeDetails,
+};
 use crate::hwmon;
 use crate::pci::{self, PciFunction};
 use crate::root::Root;
@@ -194,7 +196,7 @@ fn read_drivetemp(root: &Root, path: &Path, drive: &mut Drive) {
     if let Some(device) = scsi_device(root, path) {
         if let Some(celsius) = hwmon::drivetemp(root, &device) {
             drive.temperature_c = Some(celsius);
-            drive.temperature_source = Some("hwmon".to_string());
+            drive.temperature_source = Some(HealthSource::Hwmon);
         }
     }
 }
@@ -392,7 +394,7 @@ fn read_nvme(root: &Root, path: &Path, drive: &mut Drive, handles: &mut DriveHan
         function.as_ref().map(|f| f.path.as_path()),
     ) {
         drive.temperature_c = Some(celsius);
-        drive.temperature_source = Some("hwmon".to_string());
+        drive.temperature_source = Some(HealthSource::Hwmon);
     }
     drive.nvme = Some(NvmeDetails {
         controller: controller_name.clone(),

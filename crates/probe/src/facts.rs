@@ -9,6 +9,135 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::network::{NetworkShare, ShareKind};
 
+/// An enum whose values serialize as the fixed strings docs/json.md lists, so the JSON stays
+/// text. `Other` keeps any other string as it came (facts from a newer probe, a hand-edited
+/// triage file). It reads as its text (`Deref<Target = str>`, `Display`) wherever it is shown.
+macro_rules! text_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $($(#[$variant_meta:meta])* $variant:ident => $text:literal,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$variant_meta])* $variant,)*
+            /// Any other text, kept as it came.
+            Other(String),
+        }
+
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$variant => $text,)*
+                    $name::Other(text) => text,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(text: &str) -> Self {
+                match text {
+                    $($text => $name::$variant,)*
+                    other => $name::Other(other.to_string()),
+                }
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(text: String) -> Self {
+                match $name::from(text.as_str()) {
+                    $name::Other(_) => $name::Other(text),
+                    known => known,
+                }
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                String::deserialize(deserializer).map($name::from)
+            }
+        }
+    };
+}
+
+text_enum! {
+    /// Why a fact that exists could not be read in this run.
+    pub enum UnavailableReason {
+        /// NVMe admin commands need root.
+        NeedsRoot => "needs root",
+        /// smartctl needs root to open the device.
+        NeedsRootForSmartctl => "needs root (smartctl)",
+        /// A replayed root (fixture, snapshot) runs no ioctls and no programs.
+        Replayed => "replayed root: no ioctls or external programs",
+        /// The caller turned smartctl off.
+        SmartctlOff => "smartctl turned off for this run",
+        /// The caller turned NVMe admin commands off.
+        NvmeIoctlsOff => "NVMe ioctls disabled",
+        SmartctlNotInstalled => "smartctl not installed (smartmontools >= 7.0)",
+    }
+}
+
+impl UnavailableReason {
+    /// Rerunning as root would read the fact.
+    pub fn needs_root(&self) -> bool {
+        matches!(
+            self,
+            UnavailableReason::NeedsRoot | UnavailableReason::NeedsRootForSmartctl
+        )
+    }
+}
+
+text_enum! {
+    /// Where a temperature or health reading came from.
+    pub enum HealthSource {
+        /// The kernel's hwmon sensor (`nvme` or `drivetemp`): no root needed.
+        Hwmon => "hwmon",
+        /// The NVMe SMART / Health log page, read with an admin command (root).
+        NvmeSmartLog => "nvme-smart-log",
+        Smartctl => "smartctl",
+    }
+}
+
+/// Health records built field by field start without a source.
+impl Default for HealthSource {
+    fn default() -> Self {
+        HealthSource::Other(String::new())
+    }
+}
+
 /// Version of the JSON document produced by `nodecheck probe --json`.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -236,7 +365,7 @@ pub struct Drive {
     pub write_cache: Option<String>,
     pub temperature_c: Option<f64>,
     /// Where the temperature came from: `hwmon`, `nvme-smart-log`, `smartctl`.
-    pub temperature_source: Option<String>,
+    pub temperature_source: Option<HealthSource>,
     /// The drive itself supports TRIM / deallocate (ATA word 169, NVMe ONCS bit 2, smartctl,
     /// or `discard_max_hw_bytes > 0` when nothing better is known).
     pub trim_supported: Option<bool>,
@@ -335,7 +464,7 @@ pub struct UsbDetails {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Health {
     /// `nvme-smart-log` or `smartctl`.
-    pub source: String,
+    pub source: HealthSource,
     /// smartctl's overall `smart_status.passed`.
     pub passed: Option<bool>,
     /// NVMe critical warning bit field (bit0 spare, bit1 temperature, bit2 reliability,
@@ -407,6 +536,6 @@ pub struct IoUringStatus {
 pub struct Unavailable {
     /// What is missing (`NVMe SMART log (nvme0)`).
     pub fact: String,
-    /// Why (`needs root`, `replayed snapshot: no ioctls`).
-    pub reason: String,
+    /// Why (`needs root`, `replayed root: no ioctls or external programs`).
+    pub reason: UnavailableReason,
 }

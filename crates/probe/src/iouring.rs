@@ -2,13 +2,13 @@
 //! live machine, a real `io_uring_setup` — the only way to see a seccomp filter (Docker >= 25
 //! blocks io_uring by default) or a too-small RLIMIT_MEMLOCK.
 
+use std::io;
+
 use crate::facts::IoUringStatus;
 use crate::root::Root;
 
 pub fn status(root: &Root, privileged: bool) -> IoUringStatus {
-    let sysctl_disabled = root
-        .read_attr("/proc/sys/kernel/io_uring_disabled")
-        .and_then(|text| text.parse::<u8>().ok());
+    let sysctl_disabled = sysctl(root);
     let sysctl_reason = match sysctl_disabled {
         Some(2) => Some("disabled for everyone by sysctl kernel.io_uring_disabled=2".to_string()),
         Some(1) if !privileged => Some(
@@ -25,41 +25,60 @@ pub fn status(root: &Root, privileged: bool) -> IoUringStatus {
             reason: sysctl_reason,
         };
     }
-    match try_setup() {
-        Ok(()) => IoUringStatus {
+    match io_uring::IoUring::new(2) {
+        Ok(_ring) => IoUringStatus {
             available: Some(true),
             sysctl_disabled,
             reason: None,
         },
-        Err(reason) => IoUringStatus {
+        Err(err) => IoUringStatus {
             available: Some(false),
             sysctl_disabled,
-            // The sysctl explains an EPERM better than the generic Docker hint.
-            reason: Some(
-                match (&sysctl_reason, reason.starts_with("io_uring_setup: EPERM")) {
-                    (Some(sysctl), true) => format!("io_uring_setup: EPERM ({sysctl})"),
-                    _ => reason,
-                },
-            ),
+            reason: Some(explain_setup_error(root, &err)),
         },
     }
 }
 
-/// Creates and drops a tiny ring.
-fn try_setup() -> Result<(), String> {
-    match io_uring::IoUring::new(2) {
-        Ok(_ring) => Ok(()),
-        Err(err) => Err(match err.raw_os_error() {
-            Some(libc::EPERM) => {
-                "io_uring_setup: EPERM, blocked (Docker >= 25 seccomp or sysctl)".to_string()
+/// Why `io_uring_setup` failed, in the operator's terms: an EPERM is told apart by the sysctl
+/// (which a seccomp filter does not set), an ENOMEM names the locked-memory limit.
+pub fn explain_setup_error(root: &Root, err: &io::Error) -> String {
+    match err.raw_os_error() {
+        Some(libc::EPERM) => match sysctl(root) {
+            Some(2) => {
+                "io_uring_setup: EPERM, io_uring is disabled (kernel.io_uring_disabled=2)".into()
             }
-            Some(libc::ENOMEM) => {
-                "io_uring_setup: ENOMEM, RLIMIT_MEMLOCK too low (raise `ulimit -l`)".to_string()
-            }
-            Some(libc::ENOSYS) => {
-                "io_uring_setup: ENOSYS, kernel too old or built without io_uring".to_string()
-            }
-            _ => format!("io_uring_setup: {err}"),
-        }),
+            Some(1) => "io_uring_setup: EPERM, io_uring is limited to privileged users and \
+                        kernel.io_uring_group (kernel.io_uring_disabled=1)"
+                .into(),
+            _ => "io_uring_setup: EPERM, blocked by a seccomp filter (Docker >= 25's default \
+                  profile?)"
+                .into(),
+        },
+        Some(libc::ENOSYS) => {
+            "io_uring_setup: ENOSYS, the kernel has no io_uring (older than 5.1 or built without \
+             it)"
+            .into()
+        }
+        Some(libc::ENOMEM) => format!(
+            "io_uring_setup: ENOMEM, the locked-memory limit is too low (RLIMIT_MEMLOCK {})",
+            memlock_limit()
+        ),
+        _ => format!("io_uring_setup: {err}"),
     }
+}
+
+/// This process's soft RLIMIT_MEMLOCK, which bounds io_uring's rings and registered buffers
+/// on kernels before 5.12.
+pub fn memlock_limit() -> String {
+    match nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_MEMLOCK) {
+        Ok((soft, _)) if soft == libc::RLIM_INFINITY => "unlimited".into(),
+        Ok((soft, _)) => format!("{} KiB", soft / 1024),
+        Err(err) => format!("unknown: {err}"),
+    }
+}
+
+/// `kernel.io_uring_disabled`: 0 all, 1 privileged only, 2 nobody; `None` before 6.6.
+fn sysctl(root: &Root) -> Option<u8> {
+    root.read_attr("/proc/sys/kernel/io_uring_disabled")
+        .and_then(|text| text.parse::<u8>().ok())
 }

@@ -177,6 +177,52 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// The mount holding a path, chosen while mountinfo is read: the deepest mount point that is
+/// an ancestor of the path (a later entry with the same depth is mounted over an earlier one),
+/// unless `stat` gave the path's device and that mount is another device's: then the deepest
+/// ancestor mount of that device (a bind mount or a mount hidden under another), if any.
+pub struct MountChooser {
+    path: PathBuf,
+    st_dev: Option<(u32, u32)>,
+    by_path: Option<(MountEntry, usize)>,
+    by_dev: Option<(MountEntry, usize)>,
+}
+
+impl MountChooser {
+    pub fn new(path: &Path, st_dev: Option<(u32, u32)>) -> Self {
+        MountChooser {
+            path: normalize(path),
+            st_dev,
+            by_path: None,
+            by_dev: None,
+        }
+    }
+
+    pub fn offer(&mut self, entry: MountEntry) {
+        let mount_point = normalize(Path::new(&entry.mount_point));
+        if !self.path.starts_with(&mount_point) {
+            return;
+        }
+        let depth = mount_point.components().count();
+        let deeper =
+            |best: &Option<(MountEntry, usize)>| best.as_ref().is_none_or(|(_, d)| depth >= *d);
+        if self.st_dev == Some((entry.major, entry.minor)) && deeper(&self.by_dev) {
+            self.by_dev = Some((entry.clone(), depth));
+        }
+        if deeper(&self.by_path) {
+            self.by_path = Some((entry, depth));
+        }
+    }
+
+    pub fn choose(self) -> Option<MountEntry> {
+        let (by_path, _) = self.by_path?;
+        match (self.st_dev, self.by_dev) {
+            (Some(dev), Some((by_dev, _))) if (by_path.major, by_path.minor) != dev => Some(by_dev),
+            _ => Some(by_path),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,25 +1,20 @@
 //! The whole probe: path → mount → block stack → drives, plus platform, io_uring and the
 //! root-only extras (NVMe admin commands, smartctl) when this is the live machine.
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-use serde::Deserialize;
 
 use crate::block::{self, DriveHandles};
 use crate::error::ProbeError;
 use crate::facts::{
-    AtimeMode, Drive, Facts, FstabEntry, Interface, MountFacts, Unavailable, SCHEMA_VERSION,
+    AtimeMode, Drive, Facts, FstabEntry, HealthSource, Interface, MountFacts, Unavailable,
+    UnavailableReason, SCHEMA_VERSION,
 };
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
+use crate::space::{self, NoStatvfs};
 use crate::stack;
 use crate::{iouring, network, nvme, platform, smartctl};
-
-/// The file a snapshot writes with `statvfs` figures of the mounts it captured, keyed by
-/// mount point (documented in docs/json.md).
-pub const SNAPSHOT_STATVFS: &str = "/.nodecheck/statvfs.json";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeOptions {
@@ -46,11 +41,21 @@ impl Default for ProbeOptions {
     }
 }
 
-/// One `statvfs` result as a snapshot stores it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-pub struct StatvfsRecord {
-    pub free_bytes: u64,
-    pub total_bytes: u64,
+/// What a probe could not establish, gathered step by step and returned with the facts.
+#[derive(Debug, Default)]
+struct Gaps {
+    /// Problems that blurred one fact (a malformed line, a failed command).
+    warnings: Vec<String>,
+    /// Facts that exist but could not be read in this run, and why.
+    unavailable: Vec<Unavailable>,
+    /// Devices of the stack that could not be followed down to a drive.
+    unresolved: Vec<String>,
+}
+
+impl Gaps {
+    fn unavailable(&mut self, fact: String, reason: UnavailableReason) {
+        self.unavailable.push(Unavailable { fact, reason });
+    }
 }
 
 /// Probes the storage under `path` as seen through `root`.
@@ -60,125 +65,23 @@ pub struct StatvfsRecord {
 pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, ProbeError> {
     let live = root.is_live();
     let privileged = live && nix::unistd::geteuid().is_root();
-    let mut warnings = Vec::new();
-    let mut unavailable = Vec::new();
-    let mut unresolved = Vec::new();
+    let mut gaps = Gaps::default();
 
-    let (lookup_path, st_dev) = if live {
-        let io_error = |source| ProbeError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let absolute = std::path::absolute(path).map_err(io_error)?;
-        // Resolving through the root records the symlinks followed (a datadir that is a
-        // link to another disk), so a snapshot replays to the same mount.
-        let canonical = match root.canonicalize(&absolute) {
-            Ok(canonical) => canonical,
-            Err(_) => std::fs::canonicalize(path).map_err(io_error)?,
-        };
-        let metadata = std::fs::metadata(&canonical).map_err(io_error)?;
-        (canonical, Some(split_dev(metadata.dev())))
-    } else {
-        // Under a replay root the path need not exist; when it does, its links count.
-        let lexical = mounts::normalize(path);
-        let resolved = root.canonicalize(&lexical).unwrap_or(lexical);
-        (resolved, None)
-    };
-
-    let mountinfo_path = "/proc/self/mountinfo";
-    let (text, truncated) = root
-        .read_text_noting_truncation(mountinfo_path)
-        .ok_or_else(|| ProbeError::MountTable {
-            path: PathBuf::from(mountinfo_path),
-            reason: "missing or unreadable".to_string(),
-        })?;
-    // One pass keeping only the two candidates: a table of a million lines costs no more
-    // memory than its text.
-    let mut chooser = MountChooser::new(&lookup_path, st_dev);
-    let mut bad_lines = 0usize;
-    for line in text.lines().filter(|line| !line.trim().is_empty()) {
-        match mounts::parse_mountinfo_line(line) {
-            Ok(entry) => chooser.offer(entry),
-            Err(_) => bad_lines += 1,
-        }
-    }
-    if bad_lines > 0 {
-        warnings.push(format!(
-            "{mountinfo_path}: {bad_lines} malformed line(s) skipped"
-        ));
-    }
-    let chosen = chooser.choose();
-    let entry = chosen.as_ref().ok_or_else(|| {
-        if truncated {
-            ProbeError::NoMountInTruncatedTable {
-                path: lookup_path.clone(),
-                table: PathBuf::from(mountinfo_path),
-                cap: crate::root::TEXT_CAP,
-            }
-        } else {
-            ProbeError::NoMount {
-                path: lookup_path.clone(),
-            }
-        }
-    })?;
-
-    let mut mount = mount_facts(entry);
+    let (lookup_path, st_dev) = resolve_path(root, path)?;
+    let entry = mount_holding(root, &lookup_path, st_dev, &mut gaps)?;
+    let mut mount = mount_facts(&entry);
     mount.fstab = crate::fstab::lookup(root, &entry.mount_point);
-    if live {
-        match statvfs(Path::new(&entry.mount_point)) {
-            Ok(record) => {
-                mount.free_bytes = Some(record.free_bytes);
-                mount.total_bytes = Some(record.total_bytes);
-            }
-            Err(err) => warnings.push(format!("statvfs {}: {err}", entry.mount_point)),
-        }
-    } else {
-        match snapshot_statvfs(root, &entry.mount_point) {
-            Ok(record) => {
-                mount.free_bytes = Some(record.free_bytes);
-                mount.total_bytes = Some(record.total_bytes);
-            }
-            Err(NoStatvfs::Absent(reason)) => unavailable.push(Unavailable {
-                fact: format!("free space of {}", entry.mount_point),
-                reason,
-            }),
-            Err(NoStatvfs::Broken(reason)) => {
-                warnings.push(reason.clone());
-                unavailable.push(Unavailable {
-                    fact: format!("free space of {}", entry.mount_point),
-                    reason,
-                });
-            }
-        }
-    }
+    free_space(root, &entry.mount_point, &mut mount, &mut gaps);
 
-    let tops = top_devices(root, entry, st_dev, &mut unresolved);
+    let tops = top_devices(root, &entry, st_dev, &mut gaps.unresolved);
     let stack = stack::resolve(root, &tops);
-    unresolved.extend(stack.unresolved.iter().cloned());
-
-    let mut drives = Vec::new();
-    let mut handles = Vec::new();
-    let mut disks = stack.disks.clone();
-    disks.sort();
-    for (name, disk_path) in &disks {
-        let (drive, handle) = block::read_drive(root, name, disk_path);
-        drives.push(drive);
-        handles.push(handle);
-    }
+    gaps.unresolved.extend(stack.unresolved.iter().cloned());
+    let (mut drives, handles) = read_drives(root, &stack);
 
     // Matched before the live extras so that a drive with a saved report is neither said to
     // lack SMART data nor queried again; merged after them so the saved report is what counts.
-    let mut sources = Vec::new();
-    for file in &opts.smartctl_json {
-        let bytes =
-            crate::input::read_user_file(file, smartctl_merge::SAVED_CAP, "a smartctl output");
-        sources.push((file.display().to_string(), bytes.map_err(|e| e.to_string())));
-    }
-    for file in &opts.replayed_smartctl {
-        let bytes = root.read_document(file, smartctl_merge::SAVED_CAP, "a smartctl output");
-        sources.push((file.display().to_string(), bytes.map_err(|e| e.to_string())));
-    }
-    let saved = smartctl_merge::load_saved(sources, &drives, &mut warnings);
+    let saved =
+        smartctl::merge::load_saved(saved_smartctl(root, opts), &drives, &mut gaps.warnings);
     live_extras(
         root,
         privileged,
@@ -186,8 +89,7 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         &saved,
         &mut drives,
         &handles,
-        &mut unavailable,
-        &mut warnings,
+        &mut gaps,
     );
     for (index, report) in &saved {
         if let Some(drive) = drives.get_mut(*index) {
@@ -199,8 +101,8 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
     let io_uring = iouring::status(root, privileged);
     let fstrim_timer = fstrim_timer(root);
 
-    let mut all_warnings = root.take_warnings();
-    all_warnings.extend(warnings);
+    let mut warnings = root.take_warnings();
+    warnings.extend(gaps.warnings);
     Ok(Facts {
         schema_version: SCHEMA_VERSION,
         probe_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -216,185 +118,128 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         platform,
         io_uring,
         fstrim_timer,
-        unresolved,
-        unavailable,
-        warnings: all_warnings,
+        unresolved: gaps.unresolved,
+        unavailable: gaps.unavailable,
+        warnings,
     })
 }
 
-/// Merging `smartctl -j -x` reports (run live, or a saved file) into the probed drives.
-mod smartctl_merge {
-    use std::path::{Path, PathBuf};
-
-    use super::smartctl::{self, SmartctlError, SmartctlReport};
-    use crate::facts::{Drive, Interface, Unavailable};
-
-    /// smartctl -x of a drive with long logs is a few hundred KiB.
-    pub const SAVED_CAP: u64 = 16 << 20;
-
-    /// Reads the saved reports and pairs each with the drive it describes: same device name
-    /// (or NVMe controller), else same serial, else — for a single report on a machine with a
-    /// single drive — that drive. Each drive takes at most one report, and the passes run in
-    /// that order over all reports, so a report naming `sdb` is never beaten to `sdb` by one
-    /// matched only by serial. A report that matches nothing is a warning naming the file,
-    /// never a guess.
-    ///
-    /// `sources` are `(file name, its bytes or why they could not be read)`.
-    pub fn load_saved(
-        sources: Vec<(String, Result<Vec<u8>, String>)>,
-        drives: &[Drive],
-        warnings: &mut Vec<String>,
-    ) -> Vec<(usize, SmartctlReport)> {
-        let several = sources.len() > 1;
-        let mut reports: Vec<(String, SmartctlReport)> = Vec::new();
-        for (file, bytes) in sources {
-            match bytes.and_then(|bytes| smartctl::parse(&bytes).map_err(|err| err.to_string())) {
-                Ok(report) => reports.push((file, report)),
-                Err(err) => warnings.push(format!("smartctl JSON {file}: {err}")),
-            }
-        }
-
-        let mut drive_taken = vec![false; drives.len()];
-        let mut matched: Vec<Option<usize>> = vec![None; reports.len()];
-        let passes: [fn(&SmartctlReport, &Drive) -> bool; 2] = [same_device, same_serial];
-        for pass in passes {
-            for (slot, (_, report)) in matched.iter_mut().zip(&reports) {
-                if slot.is_some() {
-                    continue;
-                }
-                let found = drives
-                    .iter()
-                    .enumerate()
-                    .position(|(index, drive)| !drive_taken[index] && pass(report, drive));
-                if let Some(index) = found {
-                    drive_taken[index] = true;
-                    *slot = Some(index);
-                }
-            }
-        }
-        if drives.len() == 1 && reports.len() == 1 && !drive_taken[0] {
-            matched[0] = Some(0);
-        }
-
-        let mut out = Vec::new();
-        for ((file, report), slot) in reports.into_iter().zip(matched) {
-            match slot {
-                Some(index) => out.push((index, report)),
-                None => warnings.push(format!(
-                    "smartctl JSON {} (device {}, serial {}) matches none of the probed drives{}; not merged",
-                    file,
-                    report.device_name.as_deref().unwrap_or("unknown"),
-                    report.serial.as_deref().unwrap_or("unknown"),
-                    if several { " (that another file did not already match)" } else { "" },
-                )),
-            }
-        }
-        out
+/// The path to look the mount up by, and on the live machine its device number.
+fn resolve_path(root: &Root, path: &Path) -> Result<(PathBuf, Option<(u32, u32)>), ProbeError> {
+    if !root.is_live() {
+        // Under a replay root the path need not exist; when it does, its links count.
+        let lexical = mounts::normalize(path);
+        let resolved = root.canonicalize(&lexical).unwrap_or(lexical);
+        return Ok((resolved, None));
     }
-
-    /// smartctl names NVMe by controller (`/dev/nvme0`) as often as by namespace.
-    fn same_device(report: &SmartctlReport, drive: &Drive) -> bool {
-        let device = report
-            .device_name
-            .as_deref()
-            .and_then(|name| Path::new(name).file_name())
-            .and_then(|name| name.to_str());
-        device.is_some_and(|device| {
-            drive.name == device
-                || drive
-                    .nvme
-                    .as_ref()
-                    .is_some_and(|nvme| nvme.controller == device)
-        })
-    }
-
-    fn same_serial(report: &SmartctlReport, drive: &Drive) -> bool {
-        report
-            .serial
-            .as_deref()
-            .is_some_and(|serial| drive.serial.as_deref() == Some(serial))
-    }
-
-    /// Runs smartctl on every drive that has SMART (not virtio/xen/mmc).
-    /// Drives for which `has_saved` is true already have a saved report and are skipped.
-    pub fn run_for_drives(
-        drives: &mut [Drive],
-        has_saved: &dyn Fn(usize) -> bool,
-        unavailable: &mut Vec<Unavailable>,
-        warnings: &mut Vec<String>,
-    ) {
-        for (index, drive) in drives.iter_mut().enumerate() {
-            if has_saved(index) {
-                continue;
-            }
-            if !matches!(
-                drive.interface,
-                Some(Interface::Nvme | Interface::Sata | Interface::Sas | Interface::Usb)
-            ) {
-                continue;
-            }
-            let dev = PathBuf::from(format!("/dev/{}", drive.name));
-            match smartctl::run_smartctl(&dev) {
-                Ok(report) => report.merge_into(drive),
-                Err(SmartctlError::NotInstalled { .. }) => {
-                    unavailable.push(Unavailable {
-                        fact: "smartctl health data".to_string(),
-                        reason: "smartctl not installed (smartmontools >= 7.0)".to_string(),
-                    });
-                    return;
-                }
-                Err(err) => warnings.push(format!("smartctl {}: {err}", dev.display())),
-            }
-        }
-    }
+    let io_error = |source| ProbeError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let absolute = std::path::absolute(path).map_err(io_error)?;
+    // Resolving through the root records the symlinks followed (a datadir that is a link to
+    // another disk), so a snapshot replays to the same mount.
+    let canonical = match root.canonicalize(&absolute) {
+        Ok(canonical) => canonical,
+        Err(_) => std::fs::canonicalize(path).map_err(io_error)?,
+    };
+    let metadata = std::fs::metadata(&canonical).map_err(io_error)?;
+    Ok((canonical, Some(split_dev(metadata.dev()))))
 }
 
-/// The mount holding `path`. On the live machine the path's own `st_dev` settles which of the
-/// candidate mounts really holds it (bind mounts, btrfs subvolumes).
-/// The mount holding a path, chosen while mountinfo is read: the deepest mount point that is
-/// an ancestor of the path (a later entry with the same depth is mounted over an earlier one),
-/// unless `stat` gave the path's device and that mount is another device's: then the deepest
-/// ancestor mount of that device (a bind mount or a mount hidden under another), if any.
-struct MountChooser {
-    path: PathBuf,
+/// The mountinfo entry of the mount holding `lookup_path`.
+fn mount_holding(
+    root: &Root,
+    lookup_path: &Path,
     st_dev: Option<(u32, u32)>,
-    by_path: Option<(MountEntry, usize)>,
-    by_dev: Option<(MountEntry, usize)>,
+    gaps: &mut Gaps,
+) -> Result<MountEntry, ProbeError> {
+    let mountinfo_path = "/proc/self/mountinfo";
+    let (text, truncated) = root
+        .read_text_noting_truncation(mountinfo_path)
+        .ok_or_else(|| ProbeError::MountTable {
+            path: PathBuf::from(mountinfo_path),
+            reason: "missing or unreadable".to_string(),
+        })?;
+    // One pass keeping only the two candidates: a table of a million lines costs no more
+    // memory than its text.
+    let mut chooser = mounts::MountChooser::new(lookup_path, st_dev);
+    let mut bad_lines = 0usize;
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        match mounts::parse_mountinfo_line(line) {
+            Ok(entry) => chooser.offer(entry),
+            Err(_) => bad_lines += 1,
+        }
+    }
+    if bad_lines > 0 {
+        gaps.warnings.push(format!(
+            "{mountinfo_path}: {bad_lines} malformed line(s) skipped"
+        ));
+    }
+    chooser.choose().ok_or_else(|| {
+        if truncated {
+            ProbeError::NoMountInTruncatedTable {
+                path: lookup_path.to_path_buf(),
+                table: PathBuf::from(mountinfo_path),
+                cap: crate::root::TEXT_CAP,
+            }
+        } else {
+            ProbeError::NoMount {
+                path: lookup_path.to_path_buf(),
+            }
+        }
+    })
 }
 
-impl MountChooser {
-    fn new(path: &Path, st_dev: Option<(u32, u32)>) -> Self {
-        MountChooser {
-            path: mounts::normalize(path),
-            st_dev,
-            by_path: None,
-            by_dev: None,
+/// Free and total bytes of the mount: `statvfs` live, the snapshot's record in a replay.
+fn free_space(root: &Root, mount_point: &str, mount: &mut MountFacts, gaps: &mut Gaps) {
+    let record = if root.is_live() {
+        space::statvfs(Path::new(mount_point))
+            .map_err(|err| gaps.warnings.push(format!("statvfs {mount_point}: {err}")))
+            .ok()
+    } else {
+        match space::snapshot_statvfs(root, mount_point) {
+            Ok(record) => Some(record),
+            Err(NoStatvfs::Absent(reason)) => {
+                gaps.unavailable(format!("free space of {mount_point}"), reason.into());
+                None
+            }
+            Err(NoStatvfs::Broken(reason)) => {
+                gaps.warnings.push(reason.clone());
+                gaps.unavailable(format!("free space of {mount_point}"), reason.into());
+                None
+            }
         }
+    };
+    if let Some(record) = record {
+        mount.free_bytes = Some(record.free_bytes);
+        mount.total_bytes = Some(record.total_bytes);
     }
+}
 
-    fn offer(&mut self, entry: MountEntry) {
-        let mount_point = mounts::normalize(Path::new(&entry.mount_point));
-        if !self.path.starts_with(&mount_point) {
-            return;
-        }
-        let depth = mount_point.components().count();
-        let deeper =
-            |best: &Option<(MountEntry, usize)>| best.as_ref().is_none_or(|(_, d)| depth >= *d);
-        if self.st_dev == Some((entry.major, entry.minor)) && deeper(&self.by_dev) {
-            self.by_dev = Some((entry.clone(), depth));
-        }
-        if deeper(&self.by_path) {
-            self.by_path = Some((entry, depth));
-        }
-    }
+/// Every disk at the bottom of the stack, in name order, with what the live extras need.
+fn read_drives(root: &Root, stack: &stack::Stack) -> (Vec<Drive>, Vec<DriveHandles>) {
+    let mut disks = stack.disks.clone();
+    disks.sort();
+    disks
+        .iter()
+        .map(|(name, disk_path)| block::read_drive(root, name, disk_path))
+        .unzip()
+}
 
-    fn choose(self) -> Option<MountEntry> {
-        let (by_path, _) = self.by_path?;
-        match (self.st_dev, self.by_dev) {
-            (Some(dev), Some((by_dev, _))) if (by_path.major, by_path.minor) != dev => Some(by_dev),
-            _ => Some(by_path),
-        }
-    }
+/// The saved smartctl outputs to merge: the user's files, and a replayed snapshot's read
+/// through its root. `(file name, its bytes or why they could not be read)`.
+fn saved_smartctl(root: &Root, opts: &ProbeOptions) -> Vec<(String, Result<Vec<u8>, String>)> {
+    let cap = smartctl::merge::SAVED_CAP;
+    let user = opts.smartctl_json.iter().map(|file| {
+        let bytes = crate::input::read_user_file(file, cap, "a smartctl output");
+        (file.display().to_string(), bytes.map_err(|e| e.to_string()))
+    });
+    let replayed = opts.replayed_smartctl.iter().map(|file| {
+        let bytes = root.read_document(file, cap, "a smartctl output");
+        (file.display().to_string(), bytes.map_err(|e| e.to_string()))
+    });
+    user.chain(replayed).collect()
 }
 
 fn split_dev(dev: u64) -> (u32, u32) {
@@ -435,62 +280,6 @@ fn mount_facts(entry: &MountEntry) -> MountFacts {
         fstab: FstabEntry::Unreadable,
         network: network::share_of(&entry.fs_type, &entry.source, &entry.super_options),
     }
-}
-
-/// `statvfs` of the live mount: free = blocks available to unprivileged users.
-pub fn statvfs(mount_point: &Path) -> Result<StatvfsRecord, nix::Error> {
-    let stat = nix::sys::statvfs::statvfs(mount_point)?;
-    #[allow(clippy::useless_conversion)] // the field types differ between targets
-    let fragment = u64::from(stat.fragment_size());
-    #[allow(clippy::useless_conversion)]
-    let (available, blocks) = (u64::from(stat.blocks_available()), u64::from(stat.blocks()));
-    Ok(StatvfsRecord {
-        free_bytes: available.saturating_mul(fragment),
-        total_bytes: blocks.saturating_mul(fragment),
-    })
-}
-
-/// Why a replay has no free-space figure.
-enum NoStatvfs {
-    /// The snapshot did not capture one (older snapshots, fixture trees).
-    Absent(String),
-    /// It captured something unusable: unreadable, malformed, or impossible.
-    Broken(String),
-}
-
-/// The snapshot's statvfs record for `mount_point`, or why there is none: missing, unreadable,
-/// malformed and impossible (more free than total) are told apart, never all "missing".
-fn snapshot_statvfs(root: &Root, mount_point: &str) -> Result<StatvfsRecord, NoStatvfs> {
-    /// One record per captured mount: a few hundred bytes.
-    const STATVFS_CAP: u64 = 1 << 20;
-    let bytes = match root.read_document(SNAPSHOT_STATVFS, STATVFS_CAP, "a snapshot's statvfs file")
-    {
-        Ok(bytes) => bytes,
-        Err(ProbeError::NotFound { .. }) => {
-            return Err(NoStatvfs::Absent(format!(
-                "replayed root without {SNAPSHOT_STATVFS}"
-            )));
-        }
-        Err(err) => {
-            return Err(NoStatvfs::Broken(format!(
-                "{SNAPSHOT_STATVFS} is unreadable: {err}"
-            )))
-        }
-    };
-    let records: BTreeMap<String, StatvfsRecord> = serde_json::from_slice(&bytes)
-        .map_err(|err| NoStatvfs::Broken(format!("{SNAPSHOT_STATVFS} is malformed: {err}")))?;
-    let record = records.get(mount_point).copied().ok_or_else(|| {
-        NoStatvfs::Absent(format!(
-            "{SNAPSHOT_STATVFS} has no record for {mount_point}"
-        ))
-    })?;
-    if record.free_bytes > record.total_bytes {
-        return Err(NoStatvfs::Broken(format!(
-            "{SNAPSHOT_STATVFS} says {} bytes are free of {} in total for {mount_point}, which cannot be",
-            record.free_bytes, record.total_bytes
-        )));
-    }
-    Ok(record)
 }
 
 /// The block devices a mount sits on, or a plain statement of why there are none.
@@ -616,8 +405,6 @@ fn fstrim_timer(root: &Root) -> Option<bool> {
 }
 
 /// NVMe admin commands and smartctl: only on the live machine, only as root.
-// The probe's inputs and accumulators are threaded explicitly, as everywhere in probe().
-#[allow(clippy::too_many_arguments)]
 fn live_extras(
     root: &Root,
     privileged: bool,
@@ -625,10 +412,8 @@ fn live_extras(
     saved: &[(usize, smartctl::SmartctlReport)],
     drives: &mut [Drive],
     handles: &[DriveHandles],
-    unavailable: &mut Vec<Unavailable>,
-    warnings: &mut Vec<String>,
+    gaps: &mut Gaps,
 ) {
-    let not_live_reason = "replayed root: no ioctls or external programs";
     let has_saved = |index: usize| saved.iter().any(|(matched, _)| *matched == index);
     for (index, (drive, handle)) in drives.iter_mut().zip(handles).enumerate() {
         if let Some(controller) = &handle.nvme_controller {
@@ -637,20 +422,21 @@ fn live_extras(
                 format!("NVMe SMART log ({controller})"),
             ];
             let reason = if !root.is_live() {
-                Some(not_live_reason)
+                Some(UnavailableReason::Replayed)
             } else if !privileged {
-                Some("needs root")
+                Some(UnavailableReason::NeedsRoot)
             } else if !opts.ioctls {
-                Some("NVMe ioctls disabled")
+                Some(UnavailableReason::NvmeIoctlsOff)
             } else {
                 None
             };
             match reason {
-                Some(reason) => unavailable.extend(facts.into_iter().map(|fact| Unavailable {
-                    fact,
-                    reason: reason.to_string(),
-                })),
-                None => nvme_admin(controller, drive, unavailable, warnings),
+                Some(reason) => {
+                    for fact in facts {
+                        gaps.unavailable(fact, reason.clone());
+                    }
+                }
+                None => nvme_admin(controller, drive, gaps),
             }
         } else if matches!(
             drive.interface,
@@ -659,42 +445,37 @@ fn live_extras(
             && !has_saved(index)
         {
             let reason = if !root.is_live() {
-                Some(not_live_reason.to_string())
+                Some(UnavailableReason::Replayed)
             } else if !privileged {
-                Some("needs root (smartctl)".to_string())
+                Some(UnavailableReason::NeedsRootForSmartctl)
             } else if !opts.run_smartctl {
-                Some("smartctl turned off for this run".to_string())
+                Some(UnavailableReason::SmartctlOff)
             } else {
                 None
             };
             if let Some(reason) = reason {
-                unavailable.push(Unavailable {
-                    fact: format!("SMART health ({})", drive.name),
-                    reason,
-                });
+                gaps.unavailable(format!("SMART health ({})", drive.name), reason);
             }
         }
     }
     if root.is_live() && privileged && opts.run_smartctl {
-        smartctl_merge::run_for_drives(drives, &has_saved, unavailable, warnings);
+        smartctl::merge::run_for_drives(
+            root,
+            drives,
+            &has_saved,
+            &mut gaps.unavailable,
+            &mut gaps.warnings,
+        );
     }
 }
 
-fn nvme_admin(
-    controller: &str,
-    drive: &mut Drive,
-    unavailable: &mut Vec<Unavailable>,
-    warnings: &mut Vec<String>,
-) {
+fn nvme_admin(controller: &str, drive: &mut Drive, gaps: &mut Gaps) {
     let dev = PathBuf::from(format!("/dev/{controller}"));
     let mut failed = |fact: String, err: nvme::IoctlError| {
         if err.needs_root() {
-            unavailable.push(Unavailable {
-                fact,
-                reason: "needs root".to_string(),
-            });
+            gaps.unavailable(fact, UnavailableReason::NeedsRoot);
         } else {
-            warnings.push(err.to_string());
+            gaps.warnings.push(err.to_string());
         }
     };
     match nvme::admin_identify_controller(&dev) {
@@ -711,7 +492,7 @@ fn nvme_admin(
         Ok(log) => {
             if let Some(celsius) = log.temperature_c() {
                 drive.temperature_c = Some(celsius);
-                drive.temperature_source = Some("nvme-smart-log".to_string());
+                drive.temperature_source = Some(HealthSource::NvmeSmartLog);
             }
             drive.health = Some(log.health());
         }
@@ -752,7 +533,7 @@ mod tests {
             DriveHandles::default(),
         ];
         let mut probed = drives();
-        let (mut unavailable, mut warnings) = (Vec::new(), Vec::new());
+        let mut gaps = Gaps::default();
         // Unprivileged on the live machine: nothing is attempted, everything is explained.
         live_extras(
             &Root::live(),
@@ -761,10 +542,10 @@ mod tests {
             &[],
             &mut probed,
             &handles,
-            &mut unavailable,
-            &mut warnings,
+            &mut gaps,
         );
-        let listed: Vec<(&str, &str)> = unavailable
+        let listed: Vec<(&str, &str)> = gaps
+            .unavailable
             .iter()
             .map(|u| (u.fact.as_str(), u.reason.as_str()))
             .collect();
@@ -776,7 +557,7 @@ mod tests {
                 ("SMART health (sda)", "needs root (smartctl)"),
             ]
         );
-        assert!(warnings.is_empty());
+        assert!(gaps.warnings.is_empty());
         assert_eq!(probed, drives(), "no ioctl or smartctl result may appear");
     }
 

@@ -55,6 +55,9 @@ pub struct Root {
     base: PathBuf,
     live: bool,
     recorded: Option<Mutex<BTreeMap<PathBuf, AccessKind>>>,
+    /// smartctl's output per drive, recorded with the paths: a replay reads it instead of
+    /// running smartctl.
+    smartctl_outputs: Option<Mutex<BTreeMap<String, Vec<u8>>>>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -65,6 +68,7 @@ impl Root {
             base: PathBuf::from("/"),
             live: true,
             recorded: None,
+            smartctl_outputs: None,
             warnings: Mutex::new(Vec::new()),
         }
     }
@@ -84,6 +88,7 @@ impl Root {
             base,
             live,
             recorded: None,
+            smartctl_outputs: None,
             warnings: Mutex::new(Vec::new()),
         })
     }
@@ -91,6 +96,7 @@ impl Root {
     /// Records every path read from now on (see [`Root::accessed`]).
     pub fn recording(mut self) -> Root {
         self.recorded = Some(Mutex::new(BTreeMap::new()));
+        self.smartctl_outputs = Some(Mutex::new(BTreeMap::new()));
         self
     }
 
@@ -130,6 +136,24 @@ impl Root {
             .collect()
     }
 
+    /// The exact output of every smartctl run the probe used since [`Root::recording`], by
+    /// drive name, in name order. Empty when not recording.
+    pub fn smartctl_outputs(&self) -> Vec<(String, Vec<u8>)> {
+        let Some(outputs) = &self.smartctl_outputs else {
+            return Vec::new();
+        };
+        lock(outputs)
+            .iter()
+            .map(|(drive, output)| (drive.clone(), output.clone()))
+            .collect()
+    }
+
+    pub(crate) fn record_smartctl_output(&self, drive: &str, output: &[u8]) {
+        if let Some(outputs) = &self.smartctl_outputs {
+            lock(outputs).insert(drive.to_string(), output.to_vec());
+        }
+    }
+
     /// Problems met while reading (non-UTF-8 bytes, oversized attributes, I/O errors), drained.
     pub fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.warnings))
@@ -160,14 +184,7 @@ impl Root {
     pub fn canonicalize(&self, path: impl AsRef<Path>) -> Result<PathBuf, ProbeError> {
         let resolved = self.resolve(path.as_ref(), true)?;
         if self.recorded.is_some() {
-            if let Ok(metadata) = fs::symlink_metadata(self.host_path(&resolved)) {
-                let kind = if metadata.is_dir() {
-                    AccessKind::Dir
-                } else {
-                    AccessKind::Present
-                };
-                self.record(&resolved, kind);
-            }
+            self.record_if_present(&resolved);
         }
         Ok(resolved)
     }
@@ -303,21 +320,8 @@ impl Root {
 
     /// Whether `path` exists (following symlinks inside the root).
     pub fn exists(&self, path: impl AsRef<Path>) -> bool {
-        let Ok(resolved) = self.resolve(path.as_ref(), true) else {
-            return false;
-        };
-        match fs::symlink_metadata(self.host_path(&resolved)) {
-            Ok(metadata) => {
-                let kind = if metadata.is_dir() {
-                    AccessKind::Dir
-                } else {
-                    AccessKind::Present
-                };
-                self.record(&resolved, kind);
-                true
-            }
-            Err(_) => false,
-        }
+        self.resolve(path.as_ref(), true)
+            .is_ok_and(|resolved| self.record_if_present(&resolved))
     }
 
     /// Whether `path` itself exists, without following a final symlink (a `.wants/` link whose
@@ -326,20 +330,24 @@ impl Root {
         let Ok(resolved) = self.resolve(path.as_ref(), false) else {
             return false;
         };
-        match fs::symlink_metadata(self.host_path(&resolved)) {
-            Ok(metadata) if metadata.file_type().is_symlink() => {
-                if let Ok(target) = fs::read_link(self.host_path(&resolved)) {
-                    self.record(&resolved, AccessKind::Symlink { target });
-                }
-                true
-            }
+        if let Ok(target) = fs::read_link(self.host_path(&resolved)) {
+            self.record(&resolved, AccessKind::Symlink { target });
+            return true;
+        }
+        self.record_if_present(&resolved)
+    }
+
+    /// Whether the resolved in-root `path` exists; if so it is recorded as tested, not read:
+    /// a directory as such, anything else as present.
+    fn record_if_present(&self, path: &Path) -> bool {
+        match fs::symlink_metadata(self.host_path(path)) {
             Ok(metadata) => {
                 let kind = if metadata.is_dir() {
                     AccessKind::Dir
                 } else {
                     AccessKind::Present
                 };
-                self.record(&resolved, kind);
+                self.record(path, kind);
                 true
             }
             Err(_) => false,
@@ -520,6 +528,26 @@ mod tests {
             path: PathBuf::from("/sys/devices/a/b/size"),
             kind: AccessKind::File,
         }));
+    }
+
+    #[test]
+    fn smartctl_outputs_are_kept_only_while_recording() {
+        let (dir, root) = tree();
+        root.record_smartctl_output("nvme0n1", b"{\"json_format_version\": [1, 0]}");
+        root.record_smartctl_output("sda", b"{}");
+        assert_eq!(
+            root.smartctl_outputs(),
+            vec![
+                (
+                    "nvme0n1".to_string(),
+                    b"{\"json_format_version\": [1, 0]}".to_vec()
+                ),
+                ("sda".to_string(), b"{}".to_vec()),
+            ]
+        );
+        let not_recording = Root::at(dir.path()).expect("root");
+        not_recording.record_smartctl_output("sda", b"{}");
+        assert!(not_recording.smartctl_outputs().is_empty());
     }
 
     #[test]

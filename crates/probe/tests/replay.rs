@@ -7,8 +7,8 @@ use std::path::Path;
 
 use ::probe::fixture::SCENARIOS;
 use ::probe::probe as run_probe;
-use ::probe::probe::SNAPSHOT_STATVFS;
 use ::probe::root::{AccessKind, AccessedPath};
+use ::probe::space::SNAPSHOT_STATVFS;
 use ::probe::{Facts, ProbeOptions, Root};
 
 /// What `nodecheck snapshot` does with the list, minus the archive.

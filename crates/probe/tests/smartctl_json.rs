@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use probe::smartctl::{
     decode_exit_status, parse, run_smartctl, run_smartctl_with, SmartctlError, SmartctlReport,
-    TrimSupport,
+    SmartctlRun, TrimSupport,
 };
 use probe::{AtaDetails, Drive, Health, Interface, ModelSource};
 use proptest::prelude::*;
@@ -643,7 +643,8 @@ fn stand_in_smartctl_nonzero_exit_with_json_is_normal() {
         ),
     );
     let r = run_smartctl_with(&script, Path::new("/dev/sdz"), Duration::from_secs(10))
-        .expect("non-zero exit with JSON is a report");
+        .expect("non-zero exit with JSON is a report")
+        .report;
     assert_eq!(r.model_name.as_deref(), Some("KINGSTON SA400M8120G"));
     assert_eq!(r.exit_status, Some(4));
 
@@ -731,7 +732,7 @@ fn real_smartctl_on_this_machine() {
         return;
     };
     match run_smartctl(device) {
-        Ok(report) => {
+        Ok(SmartctlRun { report, .. }) => {
             // Whatever the device, the decoded bits must agree with the exit status.
             let status = report
                 .exit_status

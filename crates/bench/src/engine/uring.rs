@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use io_uring::{opcode, squeue, types, IoUring};
+use probe::iouring::memlock_limit;
 
 use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Target};
 use crate::error::BenchError;
@@ -71,45 +72,9 @@ fn build_ring(config: &EngineConfig, entries: u32) -> io::Result<IoUring> {
     }
 }
 
-/// Why io_uring is unusable, in the operator's terms.
+/// Why io_uring is unusable, in the operator's terms (the probe's one explanation).
 fn explain_setup_error(err: &io::Error) -> String {
-    match err.raw_os_error() {
-        Some(libc::EPERM) => {
-            let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
-                .ok()
-                .and_then(|text| text.trim().parse::<u8>().ok());
-            match sysctl {
-                Some(2) => {
-                    "io_uring_setup: EPERM, io_uring is disabled (kernel.io_uring_disabled=2)"
-                        .into()
-                }
-                Some(1) => "io_uring_setup: EPERM, io_uring is limited to privileged users and \
-                            kernel.io_uring_group (kernel.io_uring_disabled=1)"
-                    .into(),
-                _ => "io_uring_setup: EPERM, blocked by a seccomp filter (Docker >= 25's default \
-                      profile?)"
-                    .into(),
-            }
-        }
-        Some(libc::ENOSYS) => {
-            "io_uring_setup: ENOSYS, the kernel has no io_uring (older than 5.1 or built without \
-             it)"
-            .into()
-        }
-        Some(libc::ENOMEM) => format!(
-            "io_uring_setup: ENOMEM, the locked-memory limit is too low (RLIMIT_MEMLOCK {})",
-            memlock_limit()
-        ),
-        _ => format!("io_uring_setup: {err}"),
-    }
-}
-
-fn memlock_limit() -> String {
-    match nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_MEMLOCK) {
-        Ok((soft, _)) if soft == libc::RLIM_INFINITY => "unlimited".into(),
-        Ok((soft, _)) => format!("{} KiB", soft / 1024),
-        Err(err) => format!("unknown: {err}"),
-    }
+    probe::iouring::explain_setup_error(&probe::Root::live(), err)
 }
 
 /// Checks that a ring with `config` can be set up and `registered_bytes` of buffers registered.

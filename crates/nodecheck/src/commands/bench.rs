@@ -203,6 +203,7 @@ pub fn plan(args: &BenchArgs) -> Result<Plan, UsageError> {
         ));
     }
     let mut plan = Plan::new(target);
+    plan.live_node_clients = crate::config::ClientName::processes();
     plan.qd1 = matches!(args.test, TestArg::Qd1 | TestArg::All);
     plan.randrw = matches!(args.test, TestArg::Randrw | TestArg::All);
     plan.behaviour = behaviour_tests(args);

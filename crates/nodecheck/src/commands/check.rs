@@ -393,6 +393,7 @@ fn capitalized(text: &str) -> String {
 /// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.
 fn plan_for_depth(target: BenchTarget, depth: BenchDepth, tuning: &BenchTuning) -> Plan {
     let mut plan = Plan::new(target);
+    plan.live_node_clients = crate::config::ClientName::processes();
     let on_file = matches!(plan.target, BenchTarget::Directory(_));
     plan.qd1 = true;
     plan.randrw = depth == BenchDepth::Full;

@@ -1,12 +1,9 @@
 //! `nodecheck snapshot -o FILE.tar.gz [PATH]`: records what the probe reads on this machine so
 //! a support volunteer can replay it with `nodecheck check --snapshot FILE.tar.gz`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use probe::root::Root;
 
 use super::{is_root, say};
@@ -14,10 +11,6 @@ use crate::config::{GlobalOptions, SnapshotConfig};
 use crate::datadir;
 use crate::redact::Redactor;
 use crate::snapshot::{self, Contents, Manifest};
-
-/// A hung USB bridge must not hang the snapshot.
-const SMARTCTL_TIMEOUT: Duration = Duration::from_secs(30);
-const SMARTCTL_MAX_BYTES: u64 = 16 << 20;
 
 pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
     let path = match &config.path {
@@ -49,20 +42,10 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
     let facts = super::check::probe_facts(&root, &path, Vec::new(), true)?;
     let accessed = root.accessed();
 
-    let mut smartctl = Vec::new();
-    if is_root() {
-        // Only what the live probe itself used: a smartctl answer it ignored ("unable to
-        // detect device type" on a virtio disk) would change the facts in the replay.
-        for drive in facts.drives.iter().filter(|d| used_smartctl(d)) {
-            match run_smartctl(&Path::new("/dev").join(&drive.name)) {
-                Ok(json) => smartctl.push((drive.name.clone(), json)),
-                Err(err) => say(
-                    global,
-                    &format!("smartctl on {} not saved: {err:#}", drive.name),
-                ),
-            }
-        }
-    } else {
+    // Exactly the smartctl outputs the live probe used, as it read them: the replay finds
+    // them where a replay looks and sees what the live probe saw.
+    let smartctl = root.smartctl_outputs();
+    if !is_root() {
         say(
             global,
             "Not running as root: the snapshot has no smartctl output; rerun with sudo to include it.",
@@ -80,7 +63,7 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
     let statvfs = facts.mount.as_ref().and_then(|m| {
         Some((
             redact(&m.mount_point),
-            probe::probe::StatvfsRecord {
+            probe::space::StatvfsRecord {
                 free_bytes: m.free_bytes?,
                 total_bytes: m.total_bytes?,
             },
@@ -115,75 +98,4 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
         ),
     );
     Ok(crate::exit_codes::GOOD)
-}
-
-/// Health read through the NVMe SMART log ioctl counts too: a replay sends no ioctls, and
-/// smartctl's output carries the same log, so without it the replay would lose the drive's
-/// health (a critical warning would vanish from `check --snapshot`).
-fn used_smartctl(drive: &probe::Drive) -> bool {
-    drive.model_family.is_some()
-        || drive.temperature_source.as_deref() == Some("smartctl")
-        || drive.health.is_some()
-}
-
-/// `smartctl -j -x DEV`, raw. Its exit status is a bit mask of findings, so any output that
-/// parses is kept whatever the status.
-fn run_smartctl(device: &Path) -> Result<Vec<u8>> {
-    let mut child = Command::new("smartctl")
-        .arg("-j")
-        .arg("-x")
-        .arg(device)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("cannot run smartctl (install smartmontools >= 7.0)")?;
-    let mut stdout = child.stdout.take().context("smartctl has no stdout")?;
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = (&mut stdout).take(SMARTCTL_MAX_BYTES).read_to_end(&mut out);
-        out
-    });
-    let started = Instant::now();
-    loop {
-        if child.try_wait()?.is_some() {
-            break;
-        }
-        if started.elapsed() > SMARTCTL_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            anyhow::bail!(
-                "smartctl did not finish within {} s",
-                SMARTCTL_TIMEOUT.as_secs()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = reader
-        .join()
-        .map_err(|_| anyhow::anyhow!("reading smartctl's output failed"))?;
-    probe::smartctl::parse(&out).context("smartctl printed no usable JSON")?;
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nvme_health_from_the_ioctl_keeps_the_smartctl_output() {
-        let mut drive = probe::Drive {
-            name: "nvme0n1".to_string(),
-            temperature_source: Some("nvme-smart-log".to_string()),
-            ..probe::Drive::default()
-        };
-        assert!(!used_smartctl(&drive), "nothing to replay without health");
-        drive.health = Some(probe::facts::Health {
-            source: "nvme-smart-log".to_string(),
-            critical_warning: Some(1),
-            ..probe::facts::Health::default()
-        });
-        assert!(used_smartctl(&drive));
-    }
 }

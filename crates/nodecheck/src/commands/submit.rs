@@ -117,6 +117,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
     );
     let directory = super::check::measured_directory(&path);
     let mut plan = Plan::new(BenchTarget::Directory(directory));
+    plan.live_node_clients = crate::config::ClientName::processes();
     let cooperation = crate::signals::cooperate()
         .context("cannot install the Ctrl-C handler that removes the test file")?;
     plan.cancel = cooperation.token().clone();

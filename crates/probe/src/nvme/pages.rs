@@ -8,7 +8,7 @@
 use thiserror::Error;
 
 use crate::ata::decode_ascii_field;
-use crate::facts::{Health, NvmeIdentify};
+use crate::facts::{Health, HealthSource, NvmeIdentify};
 
 /// Length of the Identify Controller data structure (CNS 01h).
 pub const IDENTIFY_PAGE_LEN: usize = 4096;
@@ -246,7 +246,7 @@ impl SmartLog {
     /// The log as the probe's [`Health`] record (source `nvme-smart-log`).
     pub fn health(&self) -> Health {
         Health {
-            source: "nvme-smart-log".to_owned(),
+            source: HealthSource::NvmeSmartLog,
             passed: None,
             critical_warning: Some(self.critical_warning),
             available_spare_pct: Some(self.available_spare_pct),

@@ -536,7 +536,7 @@ pub fn needs_root(facts: &Facts) -> (Vec<String>, Option<Finding>) {
         .iter()
         // Replayed snapshots also miss facts ("replayed root: no ioctls"); only privilege
         // can be fixed by rerunning.
-        .filter(|u| u.reason.to_ascii_lowercase().contains("needs root"))
+        .filter(|u| u.reason.needs_root())
         .map(|u| u.fact.clone())
         .collect();
     if missing.is_empty() {

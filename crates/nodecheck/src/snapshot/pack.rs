@@ -1,0 +1,239 @@
+//! Writing an archive: the files the probe read, stand-ins for what it only tested, the
+//! smartctl outputs and free-space figures it used, redacted when asked.
+
+use super::redaction::{redact_file, redact_smartctl};
+use super::*;
+
+/// What to put into an archive besides the accessed files.
+pub struct Contents<'a> {
+    pub manifest: Manifest,
+    pub accessed: &'a [AccessedPath],
+    /// `(drive name, smartctl -j output)`.
+    pub smartctl: Vec<(String, Vec<u8>)>,
+    /// statvfs of the mount holding the path, keyed by its mount point as mountinfo shows it.
+    pub statvfs: Option<(String, probe::space::StatvfsRecord)>,
+    /// Applied to every text file; `None` keeps them verbatim.
+    pub redactor: Option<&'a Redactor>,
+}
+
+/// Writes the archive. Files are read from the live `/`; directory and file modes and times are
+/// fixed so the same machine gives the same archive.
+///
+/// The archive is written to a temporary file beside `out` and renamed over it only once
+/// complete and synced: an interruption (a signal, a full disk, an error) leaves an existing
+/// `out` as it was and no partial file behind. An `out` that exists but is not a regular file
+/// (a symlink, `/dev/null`, a FIFO) is refused: renaming over it would replace the link or the
+/// device node itself.
+pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
+    match fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => {
+            let kind = if meta.file_type().is_symlink() {
+                "a symlink"
+            } else if meta.is_dir() {
+                "a directory"
+            } else {
+                "a device, FIFO or socket"
+            };
+            bail!(
+                "{} is {kind}: snapshot -o writes a new regular file and renames it into place, \
+                 never through a link or into a device; give the path of a file",
+                out.display()
+            );
+        }
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err).with_context(|| format!("cannot inspect {}", out.display())),
+    }
+    let name = out
+        .file_name()
+        .with_context(|| format!("{} names no file", out.display()))?;
+    let dir = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".");
+    let temp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".partial")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let _on_signal = crate::signals::temporary(temp.path())
+        .context("cannot install the signal handlers that remove a partial archive")?;
+    let (file, temp_path) = temp.into_parts();
+    let written =
+        write_archive(file, contents).with_context(|| format!("cannot write {}", out.display()))?;
+    temp_path
+        .persist(out)
+        .map_err(|err| err.error)
+        .with_context(|| format!("cannot rename the finished archive to {}", out.display()))?;
+    // The rename is durable once the directory is; a failure here loses nothing written.
+    if let Ok(dir) = fs::File::open(dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(written)
+}
+
+fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
+    let mut builder = tar::Builder::new(GzEncoder::new(file, Compression::default()));
+    builder.follow_symlinks(false);
+    let mut written = 0usize;
+    let mut dirs_done: BTreeSet<PathBuf> = BTreeSet::new();
+
+    let manifest = serde_json::to_vec_pretty(&contents.manifest)?;
+    append_file(&mut builder, Path::new(MANIFEST), &manifest)?;
+    written += 1;
+    bench::hook::pause_point(bench::hook::SNAPSHOT_WRITING, None);
+
+    for accessed in contents.accessed {
+        let Some(relative) = in_archive(&accessed.path) else {
+            continue;
+        };
+        // Parents first, top down, as tar itself writes them.
+        let parents: Vec<&Path> = relative.ancestors().skip(1).collect();
+        for parent in parents.into_iter().rev() {
+            if parent.as_os_str().is_empty() || !dirs_done.insert(parent.to_path_buf()) {
+                continue;
+            }
+            append_dir(&mut builder, parent)?;
+        }
+        match &accessed.kind {
+            AccessKind::Dir => {
+                if dirs_done.insert(relative.clone()) {
+                    append_dir(&mut builder, &relative)?;
+                    written += 1;
+                }
+            }
+            AccessKind::Symlink { target } => {
+                let mut header = tar::Header::new_gnu();
+                header.set_entry_type(tar::EntryType::Symlink);
+                header.set_mode(0o777);
+                header.set_size(0);
+                header.set_mtime(0);
+                builder
+                    .append_link(&mut header, &relative, target)
+                    .with_context(|| format!("cannot add {}", relative.display()))?;
+                written += 1;
+            }
+            AccessKind::Present => {
+                // Tested for, never read (the checked path itself, a device node, a unit
+                // file): an empty stand-in keeps the test's answer and carries no byte of it.
+                if !in_areas(&accessed.path, STAND_IN_AREAS) {
+                    continue;
+                }
+                append_file(&mut builder, &relative, &[])?;
+                written += 1;
+            }
+            AccessKind::File => {
+                if !in_areas(&accessed.path, CONTENT_AREAS) {
+                    continue;
+                }
+                // The probe read it a moment ago; a file gone now (a process exited) or one the
+                // kernel refuses to read twice is left out, as the probe would find it missing.
+                let Ok(bytes) = read_capped(&accessed.path) else {
+                    continue;
+                };
+                let bytes = match contents.redactor {
+                    Some(r) => redact_file(r, &accessed.path, bytes),
+                    None => bytes,
+                };
+                append_file(&mut builder, &relative, &bytes)?;
+                written += 1;
+            }
+        }
+    }
+
+    if let Some((mount_point, record)) = &contents.statvfs {
+        let records = std::collections::BTreeMap::from([(mount_point.clone(), *record)]);
+        let json = serde_json::to_vec_pretty(&records)?;
+        let relative =
+            in_archive(Path::new(probe::space::SNAPSHOT_STATVFS)).context("statvfs file name")?;
+        if let Some(parent) = relative.parent() {
+            if dirs_done.insert(parent.to_path_buf()) {
+                append_dir(&mut builder, parent)?;
+            }
+        }
+        append_file(&mut builder, &relative, &json)?;
+        written += 1;
+    }
+
+    if !contents.smartctl.is_empty() {
+        let mut dir = PathBuf::new();
+        for part in Path::new(SMARTCTL_DIR).components() {
+            dir.push(part);
+            if dirs_done.insert(dir.clone()) {
+                append_dir(&mut builder, &dir)?;
+            }
+        }
+    }
+    for (drive, json) in &contents.smartctl {
+        let name = format!("{SMARTCTL_DIR}/{}.json", safe_name(drive));
+        let bytes = match contents.redactor {
+            Some(r) => redact_smartctl(r, json),
+            None => json.clone(),
+        };
+        append_file(&mut builder, Path::new(&name), &bytes)?;
+        written += 1;
+    }
+
+    let encoder = builder.into_inner().context("cannot finish the archive")?;
+    let mut file = encoder.finish().context("cannot finish the archive")?;
+    file.flush()?;
+    file.sync_all()?;
+    Ok(written)
+}
+
+/// `/sys/block/vda` → `sys/block/vda`; `None` for `/` itself or anything odd.
+fn in_archive(path: &Path) -> Option<PathBuf> {
+    let relative: PathBuf = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(part) => Some(part),
+            _ => None,
+        })
+        .collect();
+    (!relative.as_os_str().is_empty()).then_some(relative)
+}
+
+/// Only regular files, opened without following a link and without blocking, so nothing the
+/// probe recorded can make the snapshot read a device or wait on a FIFO.
+fn read_capped(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    probe::input::open_regular_no_follow(path)?
+        .take(MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Whether `path` is one of `areas` or inside one.
+fn in_areas(path: &Path, areas: &[&str]) -> bool {
+    areas.iter().any(|area| path.starts_with(area))
+}
+
+pub(super) fn append_file<W: Write>(
+    builder: &mut tar::Builder<W>,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<()> {
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Regular);
+    header.set_mode(0o644);
+    header.set_size(bytes.len() as u64);
+    header.set_mtime(0);
+    builder
+        .append_data(&mut header, path, bytes)
+        .with_context(|| format!("cannot add {}", path.display()))
+}
+
+fn append_dir<W: Write>(builder: &mut tar::Builder<W>, path: &Path) -> Result<()> {
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Directory);
+    header.set_mode(0o755);
+    header.set_size(0);
+    header.set_mtime(0);
+    builder
+        .append_data(&mut header, path, io::empty())
+        .with_context(|| format!("cannot add {}", path.display()))
+}

@@ -1,0 +1,94 @@
+//! What `--redact` changes in the files an archive holds: serial numbers (with the IDENTIFY
+//! dump's checksum re-signed), WWNs, and whatever the redactor recognises in text.
+
+use super::*;
+
+/// Text files are redacted as text. The ATA IDENTIFY dump carries the serial number as hex
+/// words, which text redaction cannot see, so its serial words are blanked.
+pub(super) fn redact_file(redactor: &Redactor, path: &Path, bytes: Vec<u8>) -> Vec<u8> {
+    let is_identify = path.file_name().is_some_and(|n| n == "id")
+        && path.components().any(|c| c.as_os_str() == "ata_device");
+    let Ok(text) = String::from_utf8(bytes.clone()) else {
+        return bytes;
+    };
+    let text = if is_identify {
+        blank_identify_serial(&text)
+    } else {
+        text
+    };
+    redactor.redact(&text).into_bytes()
+}
+
+/// IDENTIFY DEVICE words 10–19 hold the serial number (ATA8-ACS 7.16.7). The dump is 256
+/// four-digit hex words; words are replaced in place (`2020` = two spaces) so the layout stays.
+///
+/// A dump the drive signed with a valid word 255 checksum is re-signed over the blanked words,
+/// so the replay does not report as corruption what redaction did; a dump whose checksum was
+/// already wrong stays wrong, so the replay warns as the live probe did.
+pub fn blank_identify_serial(text: &str) -> String {
+    let resigned = resigned_integrity_word(text);
+    let mut out = String::with_capacity(text.len());
+    let mut word_index = 0usize;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let token_start = rest
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..token_start]);
+        rest = &rest[token_start..];
+        if rest.is_empty() {
+            break;
+        }
+        let token_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let token = &rest[..token_end];
+        let is_word = token.len() == 4 && token.chars().all(|c| c.is_ascii_hexdigit());
+        if is_word && (10..20).contains(&word_index) {
+            out.push_str("2020");
+        } else if let (true, 255, Some(integrity)) = (is_word, word_index, resigned) {
+            out.push_str(&format!("{integrity:04x}"));
+        } else {
+            out.push_str(token);
+        }
+        if is_word {
+            word_index += 1;
+        }
+        rest = &rest[token_end..];
+    }
+    out
+}
+
+/// Word 255 for the dump with its serial blanked, when the original carried a valid
+/// signature (low byte 0xA5) and checksum (high byte making all 512 bytes sum to zero).
+fn resigned_integrity_word(text: &str) -> Option<u16> {
+    const INTEGRITY_SIGNATURE: u16 = 0x00A5;
+    let mut words = probe::ata::parse_identify_words_text(text.as_bytes()).ok()?;
+    if probe::ata::parse_identify_words(&words).checksum_ok != Some(true) {
+        return None;
+    }
+    for word in &mut words[10..20] {
+        *word = 0x2020;
+    }
+    let [_, signature] = INTEGRITY_SIGNATURE.to_be_bytes();
+    let sum = words[..255]
+        .iter()
+        .flat_map(|word| word.to_be_bytes())
+        .fold(signature, u8::wrapping_add);
+    let checksum = 0u8.wrapping_sub(sum);
+    Some((u16::from(checksum) << 8) | INTEGRITY_SIGNATURE)
+}
+
+/// smartctl's JSON names the serial and the WWN; drop them structurally, then redact the text.
+pub(super) fn redact_smartctl(redactor: &Redactor, json: &[u8]) -> Vec<u8> {
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(json) else {
+        return redactor.redact(&String::from_utf8_lossy(json)).into_bytes();
+    };
+    if let Some(obj) = value.as_object_mut() {
+        if obj.contains_key("serial_number") {
+            obj.insert("serial_number".into(), crate::redact::MARK.into());
+        }
+        obj.remove("wwn");
+        obj.remove("logical_unit_id");
+    }
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    redactor.redact(&text).into_bytes()
+}
