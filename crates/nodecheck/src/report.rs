@@ -150,7 +150,7 @@ mod tests {
 
     fn finding(code: &str, severity: Severity, title: &str) -> Finding {
         Finding {
-            code: code.into(),
+            code: code.parse().expect("a finding code"),
             severity,
             title: title.into(),
             detail: String::new(),

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::code::Code;
 use crate::behaviour_thresholds::BehaviourThresholds;
 use crate::clients::ClientNeeds;
 use crate::database::Database;
@@ -137,7 +138,7 @@ pub fn judge_node(
                 let known: Vec<&str> = db.consensus.iter().map(|c| c.name.as_str()).collect();
                 findings.push(
                     Finding::new(
-                        "NC509",
+                        Code::UnknownClient,
                         Severity::Warning,
                         "Unknown client",
                         format!(
@@ -170,7 +171,7 @@ pub fn judge_node(
                 let known: Vec<&str> = db.clients.iter().map(|c| c.name.as_str()).collect();
                 findings.push(
                     Finding::new(
-                        "NC509",
+                        Code::UnknownClient,
                         Severity::Warning,
                         "Unknown client",
                         format!(
@@ -207,7 +208,7 @@ pub fn judge_node(
             let note = findings::network::latency_note(share, qd1.lat_us.p50);
             if let (Some(note), Some(latency)) = (
                 note,
-                outcome.findings.iter_mut().find(|f| f.code == "NC701"),
+                outcome.findings.iter_mut().find(|f| f.code == Code::Qd1Latency),
             ) {
                 latency.detail.push_str(&note);
             }

@@ -2,6 +2,7 @@
 
 use ::bench::{BenchReport, EngineKind};
 
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 use super::{format_iops, format_latency_us, ClientFailure, Clients};
@@ -51,7 +52,7 @@ pub fn check(
         // A NaN or negative figure compares as "fine" against any need; never let it vouch
         // for a drive.
         findings.push(Finding::new(
-            "NC704",
+            Code::BenchResultUnusable,
             Severity::Info,
             "Benchmark result unusable",
             format!(
@@ -128,7 +129,7 @@ pub fn check(
             fast = false;
             findings.push(
                 Finding::new(
-                    "NC701",
+                    Code::Qd1Latency,
                     severity,
                     "Slow QD1 read latency",
                     format!("{measured_text}; {need_text}{max_note}."),
@@ -137,7 +138,7 @@ pub fn check(
             );
         } else {
             findings.push(Finding::new(
-                "NC701",
+                Code::Qd1Latency,
                 if max > QD1_GOOD_MAX_US {
                     Severity::Info
                 } else {
@@ -209,7 +210,7 @@ pub fn check(
             failures.push(ClientFailure { client, severity });
             findings.push(
                 Finding::new(
-                    "NC702",
+                    Code::RandomIo,
                     severity,
                     "Random I/O below the client's needs",
                     format!("{measured_text}; {}.{comparable}", shortfalls.join("; ")),
@@ -221,7 +222,7 @@ pub fn check(
                 fast = false;
             }
             findings.push(Finding::new(
-                "NC702",
+                Code::RandomIo,
                 if rw.fio_comparable {
                     Severity::Ok
                 } else {
@@ -240,7 +241,7 @@ pub fn check(
             .map(|r| format!(": {r}"))
             .unwrap_or_default();
         findings.push(Finding::new(
-            "NC703",
+            Code::NoIoUring,
             Severity::Info,
             "Benchmark ran without io_uring",
             format!(
@@ -252,7 +253,7 @@ pub fn check(
 
     if !report.warnings.is_empty() {
         findings.push(Finding::new(
-            "NC704",
+            Code::BenchCaveats,
             Severity::Info,
             "Benchmark caveats",
             format!("{}.", report.warnings.join("; ")),

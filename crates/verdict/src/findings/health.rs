@@ -2,6 +2,7 @@
 
 use probe::{Drive, Facts, Health};
 
+use crate::code::Code;
 use crate::database::{DriveEntry, SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES};
 use crate::model::{Finding, Severity};
 
@@ -84,7 +85,7 @@ fn healthy(drive: &Drive) -> Finding {
             seen.join(", ")
         )
     };
-    Finding::new("NC200", Severity::Ok, "Drive health is fine", detail).about(&drive.name)
+    Finding::new(Code::HealthFine, Severity::Ok, "Drive health is fine", detail).about(&drive.name)
 }
 
 fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut Vec<Finding>) {
@@ -96,7 +97,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
     if h.passed == Some(false) || failing_status {
         out.push(
             Finding::new(
-                "NC201",
+                Code::SmartFailing,
                 Severity::Critical,
                 "SMART says the drive is failing",
                 format!(
@@ -135,7 +136,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
         };
         out.push(
             Finding::new(
-                "NC202",
+                Code::NvmeCriticalWarning,
                 Severity::Critical,
                 "The drive raises an NVMe critical warning",
                 detail,
@@ -150,7 +151,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
         if spare < threshold {
             out.push(
                 Finding::new(
-                    "NC203",
+                    Code::SpareBelowThreshold,
                     Severity::Critical,
                     "Spare blocks below the drive's threshold",
                     format!(
@@ -176,7 +177,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
                 .unwrap_or_default();
             out.push(
                 Finding::new(
-                    "NC204",
+                    Code::Worn,
                     severity,
                     "The drive is worn",
                     format!(
@@ -192,7 +193,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
     if let Some(errors) = h.media_errors.filter(|e| *e > 0) {
         out.push(
             Finding::new(
-                "NC205",
+                Code::MediaErrors,
                 Severity::Warning,
                 "The drive logged media errors",
                 format!("{name}: {errors} unrecovered media or data-integrity errors in the health log."),
@@ -215,7 +216,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
         let (family, id) = (entry.display_name(), entry.id.as_str());
         out.push(
             Finding::new(
-                "NC208",
+                Code::AttributeNotBadSectors,
                 Severity::Info,
                 format!("{family}: SMART attribute {} is not a bad-sector count alone", quirk.attribute),
                 format!(
@@ -241,7 +242,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
         };
         out.push(
             Finding::new(
-                "NC206",
+                Code::BadSectors,
                 severity,
                 "Bad sectors",
                 format!(
@@ -269,7 +270,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
         });
         out.push(
             Finding::new(
-                "NC207",
+                Code::SmartctlFlags,
                 if now {
                     Severity::Warning
                 } else {
@@ -343,7 +344,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
         if let Some(limit) = critical_c.filter(|limit| temp >= *limit) {
             out.push(
                 Finding::new(
-                    "NC210",
+                    Code::Temperature,
                     Severity::Critical,
                     "The drive is above its warning temperature",
                     format!(
@@ -356,7 +357,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
         } else if temp >= TEMPERATURE_WARN_C {
             out.push(
                 Finding::new(
-                    "NC210",
+                    Code::Temperature,
                     Severity::Warning,
                     "The drive runs hot",
                     format!(
@@ -369,7 +370,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
         } else {
             out.push(
                 Finding::new(
-                    "NC210",
+                    Code::Temperature,
                     Severity::Ok,
                     "Drive temperature is fine",
                     format!(
@@ -402,7 +403,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
             }
             out.push(
                 Finding::new(
-                    "NC211",
+                    Code::Throttled,
                     Severity::Warning,
                     "The drive has throttled for heat",
                     format!(

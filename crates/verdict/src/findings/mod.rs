@@ -17,6 +17,7 @@ pub mod network;
 pub mod platform;
 pub mod trim;
 
+use crate::code::Code;
 use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
 use crate::model::{Finding, Severity};
 
@@ -86,13 +87,13 @@ impl<'a> Clients<'a> {
 impl Finding {
     /// A finding without a fix or subject; chain [`Finding::with_fix`] and [`Finding::about`].
     pub fn new(
-        code: &str,
+        code: Code,
         severity: Severity,
         title: impl Into<String>,
         detail: impl Into<String>,
     ) -> Finding {
         Finding {
-            code: code.to_owned(),
+            code,
             severity,
             title: title.into(),
             detail: detail.into(),
