@@ -6,7 +6,7 @@
 //! capacity rules and firmware rules on top of its grade and returns the advisories that hit.
 //! The schema is documented in `docs/database-schema.md`.
 
-mod build;
+pub(crate) mod build;
 mod classes;
 pub mod corpus;
 mod error;
@@ -22,7 +22,7 @@ use std::path::Path;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-pub use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
+pub use crate::clients::{ClientCatalog, ClientNeeds, ConsensusNeeds, ProcessNames, Sizing};
 use crate::model::{Grade, Severity};
 pub use classes::{
     controller_maker, ClassQuery, ClassRule, Classification, Evidence, EvidenceKind,

@@ -282,4 +282,15 @@ pub(crate) struct ClientRaw {
     pub max_qd1_read_p99_us: Option<f64>,
     pub notes: String,
     pub sources: Vec<String>,
+    pub process: Spanned<ProcessRaw>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProcessRaw {
+    pub names: Vec<String>,
+    #[serde(default)]
+    pub name_prefixes: Vec<String>,
+    #[serde(default)]
+    pub launcher_arguments: Vec<String>,
 }
