@@ -175,7 +175,9 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
         // Execution and consensus clients share one namespace of names in error messages.
         ids.insert(&ctx, &c.name, "client")?;
         let at = c.name.span().start;
-        if c.node_disk_bytes.is_some_and(|disk| disk <= c.database_bytes) {
+        if c.node_disk_bytes
+            .is_some_and(|disk| disk <= c.database_bytes)
+        {
             return Err(ctx.invalid(
                 at,
                 format!(

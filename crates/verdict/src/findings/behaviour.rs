@@ -6,8 +6,8 @@
 use ::bench::behaviour::{CliffResult, CliffStop, SpanResult, SyncResult};
 use ::bench::BenchReport;
 
-use crate::code::{Code, Family};
 use crate::behaviour_thresholds::BehaviourThresholds;
+use crate::code::{Code, Family};
 use crate::model::{Finding, Grade, Severity};
 
 use super::{format_bytes, format_latency_us};

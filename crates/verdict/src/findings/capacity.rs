@@ -115,21 +115,26 @@ fn size(
             severity: Severity::Critical,
         });
         out.push(
-            Finding::new(Code::Size, Severity::Critical, "Too small for the client", {
-                let need = format_bytes(*need as u64);
-                let recommended = format_bytes(client.recommended_disk_bytes);
-                let recommended = if recommended == need {
-                    String::new()
-                } else {
-                    format!(" (recommended {recommended})")
-                };
-                format!(
-                    "{what} holds {}; {} needs at least {need}{recommended}.{}",
-                    format_bytes(bytes),
-                    clients.name(client),
-                    node_note(clients, have),
-                )
-            })
+            Finding::new(
+                Code::Size,
+                Severity::Critical,
+                "Too small for the client",
+                {
+                    let need = format_bytes(*need as u64);
+                    let recommended = format_bytes(client.recommended_disk_bytes);
+                    let recommended = if recommended == need {
+                        String::new()
+                    } else {
+                        format!(" (recommended {recommended})")
+                    };
+                    format!(
+                        "{what} holds {}; {} needs at least {need}{recommended}.{}",
+                        format_bytes(bytes),
+                        clients.name(client),
+                        node_note(clients, have),
+                    )
+                },
+            )
             .with_fix(format!(
                 "Use a drive of at least {} for the node's data",
                 format_bytes(client.recommended_disk_bytes.max(client.min_disk_bytes))

@@ -17,8 +17,8 @@ pub mod network;
 pub mod platform;
 pub mod trim;
 
-use crate::code::Code;
 use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 /// The clients whose needs the verdict applies: one named client, or all of them when the
