@@ -7,7 +7,7 @@
 
 use std::sync::OnceLock;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::database::{build, DbError, EMBEDDED_CLIENTS, EMBEDDED_CLIENTS_ORIGIN};
 
@@ -61,18 +61,23 @@ impl ClientCatalog {
 }
 
 /// How a running process of one execution client is recognised. Every name is lower case and
-/// compared case-insensitively.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// compared case-insensitively. Read from a client's `process` table, which the client's
+/// name is filled in from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ProcessNames {
     /// The client's name (`nethermind`).
+    #[serde(skip_deserializing)]
     pub client: String,
     /// Names the program runs as: its `comm`, or the file name of its argv\[0\].
     pub names: Vec<String>,
     /// Beginnings of such names, for programs whose name varies (`Nethermind.Runner`; `comm`
     /// is cut at 15 characters).
+    #[serde(default)]
     pub name_prefixes: Vec<String>,
     /// Text in an argument of a `java` or `dotnet` launcher that names the client's main
     /// class or assembly (`org.hyperledger.besu`).
+    #[serde(default)]
     pub launcher_arguments: Vec<String>,
 }
 

@@ -112,7 +112,13 @@ pub fn render(report: &Report) -> String {
         .findings
         .iter()
         .filter(|f| f.severity == Severity::Ok)
-        .map(|f| format!("{} {}", item(&clip(f.code.as_str(), 8)), item(&clip(&f.title, 80))))
+        .map(|f| {
+            format!(
+                "{} {}",
+                item(&clip(f.code.as_str(), 8)),
+                item(&clip(&f.title, 80))
+            )
+        })
         .collect();
     if !passed.is_empty() {
         out.push_str(&format!("\nPassed: {}\n", passed.join("; ")));

@@ -7,16 +7,12 @@ use regex::{Regex, RegexBuilder};
 use toml::Spanned;
 
 use super::error::{DbError, ErrorKind};
-use super::raw::{
-    ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ProcessRaw, ResultBlockFile, ResultRaw,
-    SourceRaw,
-};
+use super::raw::{ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ResultBlockFile, SourceRaw};
 use crate::clients::{ClientCatalog, ConsensusNeeds, ProcessNames, Sizing};
 
 use super::{
     AdvisoryRule, Benchmark, CapacityRule, ClientNeeds, CrowdResult, Database, DriveEntry,
-    FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, TraitMatch,
-    SCHEMA_VERSION,
+    FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, SCHEMA_VERSION,
 };
 
 /// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory.
@@ -65,14 +61,7 @@ pub(crate) fn database(
         ids.insert(&ctx, &g.id, "generic rule")?;
         generic.push(GenericRule {
             id: g.id.into_inner(),
-            when: TraitMatch {
-                nand: g.when.nand,
-                dram: g.when.dram,
-                class: g.when.class,
-                interface: g.when.interface,
-                rotational: g.when.rotational,
-                virtualized: g.when.virtualized,
-            },
+            when: g.when,
             grade: g.grade,
             notes: g.notes,
             sources: g.sources,
@@ -213,28 +202,7 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
 pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>, DbError> {
     let file: ResultBlockFile =
         toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
-    Ok(file.drives.results.into_iter().map(crowd_result).collect())
-}
-
-fn crowd_result(r: ResultRaw) -> CrowdResult {
-    CrowdResult {
-        model: r.model,
-        firmware: r.firmware,
-        capacity_bytes: r.capacity_bytes,
-        interface: r.interface,
-        read_iops: r.read_iops,
-        write_iops: r.write_iops,
-        qd1_read_p50_us: r.qd1_read_p50_us,
-        qd1_read_p99_us: r.qd1_read_p99_us,
-        qd1_read_p999_us: r.qd1_read_p999_us,
-        engine: r.engine,
-        span_bytes: r.span_bytes,
-        nodecheck_version: r.nodecheck_version,
-        date: r.date,
-        benchmark: r.benchmark.into_inner(),
-        source: r.source,
-        note: r.note,
-    }
+    Ok(file.drives.results)
 }
 
 pub(super) struct Ctx<'a> {
@@ -300,34 +268,32 @@ impl Ctx<'_> {
         }
     }
 
-    fn process(&self, client: &str, raw: Spanned<ProcessRaw>) -> Result<ProcessNames, DbError> {
+    fn process(&self, client: &str, raw: Spanned<ProcessNames>) -> Result<ProcessNames, DbError> {
         let at = raw.span().start;
-        let raw = raw.into_inner();
-        let all = raw
+        let process = ProcessNames {
+            client: client.to_owned(),
+            ..raw.into_inner()
+        };
+        let mut all = process
             .names
             .iter()
-            .chain(&raw.name_prefixes)
-            .chain(&raw.launcher_arguments);
-        if raw.names.is_empty() || all.clone().any(|n| n.trim().is_empty()) {
+            .chain(&process.name_prefixes)
+            .chain(&process.launcher_arguments);
+        if process.names.is_empty() || all.clone().any(|n| n.trim().is_empty()) {
             return Err(self.invalid(
                 at,
                 format!("client `{client}`: process needs at least one name and no empty ones"),
                 "name the program the client runs as, e.g. `process = { names = [\"geth\"] }`",
             ));
         }
-        if let Some(upper) = all.clone().find(|n| n.chars().any(char::is_uppercase)) {
+        if let Some(upper) = all.find(|n| n.chars().any(char::is_uppercase)) {
             return Err(self.invalid(
                 at,
                 format!("client `{client}`: process name `{upper}` is not lower case"),
                 "process names are compared case-insensitively: write them in lower case",
             ));
         }
-        Ok(ProcessNames {
-            client: client.to_owned(),
-            names: raw.names,
-            name_prefixes: raw.name_prefixes,
-            launcher_arguments: raw.launcher_arguments,
-        })
+        Ok(process)
     }
 
     fn source(&self, s: SourceRaw, ids: &mut IdSet) -> Result<Source, DbError> {
@@ -468,7 +434,7 @@ impl Ctx<'_> {
             capacity,
             advisories,
             smart_attributes,
-            results: d.results.into_iter().map(crowd_result).collect(),
+            results: d.results,
             platform,
         })
     }

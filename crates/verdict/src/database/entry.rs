@@ -3,7 +3,7 @@
 //! VPS products, the platform it is matched by.
 
 use regex::Regex;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Class, Dram, EntryInterface, ModelForms, Nand};
 use crate::model::{Grade, Severity};
@@ -148,8 +148,10 @@ pub struct AdvisoryRule {
 }
 
 /// A crowd-sourced benchmark result. The same table is what `nodecheck submit` prints, so a
-/// contributor can paste it under the entry (see docs/database-schema.md).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// contributor can paste it under the entry (see docs/database-schema.md). Read from the TOML
+/// as written: every key but the figures and the benchmark is optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CrowdResult {
     pub model: Option<String>,
     pub firmware: Option<String>,

@@ -1,6 +1,6 @@
 //! Generic rules: grades by trait ("data-center SSDs") for drives no entry names.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Class, Dram, EntryInterface, Nand};
 use crate::model::Grade;
@@ -16,8 +16,10 @@ pub struct GenericRule {
 }
 
 /// Conditions of a generic rule: each non-empty list must contain the drive's trait, each
-/// `Some` flag must equal it. An unknown trait never satisfies a condition.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// `Some` flag must equal it. An unknown trait never satisfies a condition. Read from the TOML
+/// as written; an absent key is no condition.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct TraitMatch {
     pub nand: Vec<Nand>,
     pub dram: Vec<Dram>,

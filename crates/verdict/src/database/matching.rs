@@ -181,6 +181,9 @@ pub(crate) fn apply_rules<'a>(
     let mut nand = entry.nand;
     let mut dram = entry.dram;
 
+    let advise = |rule_id: &str, severity, text: &str, fix: &Option<String>| {
+        Advisory::of_rule(&entry.id, rule_id, severity, text, fix)
+    };
     // Capacity first: it decides what hardware this is (the 4TB model is QLC); firmware
     // advisories then apply to that hardware.
     match q.capacity_bytes {
@@ -191,13 +194,7 @@ pub(crate) fn apply_rules<'a>(
                 }
                 nand = rule.nand.or(nand);
                 dram = rule.dram.or(dram);
-                advisories.push(Advisory::of_rule(
-                    &entry.id,
-                    &rule.id,
-                    rule.severity,
-                    &rule.text,
-                    &rule.fix,
-                ));
+                advisories.push(advise(&rule.id, rule.severity, &rule.text, &rule.fix));
             }
         }
         None => {
@@ -225,13 +222,7 @@ pub(crate) fn apply_rules<'a>(
                 if let Some(g) = rule.grade {
                     grade = grade.max(g);
                 }
-                advisories.push(Advisory::of_rule(
-                    &entry.id,
-                    &rule.id,
-                    rule.severity,
-                    &rule.text,
-                    &rule.fix,
-                ));
+                advisories.push(advise(&rule.id, rule.severity, &rule.text, &rule.fix));
             }
         }
         None => {
@@ -252,13 +243,7 @@ pub(crate) fn apply_rules<'a>(
     }
 
     for rule in &entry.advisories {
-        advisories.push(Advisory::of_rule(
-            &entry.id,
-            &rule.id,
-            rule.severity,
-            &rule.text,
-            &rule.fix,
-        ));
+        advisories.push(advise(&rule.id, rule.severity, &rule.text, &rule.fix));
     }
 
     Lookup {

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Class, Dram, EntryInterface, Nand};
+use super::{Class, CrowdResult, Dram, EntryInterface, Nand, ProcessNames, TraitMatch};
 use crate::model::{Grade, Severity};
 
 #[derive(Debug, Deserialize)]
@@ -55,25 +55,10 @@ pub(crate) struct RemarkRaw {
 #[serde(deny_unknown_fields)]
 pub(crate) struct GenericRaw {
     pub id: Spanned<String>,
-    pub when: TraitMatchRaw,
+    pub when: TraitMatch,
     pub grade: Grade,
     pub notes: String,
     pub sources: Vec<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TraitMatchRaw {
-    #[serde(default)]
-    pub nand: Vec<Nand>,
-    #[serde(default)]
-    pub dram: Vec<Dram>,
-    #[serde(default)]
-    pub class: Vec<Class>,
-    #[serde(default)]
-    pub interface: Vec<EntryInterface>,
-    pub rotational: Option<bool>,
-    pub virtualized: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -106,7 +91,7 @@ pub(crate) struct DriveRaw {
     #[serde(default)]
     pub smart_attributes: Vec<SmartAttributeRaw>,
     #[serde(default)]
-    pub results: Vec<ResultRaw>,
+    pub results: Vec<CrowdResult>,
     pub platform: Option<PlatformRaw>,
 }
 
@@ -156,27 +141,6 @@ pub(crate) struct SmartAttributeRaw {
     pub sources: Vec<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ResultRaw {
-    pub model: Option<String>,
-    pub firmware: Option<String>,
-    pub capacity_bytes: Option<u64>,
-    pub interface: Option<EntryInterface>,
-    pub read_iops: u32,
-    pub write_iops: u32,
-    pub qd1_read_p50_us: Option<f64>,
-    pub qd1_read_p99_us: Option<f64>,
-    pub qd1_read_p999_us: Option<f64>,
-    pub engine: Option<String>,
-    pub span_bytes: Option<u64>,
-    pub nodecheck_version: Option<String>,
-    pub date: Option<String>,
-    pub benchmark: Spanned<String>,
-    pub source: Option<String>,
-    pub note: Option<String>,
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PlatformRaw {
@@ -197,7 +161,7 @@ pub(crate) struct ResultBlockFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ResultBlockDrives {
-    pub results: Vec<ResultRaw>,
+    pub results: Vec<CrowdResult>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -244,15 +208,5 @@ pub(crate) struct ClientRaw {
     pub max_qd1_read_p99_us: Option<f64>,
     pub notes: String,
     pub sources: Vec<String>,
-    pub process: Spanned<ProcessRaw>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ProcessRaw {
-    pub names: Vec<String>,
-    #[serde(default)]
-    pub name_prefixes: Vec<String>,
-    #[serde(default)]
-    pub launcher_arguments: Vec<String>,
+    pub process: Spanned<ProcessNames>,
 }
