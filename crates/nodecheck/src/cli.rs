@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use verdict::ClientCatalog;
 
 use crate::commands;
 use crate::config::{
@@ -184,22 +186,19 @@ pub enum BenchArg {
     Full,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ClientArg {
-    Geth,
-    Nethermind,
-    Besu,
-    Erigon,
-    Reth,
+/// `--client` values: the execution clients of `data/clients.toml`, so `--help` and the error
+/// for an unknown name list exactly the clients the judge knows.
+fn execution_client() -> impl TypedValueParser<Value = ClientName> {
+    PossibleValuesParser::new(ClientCatalog::embedded().execution_names()).map(|name| {
+        ClientName::named(&name).expect("the parser only accepts names from the catalog")
+    })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConsensusArg {
-    Lighthouse,
-    Prysm,
-    Teku,
-    Nimbus,
-    Lodestar,
+/// `--cl` values: the consensus clients of `data/clients.toml`.
+fn consensus_client() -> impl TypedValueParser<Value = ConsensusName> {
+    PossibleValuesParser::new(ClientCatalog::embedded().consensus_names()).map(|name| {
+        ConsensusName::named(&name).expect("the parser only accepts names from the catalog")
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -234,12 +233,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE.tar.gz")]
     pub snapshot: Option<PathBuf>,
     /// Judge against this client's size and speed needs (default: the strictest of all five).
-    #[arg(long, value_enum)]
-    pub client: Option<ClientArg>,
+    #[arg(long, value_parser = execution_client())]
+    pub client: Option<ClientName>,
     /// The consensus client on the same disk: its database counts toward the size and free
     /// space the node needs (default: not counted; the size finding says how much it adds).
-    #[arg(long, value_enum, value_name = "CLIENT")]
-    pub cl: Option<ConsensusArg>,
+    #[arg(long, value_parser = consensus_client(), value_name = "CLIENT")]
+    pub cl: Option<ConsensusName>,
     /// How much to measure (ignored under --root/--snapshot: nothing is measured there).
     #[arg(long, value_enum, default_value = "quick")]
     pub bench: BenchArg,
@@ -338,11 +337,11 @@ pub struct TriageArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Judge against this client's needs (default: the strictest of all five).
-    #[arg(long, value_enum)]
-    pub client: Option<ClientArg>,
+    #[arg(long, value_parser = execution_client())]
+    pub client: Option<ClientName>,
     /// The consensus client on the same disk (its database counts toward size and free space).
-    #[arg(long, value_enum, value_name = "CLIENT")]
-    pub cl: Option<ConsensusArg>,
+    #[arg(long, value_parser = consensus_client(), value_name = "CLIENT")]
+    pub cl: Option<ConsensusName>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -420,8 +419,8 @@ impl Cli {
             }),
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
                 file: args.file,
-                client: args.client.map(ClientName::from),
-                consensus: args.cl.map(ConsensusName::from),
+                client: args.client,
+                consensus: args.cl,
                 format: args.output.format(),
                 redact: !args.output.no_redact,
             }),
@@ -474,30 +473,6 @@ impl OutputArgs {
     }
 }
 
-impl From<ClientArg> for ClientName {
-    fn from(arg: ClientArg) -> Self {
-        match arg {
-            ClientArg::Geth => ClientName::Geth,
-            ClientArg::Nethermind => ClientName::Nethermind,
-            ClientArg::Besu => ClientName::Besu,
-            ClientArg::Erigon => ClientName::Erigon,
-            ClientArg::Reth => ClientName::Reth,
-        }
-    }
-}
-
-impl From<ConsensusArg> for ConsensusName {
-    fn from(arg: ConsensusArg) -> Self {
-        match arg {
-            ConsensusArg::Lighthouse => ConsensusName::Lighthouse,
-            ConsensusArg::Prysm => ConsensusName::Prysm,
-            ConsensusArg::Teku => ConsensusName::Teku,
-            ConsensusArg::Nimbus => ConsensusName::Nimbus,
-            ConsensusArg::Lodestar => ConsensusName::Lodestar,
-        }
-    }
-}
-
 impl From<CheckArgs> for CheckConfig {
     fn from(args: CheckArgs) -> Self {
         let source = match (args.root, args.snapshot) {
@@ -511,8 +486,8 @@ impl From<CheckArgs> for CheckConfig {
             redact: !args.output.no_redact,
             path: args.path,
             source,
-            client: args.client.map(ClientName::from),
-            consensus: args.cl.map(ConsensusName::from),
+            client: args.client,
+            consensus: args.cl,
             // A replayed machine cannot be measured from here.
             bench: if replay {
                 BenchDepth::None
@@ -631,15 +606,15 @@ mod tests {
             .expect("parses");
         match cli.into_config().expect("valid").command {
             CommandConfig::Check(check) => {
-                assert_eq!(check.client, Some(ClientName::Geth));
-                assert_eq!(check.consensus, Some(ConsensusName::Lighthouse));
+                assert_eq!(check.client, ClientName::named("geth"));
+                assert_eq!(check.consensus, ConsensusName::named("lighthouse"));
             }
             other => panic!("expected check, got {other:?}"),
         }
         let cli = Cli::try_parse_from(["nodecheck", "triage", "x.json", "--cl", "nimbus"])
             .expect("parses");
         match cli.into_config().expect("valid").command {
-            CommandConfig::Triage(t) => assert_eq!(t.consensus, Some(ConsensusName::Nimbus)),
+            CommandConfig::Triage(t) => assert_eq!(t.consensus, ConsensusName::named("nimbus")),
             other => panic!("expected triage, got {other:?}"),
         }
         let cli = Cli::try_parse_from(["nodecheck", "--cl", "teku", "db", "list"]).expect("parses");

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use verdict::Grade;
+use verdict::{ClientCatalog, Grade};
 
 /// Options every subcommand honours.
 #[derive(Debug, Clone, Default)]
@@ -60,33 +60,27 @@ pub enum SourceChoice {
     Snapshot(PathBuf),
 }
 
+/// An execution client `--client` names: one of `data/clients.toml`'s `[[clients]]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ClientName {
-    Geth,
-    Nethermind,
-    Besu,
-    Erigon,
-    Reth,
-}
+pub struct ClientName(&'static str);
 
 impl ClientName {
-    pub const ALL: [ClientName; 5] = [
-        ClientName::Geth,
-        ClientName::Nethermind,
-        ClientName::Besu,
-        ClientName::Erigon,
-        ClientName::Reth,
-    ];
+    /// The client of this name in the embedded catalog, if there is one.
+    pub fn named(id: &str) -> Option<ClientName> {
+        ClientCatalog::embedded()
+            .execution_names()
+            .find(|name| *name == id)
+            .map(ClientName)
+    }
+
+    /// Every execution client, in the catalog's order.
+    pub fn all() -> impl Iterator<Item = ClientName> {
+        ClientCatalog::embedded().execution_names().map(ClientName)
+    }
 
     /// The lowercase id the database and the command line use.
     pub fn id(self) -> &'static str {
-        match self {
-            ClientName::Geth => "geth",
-            ClientName::Nethermind => "nethermind",
-            ClientName::Besu => "besu",
-            ClientName::Erigon => "erigon",
-            ClientName::Reth => "reth",
-        }
+        self.0
     }
 
     /// How its running processes look, for the bench's live-node check: the program name, and
@@ -114,26 +108,23 @@ impl ClientName {
     }
 }
 
-/// The consensus clients `--cl` names; their databases share the execution client's disk.
+/// The consensus client `--cl` names: one of `data/clients.toml`'s `[[consensus]]`. Its
+/// database shares the execution client's disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ConsensusName {
-    Lighthouse,
-    Prysm,
-    Teku,
-    Nimbus,
-    Lodestar,
-}
+pub struct ConsensusName(&'static str);
 
 impl ConsensusName {
+    /// The client of this name in the embedded catalog, if there is one.
+    pub fn named(id: &str) -> Option<ConsensusName> {
+        ClientCatalog::embedded()
+            .consensus_names()
+            .find(|name| *name == id)
+            .map(ConsensusName)
+    }
+
     /// The lowercase id the database and the command line use.
     pub fn id(self) -> &'static str {
-        match self {
-            ConsensusName::Lighthouse => "lighthouse",
-            ConsensusName::Prysm => "prysm",
-            ConsensusName::Teku => "teku",
-            ConsensusName::Nimbus => "nimbus",
-            ConsensusName::Lodestar => "lodestar",
-        }
+        self.0
     }
 }
 

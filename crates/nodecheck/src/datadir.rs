@@ -17,23 +17,24 @@ pub struct Detected {
     pub others: Vec<PathBuf>,
 }
 
-/// Candidate locations in the order they are tried. `home` entries are relative to each home
-/// directory, the rest to the file-system root.
-const HOME_CANDIDATES: [(&str, ClientName); 4] = [
-    (".ethereum", ClientName::Geth),
-    (".local/share/reth", ClientName::Reth),
-    (".local/share/erigon", ClientName::Erigon),
-    (".nethermind", ClientName::Nethermind),
+/// Candidate locations in the order they are tried, with the client (its catalog name) whose
+/// default each is. `home` entries are relative to each home directory, the rest to the
+/// file-system root.
+const HOME_CANDIDATES: [(&str, &str); 4] = [
+    (".ethereum", "geth"),
+    (".local/share/reth", "reth"),
+    (".local/share/erigon", "erigon"),
+    (".nethermind", "nethermind"),
 ];
 
-const SYSTEM_CANDIDATES: [(&str, ClientName); 7] = [
-    ("var/lib/geth", ClientName::Geth),
-    ("var/lib/goethereum", ClientName::Geth),
-    ("var/lib/nethermind", ClientName::Nethermind),
-    ("var/lib/besu", ClientName::Besu),
-    ("var/lib/erigon", ClientName::Erigon),
-    ("var/lib/reth", ClientName::Reth),
-    ("var/lib/ethereum", ClientName::Geth),
+const SYSTEM_CANDIDATES: [(&str, &str); 7] = [
+    ("var/lib/geth", "geth"),
+    ("var/lib/goethereum", "geth"),
+    ("var/lib/nethermind", "nethermind"),
+    ("var/lib/besu", "besu"),
+    ("var/lib/erigon", "erigon"),
+    ("var/lib/reth", "reth"),
+    ("var/lib/ethereum", "geth"),
 ];
 
 /// Home directories to search: the caller's, and under sudo the invoking user's (whose
@@ -62,14 +63,14 @@ pub fn detect(fs_root: &Path, homes: &[PathBuf]) -> Option<Detected> {
         for (rel, client) in HOME_CANDIDATES {
             let path = home.join(rel);
             if path.is_dir() {
-                found.push((path, Some(client)));
+                found.push((path, ClientName::named(client)));
             }
         }
     }
     for (rel, client) in SYSTEM_CANDIDATES {
         let path = fs_root.join(rel);
         if path.is_dir() {
-            found.push((path, Some(client)));
+            found.push((path, ClientName::named(client)));
         }
     }
     found.extend(docker_volumes(&fs_root.join("var/lib/docker/volumes")));
@@ -97,7 +98,7 @@ fn docker_volumes(volumes: &Path) -> Vec<(PathBuf, Option<ClientName>)> {
     let mut found = Vec::new();
     for name in names {
         let lower = name.to_ascii_lowercase();
-        let Some(client) = ClientName::ALL.into_iter().find(|c| lower.contains(c.id())) else {
+        let Some(client) = ClientName::all().find(|c| lower.contains(c.id())) else {
             continue;
         };
         let data = volumes.join(&name).join("_data");
@@ -113,6 +114,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_candidate_names_a_client_of_the_catalog() {
+        for (path, client) in HOME_CANDIDATES.iter().chain(&SYSTEM_CANDIDATES) {
+            assert!(ClientName::named(client).is_some(), "{path}: {client}");
+        }
+    }
+
+    #[test]
     fn nothing_found_on_an_empty_machine() {
         let dir = tempfile::tempdir().expect("tempdir");
         assert_eq!(detect(dir.path(), &[PathBuf::from("/home/op")]), None);
@@ -125,7 +133,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("var/lib/nethermind")).expect("mkdir");
         let found = detect(dir.path(), &[PathBuf::from("/home/op")]).expect("found");
         assert_eq!(found.path, dir.path().join("home/op/.ethereum"));
-        assert_eq!(found.client, Some(ClientName::Geth));
+        assert_eq!(found.client, ClientName::named("geth"));
         assert_eq!(found.others, vec![dir.path().join("var/lib/nethermind")]);
     }
 
@@ -137,6 +145,6 @@ mod tests {
         std::fs::create_dir_all(vols.join("eth-docker_lhconsensus-data/_data")).expect("mkdir");
         let found = detect(dir.path(), &[]).expect("found");
         assert_eq!(found.path, vols.join("eth-docker_reth-el-data/_data"));
-        assert_eq!(found.client, Some(ClientName::Reth));
+        assert_eq!(found.client, ClientName::named("reth"));
     }
 }

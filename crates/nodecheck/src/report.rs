@@ -150,7 +150,7 @@ mod tests {
 
     fn finding(code: &str, severity: Severity, title: &str) -> Finding {
         Finding {
-            code: code.into(),
+            code: code.parse().expect("a finding code"),
             severity,
             title: title.into(),
             detail: String::new(),
@@ -162,14 +162,14 @@ mod tests {
     #[test]
     fn worst_first_then_code() {
         let mut f = vec![
-            finding("NC500", Severity::Info, "a"),
-            finding("NC300", Severity::Critical, "b"),
-            finding("NC100", Severity::Ok, "c"),
-            finding("NC200", Severity::Critical, "d"),
+            finding("NC501", Severity::Info, "a"),
+            finding("NC301", Severity::Critical, "b"),
+            finding("NC101", Severity::Ok, "c"),
+            finding("NC201", Severity::Critical, "d"),
         ];
         sort_findings(&mut f);
         let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
-        assert_eq!(codes, ["NC200", "NC300", "NC500", "NC100"]);
+        assert_eq!(codes, ["NC201", "NC301", "NC501", "NC101"]);
     }
 
     #[test]

@@ -92,3 +92,29 @@ fn an_unknown_consensus_client_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("lighthouse"), "{}", stderr(&out));
 }
+
+#[test]
+fn the_client_names_come_from_the_catalog_in_help_and_errors() {
+    let catalog = verdict::ClientCatalog::embedded();
+    let help = stdout(
+        &nodecheck()
+            .args(["check", "--help"])
+            .output()
+            .expect("runs"),
+    );
+    let unknown = nodecheck()
+        .args(["check", "--client", "gethh", "--bench", "none"])
+        .output()
+        .expect("runs");
+    assert_eq!(unknown.status.code(), Some(3), "{}", stderr(&unknown));
+    for name in catalog.execution_names().chain(catalog.consensus_names()) {
+        assert!(help.contains(name), "--help does not list {name}: {help}");
+    }
+    for name in catalog.execution_names() {
+        assert!(
+            stderr(&unknown).contains(name),
+            "the error does not offer {name}: {}",
+            stderr(&unknown)
+        );
+    }
+}

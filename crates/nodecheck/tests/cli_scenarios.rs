@@ -210,11 +210,6 @@ fn markdown_embeds_a_report_that_triage_reads_back() {
     let again: Report = serde_json::from_str(&stdout(&out)).expect("triage prints a report");
     assert_eq!(again.grade, embedded.grade);
     assert_eq!(again.facts, embedded.facts);
-    let codes = |r: &Report| {
-        r.findings
-            .iter()
-            .map(|f| f.code.clone())
-            .collect::<Vec<_>>()
-    };
+    let codes = |r: &Report| r.findings.iter().map(|f| f.code).collect::<Vec<_>>();
     assert_eq!(codes(&again), codes(&embedded));
 }

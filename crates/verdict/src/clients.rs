@@ -1,8 +1,85 @@
 //! What each Ethereum execution client needs from its storage, what a consensus client adds on
 //! the same disk, as published by the client teams (data/clients.toml, sourced from
 //! docs/sources/ethereum-node-storage-facts.md), and the list's own sizing advice.
+//!
+//! [`ClientCatalog`] is the one list of clients: the command line accepts its names, the judge
+//! applies its needs, and the running-client check recognises processes by its names.
 
-use serde::Serialize;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::database::{build, DbError, EMBEDDED_CLIENTS, EMBEDDED_CLIENTS_ORIGIN};
+
+/// Everything `data/clients.toml` holds, checked at load (see [`ClientCatalog::parse`]).
+#[derive(Debug, Clone)]
+pub struct ClientCatalog {
+    /// Execution clients, in file order.
+    pub clients: Vec<ClientNeeds>,
+    /// Consensus clients, in file order.
+    pub consensus: Vec<ConsensusNeeds>,
+    pub sizing: Option<Sizing>,
+    /// How each execution client's running process is recognised, in the order of `clients`.
+    pub processes: Vec<ProcessNames>,
+    /// The file's own sources, with where each is defined (a clash with the drives file is
+    /// reported there).
+    pub(crate) sources: Vec<build::SourceAt>,
+}
+
+impl ClientCatalog {
+    /// The catalog compiled into the binary. It is checked by this crate's tests, so a
+    /// failure here is a build defect, not an input error.
+    pub fn embedded() -> &'static ClientCatalog {
+        static CATALOG: OnceLock<ClientCatalog> = OnceLock::new();
+        CATALOG.get_or_init(|| {
+            ClientCatalog::parse(EMBEDDED_CLIENTS, EMBEDDED_CLIENTS_ORIGIN)
+                .unwrap_or_else(|err| panic!("the embedded clients file is invalid: {err}"))
+        })
+    }
+
+    /// Parses a clients file; `origin` names it in error messages. Rejects duplicate names,
+    /// unknown keys, sizes that cannot all be true and execution clients without a process
+    /// name.
+    pub fn parse(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
+        build::clients(text, origin)
+    }
+
+    /// The `--client` names: one per execution client.
+    pub fn execution_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.clients.iter().map(|c| c.name.as_str())
+    }
+
+    /// The `--cl` names: one per consensus client.
+    pub fn consensus_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.consensus.iter().map(|c| c.name.as_str())
+    }
+
+    /// How to recognise each execution client's running process.
+    pub fn process_names(&self) -> &[ProcessNames] {
+        &self.processes
+    }
+}
+
+/// How a running process of one execution client is recognised. Every name is lower case and
+/// compared case-insensitively. Read from a client's `process` table, which the client's
+/// name is filled in from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessNames {
+    /// The client's name (`nethermind`).
+    #[serde(skip_deserializing)]
+    pub client: String,
+    /// Names the program runs as: its `comm`, or the file name of its argv\[0\].
+    pub names: Vec<String>,
+    /// Beginnings of such names, for programs whose name varies (`Nethermind.Runner`; `comm`
+    /// is cut at 15 characters).
+    #[serde(default)]
+    pub name_prefixes: Vec<String>,
+    /// Text in an argument of a `java` or `dotnet` launcher that names the client's main
+    /// class or assembly (`org.hyperledger.besu`).
+    #[serde(default)]
+    pub launcher_arguments: Vec<String>,
+}
 
 /// The published storage requirements of one execution client.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -203,6 +280,77 @@ mod tests {
         let pair = geth.paired_with(&small);
         assert_eq!(pair.min_disk_bytes, 2_000);
         assert_eq!(pair.recommended_disk_bytes, 4_000);
+    }
+
+    #[test]
+    fn the_embedded_catalog_lists_every_client_with_a_process_name() {
+        let catalog = ClientCatalog::embedded();
+        let execution: Vec<&str> = catalog.execution_names().collect();
+        assert_eq!(execution, ["geth", "nethermind", "besu", "erigon", "reth"]);
+        let consensus: Vec<&str> = catalog.consensus_names().collect();
+        assert_eq!(
+            consensus,
+            ["lighthouse", "prysm", "teku", "nimbus", "lodestar"]
+        );
+        let processes: Vec<&str> = catalog
+            .process_names()
+            .iter()
+            .map(|p| p.client.as_str())
+            .collect();
+        assert_eq!(processes, execution);
+        let besu = &catalog.process_names()[2];
+        assert_eq!(besu.names, ["besu"]);
+        assert_eq!(besu.launcher_arguments, ["org.hyperledger.besu"]);
+    }
+
+    #[test]
+    fn a_catalog_that_cannot_be_true_does_not_load() {
+        let embedded = crate::database::EMBEDDED_CLIENTS;
+        let cases = [
+            (
+                embedded.replace("process = { names = [\"reth\"] }\n", ""),
+                "missing field `process`",
+            ),
+            (
+                embedded.replace("names = [\"reth\"]", "names = []"),
+                "client `reth`: process needs at least one name",
+            ),
+            (
+                embedded.replace("names = [\"geth\"]", "names = [\"Geth\"]"),
+                "process name `Geth` is not lower case",
+            ),
+            (
+                embedded.replacen(
+                    "recommended_disk_bytes = 2_000_000_000_000",
+                    "recommended_disk_bytes = 1_500_000_000_000",
+                    1,
+                ),
+                "client `geth`: recommended_disk_bytes is below min_disk_bytes",
+            ),
+            (
+                embedded.replacen("min_read_iops = 10000", "min_read_iops = 0", 1),
+                "client `nethermind`: an IOPS floor of 0 is no floor",
+            ),
+            (
+                embedded.replace(
+                    "database_bytes = 200_000_000_000\nnode_disk_bytes = 4_000_000_000_000",
+                    "database_bytes = 200_000_000_000\nnode_disk_bytes = 100_000_000_000",
+                ),
+                "consensus client `lodestar`: node_disk_bytes",
+            ),
+            (
+                embedded.replace("name = \"teku\"", "name = \"reth\""),
+                "reth",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_ne!(text, embedded, "the case for `{expected}` changed nothing");
+            let err = ClientCatalog::parse(&text, "clients.toml")
+                .expect_err(expected)
+                .to_string();
+            assert!(err.contains(expected), "expected `{expected}` in {err}");
+            assert!(err.starts_with("clients.toml:"), "{err}");
+        }
     }
 
     #[test]

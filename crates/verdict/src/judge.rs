@@ -5,12 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::behaviour_thresholds::BehaviourThresholds;
 use crate::clients::ClientNeeds;
+use crate::code::Code;
 use crate::database::Database;
 use crate::findings::{self, identity::DriveIdentity, ClientFailure, Clients};
 use crate::model::{Finding, Grade, Severity};
-
-/// Version of the serialized [`Verdict`]; bump when a field is renamed or re-typed.
-pub const VERDICT_SCHEMA_VERSION: u32 = 1;
 
 /// Whose needs the verdict applies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,9 +19,11 @@ pub enum ClientChoice {
     Named(String),
 }
 
+/// The judge's answer. It is not a document of its own: the binary's report carries its
+/// grade, findings and drives under the report's schema version, and what needs root is the
+/// NC190 finding.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
-    pub schema_version: u32,
     pub grade: Grade,
     /// The client whose needs were applied, or `strictest`.
     pub client: String,
@@ -35,8 +35,6 @@ pub struct Verdict {
     /// Sorted critical, warning, info, ok; in check order within a severity.
     pub findings: Vec<Finding>,
     pub drives: Vec<DriveVerdict>,
-    /// Checks that could not run without root.
-    pub needs_root: Vec<String>,
     /// Version of the drive database that judged (`2026.11.30`).
     #[serde(default)]
     pub database_version: String,
@@ -134,19 +132,12 @@ pub fn judge_node(
         Some(name) => match db.consensus_client(name) {
             Some(needs) => Some(needs),
             None => {
-                let known: Vec<&str> = db.consensus.iter().map(|c| c.name.as_str()).collect();
-                findings.push(
-                    Finding::new(
-                        "NC509",
-                        Severity::Warning,
-                        "Unknown client",
-                        format!(
-                            "No consensus client called \"{name}\" in the database (known: {}); its database was not counted.",
-                            known.join(", ")
-                        ),
-                    )
-                    .with_fix(format!("Name one of: {}", known.join(", "))),
-                );
+                findings.push(unknown_client(
+                    &format!("consensus client called \"{name}\""),
+                    db.consensus.iter().map(|c| c.name.as_str()),
+                    "its database was not counted",
+                    "Name one of",
+                ));
                 None
             }
         },
@@ -167,19 +158,12 @@ pub fn judge_node(
         {
             Some(needs) => (named(false, vec![needs]), needs.name.clone()),
             None => {
-                let known: Vec<&str> = db.clients.iter().map(|c| c.name.as_str()).collect();
-                findings.push(
-                    Finding::new(
-                        "NC509",
-                        Severity::Warning,
-                        "Unknown client",
-                        format!(
-                            "No client called \"{name}\" in the database (known: {}); judged against the strictest needs instead.",
-                            known.join(", ")
-                        ),
-                    )
-                    .with_fix(format!("Name one of the known clients: {}", known.join(", "))),
-                );
+                findings.push(unknown_client(
+                    &format!("client called \"{name}\""),
+                    db.clients.iter().map(|c| c.name.as_str()),
+                    "judged against the strictest needs instead",
+                    "Name one of the known clients",
+                ));
                 (strictest(), "strictest".to_owned())
             }
         },
@@ -207,7 +191,10 @@ pub fn judge_node(
             let note = findings::network::latency_note(share, qd1.lat_us.p50);
             if let (Some(note), Some(latency)) = (
                 note,
-                outcome.findings.iter_mut().find(|f| f.code == "NC701"),
+                outcome
+                    .findings
+                    .iter_mut()
+                    .find(|f| f.code == Code::Qd1Latency),
             ) {
                 latency.detail.push_str(&note);
             }
@@ -232,7 +219,7 @@ pub fn judge_node(
         }
         findings.extend(behaviour);
     }
-    let (needs_root, root_finding) = findings::identity::needs_root(facts);
+    let (_, root_finding) = findings::identity::needs_root(facts);
     findings.extend(root_finding);
 
     // Stable: within a severity the order is the order the checks ran in.
@@ -253,16 +240,32 @@ pub fn judge_node(
     };
 
     Verdict {
-        schema_version: VERDICT_SCHEMA_VERSION,
         grade,
         client: client_label,
         failing_client,
         consensus_client: consensus.map(|c| c.name.clone()),
         findings,
         drives,
-        needs_root,
         database_version: db.version.clone(),
     }
+}
+
+/// NC509: a client name the database does not know, what was done instead, and the names
+/// it does know. The command line only passes known names; a library caller may not.
+fn unknown_client<'a>(
+    what: &str,
+    known: impl Iterator<Item = &'a str>,
+    instead: &str,
+    fix: &str,
+) -> Finding {
+    let known = known.collect::<Vec<_>>().join(", ");
+    Finding::new(
+        Code::UnknownClient,
+        Severity::Warning,
+        "Unknown client",
+        format!("No {what} in the database (known: {known}); {instead}."),
+    )
+    .with_fix(format!("{fix}: {known}"))
 }
 
 fn clients_of<'a>(

@@ -3,12 +3,14 @@
 
 pub mod behaviour_thresholds;
 pub mod clients;
+pub mod code;
 pub mod database;
 pub mod findings;
 pub mod judge;
 pub mod model;
 
-pub use clients::ClientNeeds;
+pub use clients::{ClientCatalog, ClientNeeds, ProcessNames};
+pub use code::{Code, Family, UnknownCode};
 pub use database::{Database, DbError, DriveEntry, DriveQuery, Lookup};
 pub use judge::{judge, ClientChoice, DriveVerdict, EntrySummary, Verdict};
 pub use model::*;

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::code::Code;
+
 /// How fit something is for an Ethereum node. Ordered from best to worst so that folding
 /// findings is `max`; `Unknown` sorts between `Good` and `Ugly`: not known good, not known bad.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -62,8 +64,8 @@ impl std::fmt::Display for Severity {
 /// One thing the verdict says, with the measured value and what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable code (`NC101`), documented in `docs/findings.md`.
-    pub code: String,
+    /// Stable code, serialized as `"NC101"` and documented in `docs/findings.md`.
+    pub code: Code,
     pub severity: Severity,
     pub title: String,
     /// What was seen, with the measured value.

@@ -1,110 +1,88 @@
-//! Tidy check: every finding code the source can emit has a section (with an anchor) in
-//! docs/findings.md, and every documented code is still emitted. A code users search for must
-//! never lead nowhere, and the page must not document checks that no longer exist.
+//! Tidy check: every finding code has a section in docs/findings.md, under its family's
+//! heading, with the anchor and title the code carries, and the page documents no code that
+//! does not exist. A code users search for must never lead nowhere, and the page must not
+//! document checks that no longer exist.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use regex::Regex;
+use verdict::{Code, Family};
 
-fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// One `### NC201 — Title` section of the page: its anchor, title and the family heading
+/// (`## NC2xx health and temperature`) it sits under.
+struct Section {
+    anchor: String,
+    title: String,
+    family_heading: Option<String>,
 }
 
-/// Codes written as string literals (`"NC302"`) in the library source that emits findings.
-fn emitted_codes() -> BTreeSet<String> {
-    let literal = Regex::new(r#""(NC\d{3})""#).expect("regex");
-    let mut files: Vec<PathBuf> = vec![crate_dir().join("src/judge.rs")];
-    let findings_dir = crate_dir().join("src/findings");
-    let entries = std::fs::read_dir(&findings_dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", findings_dir.display()));
-    for entry in entries {
-        let path = entry.expect("dir entry").path();
-        if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
+fn documented_sections() -> BTreeMap<String, Section> {
+    let doc = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/findings.md");
+    let text = std::fs::read_to_string(&doc).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
+    let anchor = Regex::new(r#"^<a id="([^"]+)"></a>$"#).expect("regex");
+    let code_heading = Regex::new(r"^### (NC\d{3}) — (.+)$").expect("regex");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut sections = BTreeMap::new();
+    let mut family_heading = None;
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            family_heading = Some(heading.to_owned());
         }
-    }
-    let mut codes = BTreeSet::new();
-    for file in files {
-        let text =
-            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        // Unit tests name codes they look for; only the code above them emits.
-        let source = text.split("#[cfg(test)]").next().unwrap_or(&text);
-        for cap in literal.captures_iter(source) {
-            codes.insert(cap[1].to_owned());
-        }
-    }
-    codes
-}
-
-fn documented_codes(doc: &Path) -> BTreeSet<String> {
-    let text = std::fs::read_to_string(doc).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
-    let anchor = Regex::new(r#"<a id="nc(\d{3})"></a>\s*\n### NC(\d{3}) — \S"#).expect("regex");
-    let mut codes = BTreeSet::new();
-    for cap in anchor.captures_iter(&text) {
-        assert_eq!(
-            &cap[1], &cap[2],
-            "anchor nc{} heads the section of NC{}",
-            &cap[1], &cap[2]
-        );
+        let Some(cap) = code_heading.captures(line) else {
+            continue;
+        };
+        let code = cap[1].to_owned();
+        let anchor = i
+            .checked_sub(1)
+            .and_then(|above| anchor.captures(lines[above]))
+            .map(|a| a[1].to_owned())
+            .unwrap_or_else(|| panic!("{code}'s section has no anchor line above its heading"));
+        let section = Section {
+            anchor,
+            title: cap[2].to_owned(),
+            family_heading: family_heading.clone(),
+        };
         assert!(
-            codes.insert(format!("NC{}", &cap[1])),
-            "NC{} is documented twice",
-            &cap[1]
+            sections.insert(code.clone(), section).is_none(),
+            "{code} is documented twice"
         );
     }
-    codes
+    sections
 }
 
 #[test]
-fn every_emitted_code_is_documented_and_every_documented_code_emitted() {
-    let emitted = emitted_codes();
-    let documented = documented_codes(&crate_dir().join("../../docs/findings.md"));
-    assert!(
-        emitted.len() >= 30,
-        "found only {emitted:?}: is the scan broken?"
-    );
-    let undocumented: Vec<&String> = emitted.difference(&documented).collect();
-    let stale: Vec<&String> = documented.difference(&emitted).collect();
-    assert!(
-        undocumented.is_empty(),
-        "codes without a section in docs/findings.md: {undocumented:?}"
-    );
+fn every_code_is_documented_where_its_family_is_and_nothing_else_is() {
+    let mut sections = documented_sections();
+    for &code in Code::ALL {
+        let Some(section) = sections.remove(code.as_str()) else {
+            panic!("{code} has no section in docs/findings.md");
+        };
+        assert_eq!(section.anchor, code.anchor(), "anchor of {code}");
+        assert_eq!(section.title, code.title(), "title of {code}");
+        assert_eq!(
+            section.family_heading.as_deref(),
+            Some(code.family().to_string().as_str()),
+            "{code} is documented outside its family's section"
+        );
+    }
+    let stale: Vec<&String> = sections.keys().collect();
     assert!(
         stale.is_empty(),
-        "docs/findings.md documents codes nothing emits: {stale:?}"
+        "docs/findings.md documents codes that do not exist: {stale:?}"
     );
 }
 
 #[test]
-fn codes_sit_in_their_family_range() {
-    // NC1xx identity, NC2xx health, NC3xx trim, NC4xx controller/link, NC5xx mount and
-    // capacity, NC6xx platform, NC7xx bench, NC8xx behaviour.
-    let families: [(&str, char); 11] = [
-        ("identity.rs", '1'),
-        ("media.rs", '1'),
-        ("health.rs", '2'),
-        ("trim.rs", '3'),
-        ("controller.rs", '4'),
-        ("mount.rs", '5'),
-        ("capacity.rs", '5'),
-        ("network.rs", '5'),
-        ("platform.rs", '6'),
-        ("bench.rs", '7'),
-        ("behaviour.rs", '8'),
-    ];
-    let literal = Regex::new(r#""NC(\d)\d{2}""#).expect("regex");
-    for (file, hundred) in families {
-        let path = crate_dir().join("src/findings").join(file);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            panic!("{} is missing", path.display());
-        };
-        let source = text.split("#[cfg(test)]").next().unwrap_or(&text);
-        for cap in literal.captures_iter(source) {
-            let digit = cap[1].chars().next().unwrap_or('?');
-            // platform.rs re-emits database advisories of VPS entries as NC102.
-            let allowed = digit == hundred || (file == "platform.rs" && &cap[0] == "\"NC102\"");
-            assert!(allowed, "{file} emits {} outside NC{hundred}xx", &cap[0]);
-        }
+fn every_family_heading_is_linked_from_the_overview() {
+    let doc = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/findings.md");
+    let text = std::fs::read_to_string(&doc).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
+    for family in Family::ALL {
+        let heading = format!("## {family}\n");
+        assert!(text.contains(&heading), "no `{}` heading", heading.trim());
+        assert!(
+            text.contains(&format!("[{family}](#")),
+            "the overview does not link {family}"
+        );
     }
 }

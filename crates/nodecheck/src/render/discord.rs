@@ -82,7 +82,7 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
             .unwrap_or_default();
         let line = redact(format!(
             "{mark} {} {}{}",
-            one_line(&f.code, 8),
+            one_line(f.code.as_str(), 8),
             one_line(&f.title, 120),
             fix
         ));
@@ -171,7 +171,7 @@ mod tests {
         }
         let findings = (0..60)
             .map(|i| Finding {
-                code: format!("NC{:03}", 100 + i),
+                code: verdict::Code::ALL[i % verdict::Code::ALL.len()],
                 severity: if i % 2 == 0 {
                     Severity::Critical
                 } else {

@@ -96,7 +96,7 @@ pub fn render(report: &Report) -> String {
         out.push_str(&format!(
             "- {} **{}** {}{}: {}\n",
             marker(f.severity),
-            item(&clip(&f.code, 8)),
+            item(&clip(f.code.as_str(), 8)),
             item(&clip(&f.title, 200)),
             subject,
             item(&clip(&f.detail, 600))
@@ -112,7 +112,13 @@ pub fn render(report: &Report) -> String {
         .findings
         .iter()
         .filter(|f| f.severity == Severity::Ok)
-        .map(|f| format!("{} {}", item(&clip(&f.code, 8)), item(&clip(&f.title, 80))))
+        .map(|f| {
+            format!(
+                "{} {}",
+                item(&clip(f.code.as_str(), 8)),
+                item(&clip(&f.title, 80))
+            )
+        })
         .collect();
     if !passed.is_empty() {
         out.push_str(&format!("\nPassed: {}\n", passed.join("; ")));

@@ -165,7 +165,7 @@ pub fn render(report: &Report) -> String {
             "nodecheck_finding",
             &[
                 ("path", &facts.path),
-                ("code", &f.code),
+                ("code", f.code.as_str()),
                 ("severity", f.severity.as_str()),
                 ("subject", f.subject.as_deref().unwrap_or("")),
             ],

@@ -213,7 +213,7 @@ fn findings(report: &Report, options: &RenderOptions, out: &mut String) {
         }
         table.add_row(vec![
             severity_cell(f.severity, options),
-            Cell::new(printable(&clip(&f.code, 8))),
+            Cell::new(printable(&clip(f.code.as_str(), 8))),
             Cell::new(body),
         ]);
     }

@@ -7,15 +7,12 @@ use regex::{Regex, RegexBuilder};
 use toml::Spanned;
 
 use super::error::{DbError, ErrorKind};
-use super::raw::{
-    ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ResultBlockFile, ResultRaw, SourceRaw,
-};
-use crate::clients::{ConsensusNeeds, Sizing};
+use super::raw::{ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ResultBlockFile, SourceRaw};
+use crate::clients::{ClientCatalog, ConsensusNeeds, ProcessNames, Sizing};
 
 use super::{
     AdvisoryRule, Benchmark, CapacityRule, ClientNeeds, CrowdResult, Database, DriveEntry,
-    FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, TraitMatch,
-    SCHEMA_VERSION,
+    FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, SCHEMA_VERSION,
 };
 
 /// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory.
@@ -64,14 +61,7 @@ pub(crate) fn database(
         ids.insert(&ctx, &g.id, "generic rule")?;
         generic.push(GenericRule {
             id: g.id.into_inner(),
-            when: TraitMatch {
-                nand: g.when.nand,
-                dram: g.when.dram,
-                class: g.when.class,
-                interface: g.when.interface,
-                rotational: g.when.rotational,
-                virtualized: g.when.virtualized,
-            },
+            when: g.when,
             grade: g.grade,
             notes: g.notes,
             sources: g.sources,
@@ -83,11 +73,12 @@ pub(crate) fn database(
         drives.push(ctx.drive(d)?);
     }
 
-    let ClientsData {
+    let ClientCatalog {
         clients,
         consensus,
         sizing,
         sources: client_sources,
+        ..
     } = clients(clients_text, clients_origin)?;
     for (s, offset) in client_sources {
         // Drives and clients cite from one pool of sources; the same id in both files would
@@ -128,17 +119,14 @@ pub(crate) fn database(
 }
 
 /// A source and the byte offset of its id in the file that defines it.
-type SourceAt = (Source, usize);
+pub(crate) type SourceAt = (Source, usize);
 
-/// Everything `data/clients.toml` holds.
-pub(crate) struct ClientsData {
-    pub clients: Vec<ClientNeeds>,
-    pub consensus: Vec<ConsensusNeeds>,
-    pub sizing: Option<Sizing>,
-    pub sources: Vec<SourceAt>,
-}
-
-pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientsData, DbError> {
+/// Parses `data/clients.toml`. Everything a consumer relies on without further checks is
+/// checked here: unique names, sizes that can be true at all (a minimum no larger than the
+/// recommendation, free space that fits on the recommended drive, a whole-node drive larger
+/// than the beacon database) and a way to recognise each execution client's process.
+/// `cargo xtask db-check` adds the editorial checks (citations, unit slips, lower-case names).
+pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
     let file: ClientsFile =
         toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
     let ctx = Ctx { origin, text };
@@ -151,9 +139,11 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientsData, DbError> 
         sources.push((ctx.source(s, &mut ids)?, offset));
     }
     let mut clients = Vec::with_capacity(file.clients.len());
+    let mut processes = Vec::with_capacity(file.clients.len());
     for c in file.clients {
         ids.insert(&ctx, &c.name, "client")?;
-        clients.push(ClientNeeds {
+        let at = c.name.span().start;
+        let needs = ClientNeeds {
             name: c.name.into_inner(),
             display: c.display,
             min_disk_bytes: c.min_disk_bytes,
@@ -164,12 +154,28 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientsData, DbError> 
             max_qd1_read_p99_us: c.max_qd1_read_p99_us,
             notes: c.notes,
             sources: c.sources,
-        });
+        };
+        ctx.sane_needs(&needs, at)?;
+        processes.push(ctx.process(&needs.name, c.process)?);
+        clients.push(needs);
     }
     let mut consensus = Vec::with_capacity(file.consensus.len());
     for c in file.consensus {
         // Execution and consensus clients share one namespace of names in error messages.
         ids.insert(&ctx, &c.name, "client")?;
+        let at = c.name.span().start;
+        if c.node_disk_bytes
+            .is_some_and(|disk| disk <= c.database_bytes)
+        {
+            return Err(ctx.invalid(
+                at,
+                format!(
+                    "consensus client `{}`: node_disk_bytes (the drive for the whole node) must exceed database_bytes",
+                    c.name.get_ref()
+                ),
+                "node_disk_bytes is the whole drive the client's documentation recommends",
+            ));
+        }
         consensus.push(ConsensusNeeds {
             name: c.name.into_inner(),
             display: c.display,
@@ -184,10 +190,11 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientsData, DbError> 
         text: s.text,
         sources: s.sources,
     });
-    Ok(ClientsData {
+    Ok(ClientCatalog {
         clients,
         consensus,
         sizing,
+        processes,
         sources,
     })
 }
@@ -195,28 +202,7 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientsData, DbError> 
 pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>, DbError> {
     let file: ResultBlockFile =
         toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
-    Ok(file.drives.results.into_iter().map(crowd_result).collect())
-}
-
-fn crowd_result(r: ResultRaw) -> CrowdResult {
-    CrowdResult {
-        model: r.model,
-        firmware: r.firmware,
-        capacity_bytes: r.capacity_bytes,
-        interface: r.interface,
-        read_iops: r.read_iops,
-        write_iops: r.write_iops,
-        qd1_read_p50_us: r.qd1_read_p50_us,
-        qd1_read_p99_us: r.qd1_read_p99_us,
-        qd1_read_p999_us: r.qd1_read_p999_us,
-        engine: r.engine,
-        span_bytes: r.span_bytes,
-        nodecheck_version: r.nodecheck_version,
-        date: r.date,
-        benchmark: r.benchmark.into_inner(),
-        source: r.source,
-        note: r.note,
-    }
+    Ok(file.drives.results)
 }
 
 pub(super) struct Ctx<'a> {
@@ -248,6 +234,66 @@ impl Ctx<'_> {
             ),
             "use a database written for this nodecheck version, or upgrade nodecheck",
         ))
+    }
+
+    fn invalid(&self, offset: usize, message: String, fix: &str) -> DbError {
+        self.err(ErrorKind::BadValue, offset, message, fix)
+    }
+
+    /// Sizes and speeds that cannot all be true are an error at the client's name.
+    fn sane_needs(&self, c: &ClientNeeds, at: usize) -> Result<(), DbError> {
+        let problem = if c.min_disk_bytes == 0 {
+            Some("min_disk_bytes is 0")
+        } else if c.recommended_disk_bytes < c.min_disk_bytes {
+            Some("recommended_disk_bytes is below min_disk_bytes")
+        } else if c.min_free_bytes > c.recommended_disk_bytes {
+            Some("min_free_bytes exceeds the recommended disk size")
+        } else if c
+            .max_qd1_read_p99_us
+            .is_some_and(|p99| !(p99.is_finite() && p99 > 0.0))
+        {
+            Some("max_qd1_read_p99_us must be a positive number")
+        } else if c.min_read_iops == Some(0) || c.min_write_iops == Some(0) {
+            Some("an IOPS floor of 0 is no floor: leave the key out")
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(self.invalid(
+                at,
+                format!("client `{}`: {problem}", c.name),
+                "sizes are bytes and speeds as the client documentation publishes them",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn process(&self, client: &str, raw: Spanned<ProcessNames>) -> Result<ProcessNames, DbError> {
+        let at = raw.span().start;
+        let process = ProcessNames {
+            client: client.to_owned(),
+            ..raw.into_inner()
+        };
+        let mut all = process
+            .names
+            .iter()
+            .chain(&process.name_prefixes)
+            .chain(&process.launcher_arguments);
+        if process.names.is_empty() || all.clone().any(|n| n.trim().is_empty()) {
+            return Err(self.invalid(
+                at,
+                format!("client `{client}`: process needs at least one name and no empty ones"),
+                "name the program the client runs as, e.g. `process = { names = [\"geth\"] }`",
+            ));
+        }
+        if let Some(upper) = all.find(|n| n.chars().any(char::is_uppercase)) {
+            return Err(self.invalid(
+                at,
+                format!("client `{client}`: process name `{upper}` is not lower case"),
+                "process names are compared case-insensitively: write them in lower case",
+            ));
+        }
+        Ok(process)
     }
 
     fn source(&self, s: SourceRaw, ids: &mut IdSet) -> Result<Source, DbError> {
@@ -388,7 +434,7 @@ impl Ctx<'_> {
             capacity,
             advisories,
             smart_attributes,
-            results: d.results.into_iter().map(crowd_result).collect(),
+            results: d.results,
             platform,
         })
     }

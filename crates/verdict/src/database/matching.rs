@@ -181,6 +181,9 @@ pub(crate) fn apply_rules<'a>(
     let mut nand = entry.nand;
     let mut dram = entry.dram;
 
+    let advise = |rule_id: &str, severity, text: &str, fix: &Option<String>| {
+        Advisory::of_rule(&entry.id, rule_id, severity, text, fix)
+    };
     // Capacity first: it decides what hardware this is (the 4TB model is QLC); firmware
     // advisories then apply to that hardware.
     match q.capacity_bytes {
@@ -191,12 +194,7 @@ pub(crate) fn apply_rules<'a>(
                 }
                 nand = rule.nand.or(nand);
                 dram = rule.dram.or(dram);
-                advisories.push(Advisory {
-                    code: format!("{}/{}", entry.id, rule.id),
-                    severity: rule.severity,
-                    text: rule.text.clone(),
-                    fix: rule.fix.clone(),
-                });
+                advisories.push(advise(&rule.id, rule.severity, &rule.text, &rule.fix));
             }
         }
         None => {
@@ -205,15 +203,13 @@ pub(crate) fn apply_rules<'a>(
                 .iter()
                 .find(|r| r.grade.is_some_and(|g| g > entry.grade))
             {
-                advisories.push(Advisory {
-                    code: format!("{}/capacity-unknown", entry.id),
-                    severity: Severity::Info,
-                    text: format!(
-                        "The capacity is not known, and it matters for this family: {}",
-                        rule.text
-                    ),
-                    fix: Some("Give the capacity (`nodecheck db lookup MODEL --capacity 4TB`) or run on the machine with the drive.".into()),
-                });
+                advisories.push(Advisory::unknown(
+                    &entry.id,
+                    "capacity",
+                    "The capacity is not known, and it matters for this family",
+                    &rule.text,
+                    "Give the capacity (`nodecheck db lookup MODEL --capacity 4TB`) or run on the machine with the drive.",
+                ));
             }
         }
     }
@@ -226,12 +222,7 @@ pub(crate) fn apply_rules<'a>(
                 if let Some(g) = rule.grade {
                     grade = grade.max(g);
                 }
-                advisories.push(Advisory {
-                    code: format!("{}/{}", entry.id, rule.id),
-                    severity: rule.severity,
-                    text: rule.text.clone(),
-                    fix: rule.fix.clone(),
-                });
+                advisories.push(advise(&rule.id, rule.severity, &rule.text, &rule.fix));
             }
         }
         None => {
@@ -240,28 +231,19 @@ pub(crate) fn apply_rules<'a>(
                 .iter()
                 .find(|r| r.grade.is_some_and(|g| g > Grade::Good))
             {
-                advisories.push(Advisory {
-                    code: format!("{}/firmware-unknown", entry.id),
-                    severity: Severity::Info,
-                    text: format!(
-                        "The firmware revision is not known, and some revisions of this family need an update: {}",
-                        rule.text
-                    ),
-                    fix: Some(
-                        "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.".into(),
-                    ),
-                });
+                advisories.push(Advisory::unknown(
+                    &entry.id,
+                    "firmware",
+                    "The firmware revision is not known, and some revisions of this family need an update",
+                    &rule.text,
+                    "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.",
+                ));
             }
         }
     }
 
     for rule in &entry.advisories {
-        advisories.push(Advisory {
-            code: format!("{}/{}", entry.id, rule.id),
-            severity: rule.severity,
-            text: rule.text.clone(),
-            fix: rule.fix.clone(),
-        });
+        advisories.push(advise(&rule.id, rule.severity, &rule.text, &rule.fix));
     }
 
     Lookup {

@@ -1,11 +1,12 @@
 //! The TOML files exactly as written, before regexes are compiled and references checked.
 //! Every table denies unknown keys so that a typo fails loudly instead of being ignored, and
-//! ids and patterns keep their spans so errors can point at them.
+//! ids and patterns keep their spans so errors can point at them. Optional keys are `Option`s,
+//! which serde leaves `None` when the key is absent; lists need `#[serde(default)]`.
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Class, Dram, EntryInterface, Nand};
+use super::{Class, CrowdResult, Dram, EntryInterface, Nand, ProcessNames, TraitMatch};
 use crate::model::{Grade, Severity};
 
 #[derive(Debug, Deserialize)]
@@ -30,7 +31,6 @@ pub(crate) struct DrivesFile {
 pub(crate) struct SourceRaw {
     pub id: Spanned<String>,
     pub title: String,
-    #[serde(default)]
     pub url: Option<String>,
 }
 
@@ -55,27 +55,10 @@ pub(crate) struct RemarkRaw {
 #[serde(deny_unknown_fields)]
 pub(crate) struct GenericRaw {
     pub id: Spanned<String>,
-    pub when: TraitMatchRaw,
+    pub when: TraitMatch,
     pub grade: Grade,
     pub notes: String,
     pub sources: Vec<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TraitMatchRaw {
-    #[serde(default)]
-    pub nand: Vec<Nand>,
-    #[serde(default)]
-    pub dram: Vec<Dram>,
-    #[serde(default)]
-    pub class: Vec<Class>,
-    #[serde(default)]
-    pub interface: Vec<EntryInterface>,
-    #[serde(default)]
-    pub rotational: Option<bool>,
-    #[serde(default)]
-    pub virtualized: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,11 +68,8 @@ pub(crate) struct DriveRaw {
     pub vendor: String,
     pub family: String,
     pub interface: EntryInterface,
-    #[serde(default)]
     pub form_factor: Option<String>,
-    #[serde(default)]
     pub nand: Option<Nand>,
-    #[serde(default)]
     pub dram: Option<Dram>,
     pub class: Class,
     pub grade: Grade,
@@ -99,7 +79,6 @@ pub(crate) struct DriveRaw {
     pub sources: Vec<String>,
     #[serde(default)]
     pub models: Vec<Spanned<String>>,
-    #[serde(default)]
     pub unmatchable: Option<String>,
     #[serde(default)]
     pub examples: Vec<String>,
@@ -112,8 +91,7 @@ pub(crate) struct DriveRaw {
     #[serde(default)]
     pub smart_attributes: Vec<SmartAttributeRaw>,
     #[serde(default)]
-    pub results: Vec<ResultRaw>,
-    #[serde(default)]
+    pub results: Vec<CrowdResult>,
     pub platform: Option<PlatformRaw>,
 }
 
@@ -123,11 +101,9 @@ pub(crate) struct FirmwareRaw {
     pub id: Spanned<String>,
     #[serde(rename = "match")]
     pub pattern: Spanned<String>,
-    #[serde(default)]
     pub grade: Option<Grade>,
     pub severity: Severity,
     pub text: String,
-    #[serde(default)]
     pub fix: Option<String>,
 }
 
@@ -135,19 +111,13 @@ pub(crate) struct FirmwareRaw {
 #[serde(deny_unknown_fields)]
 pub(crate) struct CapacityRaw {
     pub id: Spanned<String>,
-    #[serde(default)]
     pub min_bytes: Option<u64>,
-    #[serde(default)]
     pub max_bytes: Option<u64>,
-    #[serde(default)]
     pub grade: Option<Grade>,
-    #[serde(default)]
     pub nand: Option<Nand>,
-    #[serde(default)]
     pub dram: Option<Dram>,
     pub severity: Severity,
     pub text: String,
-    #[serde(default)]
     pub fix: Option<String>,
 }
 
@@ -157,7 +127,6 @@ pub(crate) struct AdvisoryRaw {
     pub id: Spanned<String>,
     pub severity: Severity,
     pub text: String,
-    #[serde(default)]
     pub fix: Option<String>,
 }
 
@@ -172,50 +141,12 @@ pub(crate) struct SmartAttributeRaw {
     pub sources: Vec<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ResultRaw {
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub firmware: Option<String>,
-    #[serde(default)]
-    pub capacity_bytes: Option<u64>,
-    #[serde(default)]
-    pub interface: Option<EntryInterface>,
-    pub read_iops: u32,
-    pub write_iops: u32,
-    #[serde(default)]
-    pub qd1_read_p50_us: Option<f64>,
-    #[serde(default)]
-    pub qd1_read_p99_us: Option<f64>,
-    #[serde(default)]
-    pub qd1_read_p999_us: Option<f64>,
-    #[serde(default)]
-    pub engine: Option<String>,
-    #[serde(default)]
-    pub span_bytes: Option<u64>,
-    #[serde(default)]
-    pub nodecheck_version: Option<String>,
-    #[serde(default)]
-    pub date: Option<String>,
-    pub benchmark: Spanned<String>,
-    #[serde(default)]
-    pub source: Option<String>,
-    #[serde(default)]
-    pub note: Option<String>,
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PlatformRaw {
-    #[serde(default)]
     pub cloud: Option<String>,
-    #[serde(default)]
     pub sys_vendor: Option<Spanned<String>>,
-    #[serde(default)]
     pub product_name: Option<Spanned<String>>,
-    #[serde(default)]
     pub bios_version: Option<Spanned<String>>,
 }
 
@@ -230,7 +161,7 @@ pub(crate) struct ResultBlockFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ResultBlockDrives {
-    pub results: Vec<ResultRaw>,
+    pub results: Vec<CrowdResult>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -242,7 +173,6 @@ pub(crate) struct ClientsFile {
     pub clients: Vec<ClientRaw>,
     #[serde(default)]
     pub consensus: Vec<ConsensusRaw>,
-    #[serde(default)]
     pub sizing: Option<SizingRaw>,
 }
 
@@ -252,7 +182,6 @@ pub(crate) struct ConsensusRaw {
     pub name: Spanned<String>,
     pub display: String,
     pub database_bytes: u64,
-    #[serde(default)]
     pub node_disk_bytes: Option<u64>,
     pub notes: String,
     pub sources: Vec<String>,
@@ -274,12 +203,10 @@ pub(crate) struct ClientRaw {
     pub min_disk_bytes: u64,
     pub recommended_disk_bytes: u64,
     pub min_free_bytes: u64,
-    #[serde(default)]
     pub min_read_iops: Option<u32>,
-    #[serde(default)]
     pub min_write_iops: Option<u32>,
-    #[serde(default)]
     pub max_qd1_read_p99_us: Option<f64>,
     pub notes: String,
     pub sources: Vec<String>,
+    pub process: Spanned<ProcessNames>,
 }

@@ -367,14 +367,6 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
                 issues.error(&c.name, format!("{what} is under 1 GB: sizes are in bytes"));
             }
         }
-        if c.node_disk_bytes
-            .is_some_and(|disk| disk <= c.database_bytes)
-        {
-            issues.error(
-                &c.name,
-                "node_disk_bytes (the drive for the whole node) must exceed database_bytes".into(),
-            );
-        }
     }
     match &db.sizing {
         None => issues.error("sizing", "no [sizing] table in the clients file".into()),
@@ -399,6 +391,8 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
     }
 }
 
+/// Loading already rejected figures that cannot be true (see `build::clients`); these are the
+/// editorial checks: the five clients, citations, names users can type, sizes in bytes.
 fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
     const EXPECTED: [&str; 5] = ["geth", "nethermind", "besu", "erigon", "reth"];
     for name in EXPECTED {
@@ -417,21 +411,6 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
                 "client name must be a lower-case word (users type it on the command line)".into(),
             );
         }
-        if c.min_disk_bytes == 0 {
-            issues.error(&c.name, "min_disk_bytes is 0".into());
-        }
-        if c.recommended_disk_bytes < c.min_disk_bytes {
-            issues.error(
-                &c.name,
-                "recommended_disk_bytes is below min_disk_bytes".into(),
-            );
-        }
-        if c.min_free_bytes > c.recommended_disk_bytes {
-            issues.error(
-                &c.name,
-                "min_free_bytes exceeds the recommended disk size".into(),
-            );
-        }
         // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
         for (what, v) in [
             ("min_disk_bytes", c.min_disk_bytes),
@@ -442,14 +421,6 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
                 issues.error(
                     &c.name,
                     format!("{what} = {v} is under 1 GB: sizes are in bytes"),
-                );
-            }
-        }
-        if let Some(p99) = c.max_qd1_read_p99_us {
-            if !(p99.is_finite() && p99 > 0.0) {
-                issues.error(
-                    &c.name,
-                    "max_qd1_read_p99_us must be a positive number".into(),
                 );
             }
         }

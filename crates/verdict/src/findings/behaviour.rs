@@ -7,6 +7,7 @@ use ::bench::behaviour::{CliffResult, CliffStop, SpanResult, SyncResult};
 use ::bench::BenchReport;
 
 use crate::behaviour_thresholds::BehaviourThresholds;
+use crate::code::{Code, Family};
 use crate::model::{Finding, Grade, Severity};
 
 use super::{format_bytes, format_latency_us};
@@ -20,15 +21,8 @@ pub struct ListedAs<'a> {
 
 const FIX_TLC_DRAM: &str = "Put the chain database on a TLC NVMe drive with DRAM (the \"Good\" list: `nodecheck db list --grade good`).";
 
-fn finding(code: &str, severity: Severity, title: &str, detail: String, subject: &str) -> Finding {
-    Finding {
-        code: code.to_owned(),
-        severity,
-        title: title.to_owned(),
-        detail,
-        fix: None,
-        subject: Some(subject.to_owned()),
-    }
+fn finding(code: Code, severity: Severity, title: &str, detail: String, subject: &str) -> Finding {
+    Finding::new(code, severity, title, detail).about(subject)
 }
 
 /// Lower is better: `Critical` above `critical`, `Warning` above `warn`.
@@ -65,7 +59,7 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
         ),
     };
     let mut f = finding(
-        "NC801",
+        Code::BaselineReadLatency,
         severity,
         "QD1 read latency between write bursts",
         format!(
@@ -89,7 +83,7 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
         _ => "reads slow down markedly while the client commits a batch".to_owned(),
     };
     let mut f = finding(
-        "NC802",
+        Code::ReadLatencyDuringBursts,
         severity,
         "Read latency during write bursts",
         format!(
@@ -148,7 +142,7 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
         )
     };
     let mut f = finding(
-        "NC803",
+        Code::BurstRecovery,
         severity,
         "Recovery after write bursts",
         detail,
@@ -218,7 +212,7 @@ fn cliff_finding(cliff: &CliffResult, t: &BehaviourThresholds, subject: &str) ->
         }
     };
     let mut f = finding(
-        "NC804",
+        Code::WriteCliff,
         severity,
         "Sustained writes (write cliff)",
         format!("Sequential then random writes: {detail}"),
@@ -235,7 +229,7 @@ fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Fi
         (Some(first), Some(last)) => (first, last),
         _ => {
             return finding(
-                "NC805",
+                Code::SpanLatency,
                 Severity::Info,
                 "Read latency over growing spans",
                 "The span test recorded no reads.".into(),
@@ -245,7 +239,7 @@ fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Fi
     };
     if span.points.len() < 2 {
         return finding(
-            "NC805",
+            Code::SpanLatency,
             Severity::Info,
             "Read latency over growing spans (mapping table)",
             format!(
@@ -263,7 +257,7 @@ fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Fi
         _ => "reads get several times slower the more data they span; the state database will read slower the larger it grows".to_owned(),
     };
     let mut f = finding(
-        "NC805",
+        Code::SpanLatency,
         severity,
         "Read latency over growing spans (mapping table)",
         format!(
@@ -305,7 +299,7 @@ pub fn check(
         if c.severity >= Severity::Warning && s.severity >= Severity::Warning {
             findings.push(
                 finding(
-                    "NC806",
+                    Code::QlcAndDramLess,
                     Severity::Critical,
                     "QLC and DRAM-less behaviour together",
                     "Writes fall off a QLC-like cliff and reads slow down like a DRAM-less drive's. The community list: \"anything both QLC and DRAMless will likely not be able to sync at all or not be able to consistently keep up with chain head\".".into(),
@@ -326,7 +320,7 @@ pub fn check(
         if listed.grade == Grade::Good && !worse.is_empty() {
             let codes: Vec<&str> = worse.iter().map(|f| f.code.as_str()).collect();
             findings.push(finding(
-                "NC807",
+                Code::WorseThanEntry,
                 Severity::Warning,
                 "Behaves worse than its database entry",
                 format!(
@@ -342,12 +336,12 @@ pub fn check(
 }
 
 /// Whether the behaviour tests positively show the drive fit for a node: the sync and span
-/// tests both ran (the cliff test is opt-in) and every NC8xx finding passed. The judge can
+/// tests both ran (the cliff test is opt-in) and every behaviour finding passed. The judge can
 /// grade an unknown drive `good` on this, as it does on a fast enough qd1/randrw bench.
 pub fn proves_fit(bench: &BenchReport, findings: &[Finding]) -> bool {
     let behaviour: Vec<&Finding> = findings
         .iter()
-        .filter(|f| f.code.starts_with("NC8"))
+        .filter(|f| f.code.family() == Family::Behaviour)
         .collect();
     bench.sync.is_some()
         && bench.span.is_some()

@@ -1,7 +1,8 @@
 //! NC7xx: what the benchmark measured, against the client's needs.
 
-use ::bench::{BenchReport, EngineKind};
+use ::bench::{BenchReport, EngineKind, Qd1Result, RandRwResult};
 
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 use super::{format_iops, format_latency_us, ClientFailure, Clients};
@@ -29,235 +30,30 @@ pub fn check(
     failures: &mut Vec<ClientFailure>,
 ) -> BenchOutcome {
     let mut findings = Vec::new();
-    let mut measured = false;
-    let mut fast = true;
-
-    let mut unusable = Vec::new();
     let qd1 = report.qd1.as_ref().filter(|q| {
-        let ok = q.ios > 0 && usable(q.lat_us.p99) && usable(q.lat_us.max) && usable(q.lat_us.p50);
-        if !ok {
-            unusable.push("QD1");
-        }
-        ok
+        q.ios > 0 && usable(q.lat_us.p99) && usable(q.lat_us.max) && usable(q.lat_us.p50)
     });
-    let randrw = report.randrw.as_ref().filter(|r| {
-        let ok = usable(r.read_iops) && usable(r.write_iops);
-        if !ok {
-            unusable.push("randrw");
-        }
-        ok
-    });
-    if !unusable.is_empty() {
-        // A NaN or negative figure compares as "fine" against any need; never let it vouch
-        // for a drive.
-        findings.push(Finding::new(
-            "NC704",
-            Severity::Info,
-            "Benchmark result unusable",
-            format!(
-                "The {} result holds no valid measurement (no I/O, or non-finite or negative figures) and was ignored.",
-                unusable.join(" and ")
-            ),
-        ));
-    }
+    let randrw = report
+        .randrw
+        .as_ref()
+        .filter(|r| usable(r.read_iops) && usable(r.write_iops));
+    findings.extend(unusable_results(
+        report.qd1.is_some() && qd1.is_none(),
+        report.randrw.is_some() && randrw.is_none(),
+    ));
 
-    if let Some(qd1) = qd1 {
-        measured = true;
-        let p99 = qd1.lat_us.p99;
-        let max = qd1.lat_us.max;
-        let failing = clients.failing_by(|c| c.max_qd1_read_p99_us, |t| p99 > t, false);
-        let (severity, need_text, failing_client) = if let Some((client, need)) = failing.first() {
-            let sev = if p99 > need * CRITICAL_FACTOR {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            };
-            (
-                sev,
-                format!(
-                    "{} needs p99 <= {}",
-                    clients.name(client),
-                    format_latency_us(*need)
-                ),
-                Some(client.name.clone()),
-            )
-        } else if clients
-            .needs
-            .iter()
-            .all(|c| c.max_qd1_read_p99_us.is_none())
-            && p99 > QD1_FALLBACK_P99_US
-        {
-            let sev = if p99 > QD1_FALLBACK_P99_US * CRITICAL_FACTOR {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            };
-            (
-                sev,
-                format!(
-                    "p99 above {} means a slow drive",
-                    format_latency_us(QD1_FALLBACK_P99_US)
-                ),
-                None,
-            )
-        } else {
-            (Severity::Ok, String::new(), None)
-        };
-        if let Some(client) = failing_client {
-            failures.push(ClientFailure { client, severity });
-        }
-        let measured_text = format!(
-            "QD1 4 KiB random reads ({} reads on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
-            qd1.ios,
-            qd1.target,
-            engine_name(qd1.engine),
-            format_latency_us(qd1.lat_us.p50),
-            format_latency_us(p99),
-            format_latency_us(max),
-            format_iops(qd1.iops)
-        );
-        let max_note = if max > QD1_GOOD_MAX_US {
-            format!(
-                "; the max is above the {} that good drives stay under (eth-docker's ioping guidance)",
-                format_latency_us(QD1_GOOD_MAX_US)
-            )
-        } else {
-            String::new()
-        };
-        if severity >= Severity::Warning {
-            fast = false;
-            findings.push(
-                Finding::new(
-                    "NC701",
-                    severity,
-                    "Slow QD1 read latency",
-                    format!("{measured_text}; {need_text}{max_note}."),
-                )
-                .with_fix("Check the drive's temperature, TRIM and link findings above; if they are fine the drive itself is too slow for a sync: replace it with a TLC NVMe drive with DRAM"),
-            );
-        } else {
-            findings.push(Finding::new(
-                "NC701",
-                if max > QD1_GOOD_MAX_US {
-                    Severity::Info
-                } else {
-                    Severity::Ok
-                },
-                "QD1 read latency",
-                format!("{measured_text}{max_note}."),
-            ));
-        }
+    let qd1 = qd1.map(|q| qd1_latency(q, clients, failures));
+    let randrw_judged = randrw.map(|r| random_io(r, clients, failures));
+    let measured = qd1.is_some() || randrw_judged.is_some();
+    let mut fast = true;
+    for judged in qd1.into_iter().chain(randrw_judged) {
+        fast &= judged.fast;
+        findings.push(judged.finding);
     }
-
-    if let Some(rw) = randrw {
-        measured = true;
-        let read_fail = clients.failing_by(
-            |c| c.min_read_iops.map(f64::from),
-            |t| rw.read_iops < t,
-            true,
-        );
-        let write_fail = clients.failing_by(
-            |c| c.min_write_iops.map(f64::from),
-            |t| rw.write_iops < t,
-            true,
-        );
-        let comparable = if rw.fio_comparable {
-            String::new()
-        } else {
-            format!(
-                " The span was {} GiB, less than the community's 150 GiB, so an SLC cache may make the figure look better than a sync will see.",
-                rw.span_bytes / (1 << 30)
-            )
-        };
-        let measured_text = format!(
-            "randrw 75/25 4 KiB at QD{}: {}/{} r/w IOPS ({} engine)",
-            rw.queue_depth,
-            format_iops(rw.read_iops),
-            format_iops(rw.write_iops),
-            engine_name(rw.engine)
-        );
-        // One sentence per client: "Nethermind needs 10k read and 10k write IOPS".
-        let mut shortfalls: Vec<(String, Vec<String>)> = Vec::new();
-        let mut severity = Severity::Ok;
-        let mut first_client = None;
-        for (kind, have, failing) in [
-            ("read", rw.read_iops, &read_fail),
-            ("write", rw.write_iops, &write_fail),
-        ] {
-            if let Some((client, need)) = failing.first() {
-                let sev = if have < need * CRITICAL_IOPS_FRACTION {
-                    Severity::Critical
-                } else {
-                    Severity::Warning
-                };
-                severity = severity.max(sev);
-                first_client.get_or_insert_with(|| client.name.clone());
-                let who = clients.name(client);
-                let what = format!("{} {kind}", format_iops(*need));
-                match shortfalls.iter_mut().find(|(w, _)| *w == who) {
-                    Some((_, needs)) => needs.push(what),
-                    None => shortfalls.push((who, vec![what])),
-                }
-            }
-        }
-        let shortfalls: Vec<String> = shortfalls
-            .into_iter()
-            .map(|(who, needs)| format!("{who} needs {} IOPS", needs.join(" and ")))
-            .collect();
-        if let Some(client) = first_client {
-            fast = false;
-            failures.push(ClientFailure { client, severity });
-            findings.push(
-                Finding::new(
-                    "NC702",
-                    severity,
-                    "Random I/O below the client's needs",
-                    format!("{measured_text}; {}.{comparable}", shortfalls.join("; ")),
-                )
-                .with_fix("Replace the drive with a TLC NVMe drive with DRAM (see docs/drives.md); on cloud volumes provision more IOPS"),
-            );
-        } else {
-            if !rw.fio_comparable {
-                fast = false;
-            }
-            findings.push(Finding::new(
-                "NC702",
-                if rw.fio_comparable {
-                    Severity::Ok
-                } else {
-                    Severity::Info
-                },
-                "Random I/O meets the client's needs",
-                format!("{measured_text}.{comparable}"),
-            ));
-        }
+    if measured {
+        findings.extend(engine_caveat(report));
     }
-
-    if report.engine != EngineKind::IoUring && measured {
-        let why = report
-            .engine_reason
-            .as_deref()
-            .map(|r| format!(": {r}"))
-            .unwrap_or_default();
-        findings.push(Finding::new(
-            "NC703",
-            Severity::Info,
-            "Benchmark ran without io_uring",
-            format!(
-                "The {} engine was used{why}. Its figures are somewhat lower than fio's io_uring/libaio figures at high queue depth; QD1 latency is comparable.",
-                engine_name(report.engine)
-            ),
-        ));
-    }
-
-    if !report.warnings.is_empty() {
-        findings.push(Finding::new(
-            "NC704",
-            Severity::Info,
-            "Benchmark caveats",
-            format!("{}.", report.warnings.join("; ")),
-        ));
-    }
+    findings.extend(bench_caveats(report));
 
     // A short QD1 run shows fast reads only; a QLC drive reads fine and fails on writes. Only
     // the write-including randrw test (at the community's span) can vouch for a drive.
@@ -265,6 +61,245 @@ pub fn check(
         findings,
         fast: measured && fast && randrw.is_some_and(|r| r.fio_comparable),
     }
+}
+
+/// One measured figure's finding, and whether it shows the drive fast enough.
+struct Judged {
+    finding: Finding,
+    fast: bool,
+}
+
+/// NC705: a NaN or negative figure compares as "fine" against any need; never let it vouch
+/// for a drive.
+fn unusable_results(qd1: bool, randrw: bool) -> Option<Finding> {
+    let unusable: Vec<&str> = [("QD1", qd1), ("randrw", randrw)]
+        .into_iter()
+        .filter_map(|(name, unusable)| unusable.then_some(name))
+        .collect();
+    if unusable.is_empty() {
+        return None;
+    }
+    Some(Finding::new(
+        Code::BenchResultUnusable,
+        Severity::Info,
+        "Benchmark result unusable",
+        format!(
+            "The {} result holds no valid measurement (no I/O, or non-finite or negative figures) and was ignored.",
+            unusable.join(" and ")
+        ),
+    ))
+}
+
+/// NC701: the QD1 p99 against the most demanding latency need, or against the fallback when
+/// no client publishes one.
+fn qd1_latency(
+    qd1: &Qd1Result,
+    clients: &Clients<'_>,
+    failures: &mut Vec<ClientFailure>,
+) -> Judged {
+    let p99 = qd1.lat_us.p99;
+    let max = qd1.lat_us.max;
+    let critical_above = |need: f64| {
+        if p99 > need * CRITICAL_FACTOR {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        }
+    };
+    let failing = clients.failing_by(|c| c.max_qd1_read_p99_us, |t| p99 > t, false);
+    let (severity, need_text) = if let Some((client, need)) = failing.first() {
+        let severity = critical_above(*need);
+        failures.push(ClientFailure {
+            client: client.name.clone(),
+            severity,
+        });
+        (
+            severity,
+            format!(
+                "{} needs p99 <= {}",
+                clients.name(client),
+                format_latency_us(*need)
+            ),
+        )
+    } else if clients
+        .needs
+        .iter()
+        .all(|c| c.max_qd1_read_p99_us.is_none())
+        && p99 > QD1_FALLBACK_P99_US
+    {
+        (
+            critical_above(QD1_FALLBACK_P99_US),
+            format!(
+                "p99 above {} means a slow drive",
+                format_latency_us(QD1_FALLBACK_P99_US)
+            ),
+        )
+    } else {
+        (Severity::Ok, String::new())
+    };
+    let measured_text = format!(
+        "QD1 4 KiB random reads ({} reads on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
+        qd1.ios,
+        qd1.target,
+        engine_name(qd1.engine),
+        format_latency_us(qd1.lat_us.p50),
+        format_latency_us(p99),
+        format_latency_us(max),
+        format_iops(qd1.iops)
+    );
+    let max_note = if max > QD1_GOOD_MAX_US {
+        format!(
+            "; the max is above the {} that good drives stay under (eth-docker's ioping guidance)",
+            format_latency_us(QD1_GOOD_MAX_US)
+        )
+    } else {
+        String::new()
+    };
+    if severity >= Severity::Warning {
+        return Judged {
+            finding: Finding::new(
+                Code::Qd1Latency,
+                severity,
+                "Slow QD1 read latency",
+                format!("{measured_text}; {need_text}{max_note}."),
+            )
+            .with_fix("Check the drive's temperature, TRIM and link findings above; if they are fine the drive itself is too slow for a sync: replace it with a TLC NVMe drive with DRAM"),
+            fast: false,
+        };
+    }
+    Judged {
+        finding: Finding::new(
+            Code::Qd1Latency,
+            if max > QD1_GOOD_MAX_US {
+                Severity::Info
+            } else {
+                Severity::Ok
+            },
+            "QD1 read latency",
+            format!("{measured_text}{max_note}."),
+        ),
+        fast: true,
+    }
+}
+
+/// NC702: randrw read and write IOPS against the most demanding floors, one sentence per
+/// client that fails ("Nethermind needs 10k read and 10k write IOPS").
+fn random_io(
+    rw: &RandRwResult,
+    clients: &Clients<'_>,
+    failures: &mut Vec<ClientFailure>,
+) -> Judged {
+    let read_fail = clients.failing_by(
+        |c| c.min_read_iops.map(f64::from),
+        |t| rw.read_iops < t,
+        true,
+    );
+    let write_fail = clients.failing_by(
+        |c| c.min_write_iops.map(f64::from),
+        |t| rw.write_iops < t,
+        true,
+    );
+    let comparable = if rw.fio_comparable {
+        String::new()
+    } else {
+        format!(
+            " The span was {} GiB, less than the community's 150 GiB, so an SLC cache may make the figure look better than a sync will see.",
+            rw.span_bytes / (1 << 30)
+        )
+    };
+    let measured_text = format!(
+        "randrw 75/25 4 KiB at QD{}: {}/{} r/w IOPS ({} engine)",
+        rw.queue_depth,
+        format_iops(rw.read_iops),
+        format_iops(rw.write_iops),
+        engine_name(rw.engine)
+    );
+    let mut shortfalls: Vec<(String, Vec<String>)> = Vec::new();
+    let mut severity = Severity::Ok;
+    let mut first_client = None;
+    for (kind, have, failing) in [
+        ("read", rw.read_iops, &read_fail),
+        ("write", rw.write_iops, &write_fail),
+    ] {
+        if let Some((client, need)) = failing.first() {
+            let sev = if have < need * CRITICAL_IOPS_FRACTION {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            };
+            severity = severity.max(sev);
+            first_client.get_or_insert_with(|| client.name.clone());
+            let who = clients.name(client);
+            let what = format!("{} {kind}", format_iops(*need));
+            match shortfalls.iter_mut().find(|(w, _)| *w == who) {
+                Some((_, needs)) => needs.push(what),
+                None => shortfalls.push((who, vec![what])),
+            }
+        }
+    }
+    let Some(client) = first_client else {
+        return Judged {
+            finding: Finding::new(
+                Code::RandomIo,
+                if rw.fio_comparable {
+                    Severity::Ok
+                } else {
+                    Severity::Info
+                },
+                "Random I/O meets the client's needs",
+                format!("{measured_text}.{comparable}"),
+            ),
+            fast: rw.fio_comparable,
+        };
+    };
+    failures.push(ClientFailure { client, severity });
+    let shortfalls: Vec<String> = shortfalls
+        .into_iter()
+        .map(|(who, needs)| format!("{who} needs {} IOPS", needs.join(" and ")))
+        .collect();
+    Judged {
+        finding: Finding::new(
+            Code::RandomIo,
+            severity,
+            "Random I/O below the client's needs",
+            format!("{measured_text}; {}.{comparable}", shortfalls.join("; ")),
+        )
+        .with_fix("Replace the drive with a TLC NVMe drive with DRAM (see docs/drives.md); on cloud volumes provision more IOPS"),
+        fast: false,
+    }
+}
+
+/// NC703: figures from the portable engine read lower than fio's at high queue depth.
+fn engine_caveat(report: &BenchReport) -> Option<Finding> {
+    if report.engine == EngineKind::IoUring {
+        return None;
+    }
+    let why = report
+        .engine_reason
+        .as_deref()
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default();
+    Some(Finding::new(
+        Code::NoIoUring,
+        Severity::Info,
+        "Benchmark ran without io_uring",
+        format!(
+            "The {} engine was used{why}. Its figures are somewhat lower than fio's io_uring/libaio figures at high queue depth; QD1 latency is comparable.",
+            engine_name(report.engine)
+        ),
+    ))
+}
+
+/// NC704: the bench's own warnings, which bound how far its figures can be trusted.
+fn bench_caveats(report: &BenchReport) -> Option<Finding> {
+    (!report.warnings.is_empty()).then(|| {
+        Finding::new(
+            Code::BenchCaveats,
+            Severity::Info,
+            "Benchmark caveats",
+            format!("{}.", report.warnings.join("; ")),
+        )
+    })
 }
 
 fn usable(value: f64) -> bool {

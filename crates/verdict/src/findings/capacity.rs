@@ -2,6 +2,7 @@
 
 use probe::Facts;
 
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 use super::{format_bytes, ClientFailure, Clients};
@@ -114,21 +115,26 @@ fn size(
             severity: Severity::Critical,
         });
         out.push(
-            Finding::new("NC510", Severity::Critical, "Too small for the client", {
-                let need = format_bytes(*need as u64);
-                let recommended = format_bytes(client.recommended_disk_bytes);
-                let recommended = if recommended == need {
-                    String::new()
-                } else {
-                    format!(" (recommended {recommended})")
-                };
-                format!(
-                    "{what} holds {}; {} needs at least {need}{recommended}.{}",
-                    format_bytes(bytes),
-                    clients.name(client),
-                    node_note(clients, have),
-                )
-            })
+            Finding::new(
+                Code::Size,
+                Severity::Critical,
+                "Too small for the client",
+                {
+                    let need = format_bytes(*need as u64);
+                    let recommended = format_bytes(client.recommended_disk_bytes);
+                    let recommended = if recommended == need {
+                        String::new()
+                    } else {
+                        format!(" (recommended {recommended})")
+                    };
+                    format!(
+                        "{what} holds {}; {} needs at least {need}{recommended}.{}",
+                        format_bytes(bytes),
+                        clients.name(client),
+                        node_note(clients, have),
+                    )
+                },
+            )
             .with_fix(format!(
                 "Use a drive of at least {} for the node's data",
                 format_bytes(client.recommended_disk_bytes.max(client.min_disk_bytes))
@@ -148,7 +154,7 @@ fn size(
         });
         out.push(
             Finding::new(
-                "NC510",
+                Code::Size,
                 Severity::Warning,
                 "Smaller than the client's recommended size",
                 format!(
@@ -166,7 +172,7 @@ fn size(
     }
     let names: Vec<&str> = clients.needs.iter().map(|c| c.display.as_str()).collect();
     out.push(Finding::new(
-        "NC510",
+        Code::Size,
         Severity::Ok,
         "Big enough for the client",
         format!(
@@ -213,7 +219,7 @@ fn free(
         });
         out.push(
             Finding::new(
-                "NC511",
+                Code::FreeSpace,
                 severity,
                 title,
                 format!(
@@ -231,7 +237,7 @@ fn free(
         );
     } else {
         out.push(Finding::new(
-            "NC511",
+            Code::FreeSpace,
             Severity::Ok,
             "Enough free space",
             format!(

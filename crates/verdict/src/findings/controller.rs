@@ -2,6 +2,7 @@
 
 use probe::{ControllerMode, Drive, Facts, Interface, PcieLink};
 
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 pub const AHCI_FIX: &str =
@@ -33,7 +34,7 @@ fn controller_mode(drive: &Drive, out: &mut Vec<Finding>) {
     match drive.controller_mode {
         Some(ControllerMode::Ide) => out.push(
             Finding::new(
-                "NC401",
+                Code::SataControllerMode,
                 Severity::Warning,
                 "SATA controller in IDE mode",
                 format!(
@@ -55,7 +56,7 @@ fn controller_mode(drive: &Drive, out: &mut Vec<Finding>) {
             };
             out.push(
                 Finding::new(
-                    "NC401",
+                    Code::SataControllerMode,
                     Severity::Warning,
                     "Drive behind a hardware RAID controller",
                     format!(
@@ -70,7 +71,7 @@ fn controller_mode(drive: &Drive, out: &mut Vec<Finding>) {
         }
         Some(ControllerMode::Raid) if drive.interface != Some(Interface::Nvme) => out.push(
             Finding::new(
-                "NC401",
+                Code::SataControllerMode,
                 Severity::Warning,
                 "SATA controller in RAID mode",
                 format!(
@@ -84,7 +85,7 @@ fn controller_mode(drive: &Drive, out: &mut Vec<Finding>) {
         ),
         Some(ControllerMode::Ahci) if drive.interface == Some(Interface::Sata) => out.push(
             Finding::new(
-                "NC401",
+                Code::SataControllerMode,
                 Severity::Ok,
                 "SATA controller in AHCI mode",
                 format!("{name}: AHCI{driver}{class}."),
@@ -163,7 +164,7 @@ fn pcie_link(drive: &Drive, out: &mut Vec<Finding>) {
         };
         out.push(
             Finding::new(
-                "NC402",
+                Code::PcieLinkBelowMax,
                 severity,
                 "PCIe link below the drive's maximum",
                 format!(
@@ -177,7 +178,7 @@ fn pcie_link(drive: &Drive, out: &mut Vec<Finding>) {
     } else if current_gts.is_some() || current_width.is_some() {
         out.push(
             Finding::new(
-                "NC402",
+                Code::PcieLinkBelowMax,
                 Severity::Ok,
                 "PCIe link at the drive's maximum",
                 format!("{name} runs at {now} (maximum {max})."),
@@ -195,7 +196,7 @@ fn sata_link(drive: &Drive, out: &mut Vec<Finding>) {
         let name = &drive.name;
         out.push(
             Finding::new(
-                "NC403",
+                Code::SataLinkBelowMax,
                 Severity::Warning,
                 "SATA link below the drive's maximum",
                 format!(
@@ -237,7 +238,7 @@ fn usb(drive: &Drive, out: &mut Vec<Finding>) {
     detail.push('.');
     out.push(
         Finding::new(
-            "NC404",
+            Code::UsbAttached,
             if usb2 {
                 Severity::Critical
             } else {

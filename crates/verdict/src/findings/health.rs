@@ -2,6 +2,7 @@
 
 use probe::{Drive, Facts, Health};
 
+use crate::code::Code;
 use crate::database::{DriveEntry, SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES};
 use crate::model::{Finding, Severity};
 
@@ -84,124 +85,151 @@ fn healthy(drive: &Drive) -> Finding {
             seen.join(", ")
         )
     };
-    Finding::new("NC200", Severity::Ok, "Drive health is fine", detail).about(&drive.name)
+    Finding::new(
+        Code::HealthFine,
+        Severity::Ok,
+        "Drive health is fine",
+        detail,
+    )
+    .about(&drive.name)
 }
 
+/// The health log's findings, one check per thing it reports.
 fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut Vec<Finding>) {
-    let name = &drive.name;
+    let name = drive.name.as_str();
+    out.extend(smart_failing(name, h));
+    out.extend(critical_warning(name, h));
+    out.extend(spare_below_threshold(name, h));
+    out.extend(wear(name, h));
+    out.extend(media_errors(name, h));
+    out.extend(bad_sectors(name, h, entry));
+    out.extend(smartctl_flags(name, h));
+}
+
+/// NC201: the drive's own overall assessment, or smartctl's exit status saying it fails.
+fn smart_failing(name: &str, h: &Health) -> Option<Finding> {
     let failing_status = h
         .smartctl_status
         .iter()
         .any(|s| s.to_ascii_lowercase().contains("failing"));
-    if h.passed == Some(false) || failing_status {
-        out.push(
-            Finding::new(
-                "NC201",
-                Severity::Critical,
-                "SMART says the drive is failing",
-                format!(
-                    "{name}: the drive's own overall health assessment failed ({}).",
-                    if h.smartctl_status.is_empty() {
-                        "smart_status.passed = false".to_owned()
-                    } else {
-                        h.smartctl_status.join(", ")
-                    }
-                ),
-            )
-            .with_fix(smart_fix(name))
-            .about(name),
-        );
-    }
+    (h.passed == Some(false) || failing_status).then(|| {
+        Finding::new(
+            Code::SmartFailing,
+            Severity::Critical,
+            "SMART says the drive is failing",
+            format!(
+                "{name}: the drive's own overall health assessment failed ({}).",
+                if h.smartctl_status.is_empty() {
+                    "smart_status.passed = false".to_owned()
+                } else {
+                    h.smartctl_status.join(", ")
+                }
+            ),
+        )
+        .with_fix(smart_fix(name))
+        .about(name)
+    })
+}
 
-    if let Some(bits) = h.critical_warning.filter(|b| *b != 0) {
-        let decoded: Vec<String> = CRITICAL_WARNING_BITS
-            .iter()
-            .filter(|(bit, _)| bits & (1 << bit) != 0)
-            .map(|(bit, text)| format!("bit {bit}: {text}"))
-            .collect();
-        let unknown = bits & !0x1f;
-        let mut detail = format!("{name}: NVMe critical warning 0x{bits:02x}");
-        if !decoded.is_empty() {
-            detail.push_str(&format!(" ({})", decoded.join("; ")));
-        }
-        if unknown != 0 {
-            detail.push_str(&format!(", reserved bits 0x{unknown:02x} also set"));
-        }
-        detail.push('.');
-        let fix = if bits & 0b10 != 0 && bits & !0b10 == 0 {
-            "Cool the drive (heatsink, airflow) and recheck; if the warning stays, back up and replace it".to_owned()
-        } else {
-            smart_fix(name)
-        };
-        out.push(
-            Finding::new(
-                "NC202",
-                Severity::Critical,
-                "The drive raises an NVMe critical warning",
-                detail,
-            )
-            .with_fix(fix)
-            .about(name),
-        );
+/// NC202: the NVMe critical warning byte, decoded bit by bit.
+fn critical_warning(name: &str, h: &Health) -> Option<Finding> {
+    let bits = h.critical_warning.filter(|b| *b != 0)?;
+    let decoded: Vec<String> = CRITICAL_WARNING_BITS
+        .iter()
+        .filter(|(bit, _)| bits & (1 << bit) != 0)
+        .map(|(bit, text)| format!("bit {bit}: {text}"))
+        .collect();
+    let unknown = bits & !0x1f;
+    let mut detail = format!("{name}: NVMe critical warning 0x{bits:02x}");
+    if !decoded.is_empty() {
+        detail.push_str(&format!(" ({})", decoded.join("; ")));
     }
-
-    if let (Some(spare), Some(threshold)) = (h.available_spare_pct, h.available_spare_threshold_pct)
-    {
-        if spare < threshold {
-            out.push(
-                Finding::new(
-                    "NC203",
-                    Severity::Critical,
-                    "Spare blocks below the drive's threshold",
-                    format!(
-                        "{name}: {spare}% spare capacity left, below the drive's own threshold of {threshold}%; it is close to running out of replacement blocks."
-                    ),
-                )
-                .with_fix(smart_fix(name))
-                .about(name),
-            );
-        }
+    if unknown != 0 {
+        detail.push_str(&format!(", reserved bits 0x{unknown:02x} also set"));
     }
+    detail.push('.');
+    // The temperature bit alone is cured by cooling; anything else is the drive itself.
+    let fix = if bits & 0b10 != 0 && bits & !0b10 == 0 {
+        "Cool the drive (heatsink, airflow) and recheck; if the warning stays, back up and replace it".to_owned()
+    } else {
+        smart_fix(name)
+    };
+    Some(
+        Finding::new(
+            Code::NvmeCriticalWarning,
+            Severity::Critical,
+            "The drive raises an NVMe critical warning",
+            detail,
+        )
+        .with_fix(fix)
+        .about(name),
+    )
+}
 
-    if let Some(used) = h.percentage_used {
-        if used >= PERCENTAGE_USED_WARN {
-            let severity = if used >= PERCENTAGE_USED_CRITICAL {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            };
-            let written = h
-                .bytes_written
-                .map(|b| format!(" after {} written", super::format_bytes(b)))
-                .unwrap_or_default();
-            out.push(
-                Finding::new(
-                    "NC204",
-                    severity,
-                    "The drive is worn",
-                    format!(
-                        "{name}: {used}% of the rated write endurance is used{written}; an Ethereum node writes heavily, so wear grows fast."
-                    ),
-                )
-                .with_fix("Plan to replace the drive with a higher-endurance (TBW) model before it reaches its limit")
-                .about(name),
-            );
-        }
-    }
+/// NC203: spare blocks below the threshold the drive itself sets.
+fn spare_below_threshold(name: &str, h: &Health) -> Option<Finding> {
+    let (spare, threshold) = (h.available_spare_pct?, h.available_spare_threshold_pct?);
+    (spare < threshold).then(|| {
+        Finding::new(
+            Code::SpareBelowThreshold,
+            Severity::Critical,
+            "Spare blocks below the drive's threshold",
+            format!(
+                "{name}: {spare}% spare capacity left, below the drive's own threshold of {threshold}%; it is close to running out of replacement blocks."
+            ),
+        )
+        .with_fix(smart_fix(name))
+        .about(name)
+    })
+}
 
-    if let Some(errors) = h.media_errors.filter(|e| *e > 0) {
-        out.push(
-            Finding::new(
-                "NC205",
-                Severity::Warning,
-                "The drive logged media errors",
-                format!("{name}: {errors} unrecovered media or data-integrity errors in the health log."),
-            )
-            .with_fix(smart_fix(name))
-            .about(name),
-        );
-    }
+/// NC204: rated write endurance used.
+fn wear(name: &str, h: &Health) -> Option<Finding> {
+    let used = h.percentage_used.filter(|u| *u >= PERCENTAGE_USED_WARN)?;
+    let severity = if used >= PERCENTAGE_USED_CRITICAL {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    let written = h
+        .bytes_written
+        .map(|b| format!(" after {} written", super::format_bytes(b)))
+        .unwrap_or_default();
+    Some(
+        Finding::new(
+            Code::Worn,
+            severity,
+            "The drive is worn",
+            format!(
+                "{name}: {used}% of the rated write endurance is used{written}; an Ethereum node writes heavily, so wear grows fast."
+            ),
+        )
+        .with_fix("Plan to replace the drive with a higher-endurance (TBW) model before it reaches its limit")
+        .about(name),
+    )
+}
 
+/// NC205: unrecovered media or data-integrity errors.
+fn media_errors(name: &str, h: &Health) -> Option<Finding> {
+    let errors = h.media_errors.filter(|e| *e > 0)?;
+    Some(
+        Finding::new(
+            Code::MediaErrors,
+            Severity::Warning,
+            "The drive logged media errors",
+            format!(
+                "{name}: {errors} unrecovered media or data-integrity errors in the health log."
+            ),
+        )
+        .with_fix(smart_fix(name))
+        .about(name),
+    )
+}
+
+/// NC206, and NC208 first when the drive's family is known to raise one of the bad-sector
+/// attributes alone for another reason: that attribute then does not count.
+fn bad_sectors(name: &str, h: &Health, entry: Option<&DriveEntry>) -> Vec<Finding> {
+    let mut out = Vec::new();
     let mut pending = h.pending_sectors.unwrap_or(0);
     let mut uncorrectable = h.uncorrectable_sectors.unwrap_or(0);
     let mut reallocated = h.reallocated_sectors.unwrap_or(0);
@@ -212,26 +240,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
             197 => pending = 0,
             _ => uncorrectable = 0,
         }
-        let (family, id) = (entry.display_name(), entry.id.as_str());
-        out.push(
-            Finding::new(
-                "NC208",
-                Severity::Info,
-                format!("{family}: SMART attribute {} is not a bad-sector count alone", quirk.attribute),
-                format!(
-                    "{name}: attribute {} ({}) reads {value}, with no other bad-sector attribute raised. {} [{id}/{}]",
-                    quirk.attribute,
-                    quirk.name,
-                    quirk.text.trim(),
-                    quirk.id
-                ),
-            )
-            .with_fix(format!(
-                "Nothing to do for this alone; if reallocated (5) or offline-uncorrectable (198) sectors start to count, or attribute {} climbs past {}, check `sudo smartctl -x /dev/{name}`",
-                quirk.attribute, quirk.benign_raw_max
-            ))
-            .about(name),
-        );
+        out.push(benign_attribute(name, entry, quirk, value));
     }
     if pending > 0 || uncorrectable > 0 || reallocated > 0 {
         let severity = if pending > 0 || uncorrectable > 0 {
@@ -241,7 +250,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
         };
         out.push(
             Finding::new(
-                "NC206",
+                Code::BadSectors,
                 severity,
                 "Bad sectors",
                 format!(
@@ -252,7 +261,39 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
             .about(name),
         );
     }
+    out
+}
 
+/// NC208: a bad-sector attribute that this family raises alone for another reason.
+fn benign_attribute(
+    name: &str,
+    entry: &DriveEntry,
+    quirk: &SmartAttributeQuirk,
+    value: u64,
+) -> Finding {
+    let (family, id) = (entry.display_name(), entry.id.as_str());
+    Finding::new(
+        Code::AttributeNotBadSectors,
+        Severity::Info,
+        format!("{family}: SMART attribute {} is not a bad-sector count alone", quirk.attribute),
+        format!(
+            "{name}: attribute {} ({}) reads {value}, with no other bad-sector attribute raised. {} [{id}/{}]",
+            quirk.attribute,
+            quirk.name,
+            quirk.text.trim(),
+            quirk.id
+        ),
+    )
+    .with_fix(format!(
+        "Nothing to do for this alone; if reallocated (5) or offline-uncorrectable (198) sectors start to count, or attribute {} climbs past {}, check `sudo smartctl -x /dev/{name}`",
+        quirk.attribute, quirk.benign_raw_max
+    ))
+    .about(name)
+}
+
+/// NC207: smartctl's exit status flags attributes at or past their threshold, or logged
+/// errors; a warning only while an attribute is at its threshold now.
+fn smartctl_flags(name: &str, h: &Health) -> Option<Finding> {
     let threshold_bits: Vec<&String> = h
         .smartctl_status
         .iter()
@@ -262,35 +303,36 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
                 && (s.contains("threshold") || s.contains("error log") || s.contains("self-test"))
         })
         .collect();
-    if !threshold_bits.is_empty() {
-        let now = threshold_bits.iter().any(|s| {
-            let s = s.to_ascii_lowercase();
-            s.contains("threshold") && !s.contains("past")
-        });
-        out.push(
-            Finding::new(
-                "NC207",
-                if now {
-                    Severity::Warning
-                } else {
-                    Severity::Info
-                },
-                "smartctl flags attributes or logged errors",
-                format!(
-                    "{name}: smartctl's exit status reports: {}.",
-                    threshold_bits
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )
-            .with_fix(format!(
-                "Read the flagged attributes and logs with `sudo smartctl -x /dev/{name}`"
-            ))
-            .about(name),
-        );
+    if threshold_bits.is_empty() {
+        return None;
     }
+    let now = threshold_bits.iter().any(|s| {
+        let s = s.to_ascii_lowercase();
+        s.contains("threshold") && !s.contains("past")
+    });
+    Some(
+        Finding::new(
+            Code::SmartctlFlags,
+            if now {
+                Severity::Warning
+            } else {
+                Severity::Info
+            },
+            "smartctl flags attributes or logged errors",
+            format!(
+                "{name}: smartctl's exit status reports: {}.",
+                threshold_bits
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+        .with_fix(format!(
+            "Read the flagged attributes and logs with `sudo smartctl -x /dev/{name}`"
+        ))
+        .about(name),
+    )
 }
 
 /// A temperature under `limit`, in whole degrees unless rounding would reach the limit: an
@@ -343,7 +385,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
         if let Some(limit) = critical_c.filter(|limit| temp >= *limit) {
             out.push(
                 Finding::new(
-                    "NC210",
+                    Code::Temperature,
                     Severity::Critical,
                     "The drive is above its warning temperature",
                     format!(
@@ -356,7 +398,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
         } else if temp >= TEMPERATURE_WARN_C {
             out.push(
                 Finding::new(
-                    "NC210",
+                    Code::Temperature,
                     Severity::Warning,
                     "The drive runs hot",
                     format!(
@@ -369,7 +411,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
         } else {
             out.push(
                 Finding::new(
-                    "NC210",
+                    Code::Temperature,
                     Severity::Ok,
                     "Drive temperature is fine",
                     format!(
@@ -402,7 +444,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
             }
             out.push(
                 Finding::new(
-                    "NC211",
+                    Code::Throttled,
                     Severity::Warning,
                     "The drive has throttled for heat",
                     format!(

@@ -4,6 +4,7 @@
 
 use probe::{Drive, Facts, Interface};
 
+use crate::code::Code;
 use crate::database::{
     controller_maker, full_model_command, may_be_truncated, Class, ClassQuery, Classification,
     Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, PrefixCandidates, Traits,
@@ -72,7 +73,7 @@ fn identify<'a>(
         let (grade, rule_matched, class) = generic(drive, None, db, medium, out);
         out.push(
             Finding::new(
-                "NC103",
+                Code::UnknownDrive,
                 Severity::Info,
                 "Drive model unknown",
                 format!(
@@ -105,7 +106,7 @@ fn identify<'a>(
         let (grade, rule_matched, class) = generic(drive, Some(&shown), db, medium, out);
         out.push(
             Finding::new(
-                "NC103",
+                Code::UnknownDrive,
                 Severity::Info,
                 "Drive not in the database",
                 format!(
@@ -199,7 +200,7 @@ fn identify<'a>(
             entry.vendor, entry.family, entry.grade, lookup.grade
         )
     };
-    let mut f = Finding::new("NC101", severity, title, detail).about(name);
+    let mut f = Finding::new(Code::DatabaseGrade, severity, title, detail).about(name);
     if entry.grade >= Grade::Ugly {
         f = f.with_fix(REPLACE_FIX);
     }
@@ -207,7 +208,7 @@ fn identify<'a>(
 
     for advisory in &lookup.advisories {
         let mut f = Finding::new(
-            "NC102",
+            Code::DatabaseAdvisory,
             advisory.severity,
             format!("{} {}: database advisory", entry.vendor, entry.family),
             format!("{name}: {} [{}]", advisory.text.trim(), advisory.code),
@@ -262,7 +263,7 @@ fn cut_short<'a>(
     );
     out.push(
         Finding::new(
-            "NC109",
+            Code::ModelNameCut,
             grade_severity(grade).min(Severity::Warning),
             format!("Model name cut short: {}", candidates.describe()),
             detail,
@@ -426,7 +427,7 @@ fn generic<'a>(
             continue;
         }
         let mut f = Finding::new(
-            "NC104",
+            Code::GenericRule,
             grade_severity(rule.grade),
             format!("Generic rule `{}`: {}", rule.id, rule.grade),
             format!(
@@ -458,7 +459,7 @@ fn hard_disk(drive: &Drive, medium: &MediumJudgement, out: &mut Vec<Finding>) {
     if medium.kernel_flag_only() {
         out.push(
             Finding::new(
-                "NC105",
+                Code::HardDisk,
                 Severity::Warning,
                 "Probably a hard disk: only the kernel's rotational flag says so",
                 format!(
@@ -474,7 +475,7 @@ fn hard_disk(drive: &Drive, medium: &MediumJudgement, out: &mut Vec<Finding>) {
     }
     out.push(
         Finding::new(
-            "NC105",
+            Code::HardDisk,
             Severity::Critical,
             "Hard disk: rotational media",
             format!(
@@ -515,7 +516,7 @@ fn dram_less(
     };
     out.push(
         Finding::new(
-            "NC106",
+            Code::DramLess,
             severity,
             "DRAM-less drive",
             format!(
@@ -543,7 +544,7 @@ pub fn needs_root(facts: &Facts) -> (Vec<String>, Option<Finding>) {
         return (missing, None);
     }
     let finding = Finding::new(
-        "NC190",
+        Code::NeedsRoot,
         Severity::Info,
         "Some checks need root",
         format!(

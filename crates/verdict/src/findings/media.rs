@@ -14,6 +14,7 @@
 
 use probe::{Drive, Interface};
 
+use crate::code::Code;
 use crate::database::{may_be_truncated, Class, Database, DriveEntry, DriveQuery};
 use crate::model::{Finding, Severity};
 
@@ -278,7 +279,7 @@ pub fn check(drive: &Drive, judgement: &MediumJudgement) -> Option<Finding> {
     );
     Some(
         Finding::new(
-            "NC120",
+            Code::RotationalFlagDisagrees,
             Severity::Info,
             format!("The kernel marks {name} {marks}, but it is {is}"),
             detail,

@@ -18,6 +18,7 @@ pub mod platform;
 pub mod trim;
 
 use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 /// The clients whose needs the verdict applies: one named client, or all of them when the
@@ -86,13 +87,13 @@ impl<'a> Clients<'a> {
 impl Finding {
     /// A finding without a fix or subject; chain [`Finding::with_fix`] and [`Finding::about`].
     pub fn new(
-        code: &str,
+        code: Code,
         severity: Severity,
         title: impl Into<String>,
         detail: impl Into<String>,
     ) -> Finding {
         Finding {
-            code: code.to_owned(),
+            code,
             severity,
             title: title.into(),
             detail: detail.into(),

@@ -3,6 +3,7 @@
 
 use probe::{fstab, AtimeMode, Facts, FstabEntry, LayerKind, MountFacts};
 
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 pub fn check(facts: &Facts) -> Vec<Finding> {
@@ -27,7 +28,7 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
     if !facts.unresolved.is_empty() && network.is_none() {
         out.push(
             Finding::new(
-                "NC506",
+                Code::StackUnresolved,
                 Severity::Info,
                 "Part of the storage stack could not be resolved",
                 format!(
@@ -135,7 +136,7 @@ fn atime(mount: &MountFacts, out: &mut Vec<Finding>) {
     let mp = &mount.mount_point;
     if mount.atime == AtimeMode::Noatime {
         out.push(Finding::new(
-            "NC501",
+            Code::AccessTime,
             Severity::Ok,
             "Mounted noatime",
             format!("{mp} ({}) is mounted noatime.", mount.fs_type),
@@ -163,7 +164,7 @@ fn atime(mount: &MountFacts, out: &mut Vec<Finding>) {
     };
     out.push(
         Finding::new(
-            "NC501",
+            Code::AccessTime,
             severity,
             "Access-time updates are on",
             format!(
@@ -182,7 +183,7 @@ fn read_only(mount: &MountFacts, out: &mut Vec<Finding>) {
     let mp = &mount.mount_point;
     out.push(
         Finding::new(
-            "NC505",
+            Code::ReadOnly,
             Severity::Critical,
             "The file system is read-only",
             format!(
@@ -204,7 +205,7 @@ fn copy_on_write(mount: &MountFacts, path: &str, out: &mut Vec<Finding>) {
     match mount.fs_type.as_str() {
         "btrfs" if !has("nodatacow") => out.push(
             Finding::new(
-                "NC502",
+                Code::BtrfsCopyOnWrite,
                 Severity::Warning,
                 "btrfs copy-on-write under the database",
                 format!(
@@ -219,7 +220,7 @@ fn copy_on_write(mount: &MountFacts, path: &str, out: &mut Vec<Finding>) {
         ),
         "zfs" => out.push(
             Finding::new(
-                "NC503",
+                Code::ZfsCopyOnWrite,
                 Severity::Info,
                 "ZFS copy-on-write under the database",
                 format!(
@@ -244,7 +245,7 @@ fn parity_raid(facts: &Facts, out: &mut Vec<Finding>) {
         if matches!(level, "raid4" | "raid5" | "raid6") {
             out.push(
                 Finding::new(
-                    "NC504",
+                    Code::ParityRaid,
                     Severity::Warning,
                     "Parity RAID under the database",
                     format!(

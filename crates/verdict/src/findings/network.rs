@@ -3,6 +3,7 @@
 
 use probe::{Facts, NetworkShare, ShareKind};
 
+use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 use super::{clip, format_latency_us};
@@ -57,7 +58,7 @@ pub fn check(facts: &Facts) -> Option<Finding> {
             .map(|t| format!(" (transport {})", clip(t, 16)))
             .unwrap_or_default();
         Finding::new(
-            "NC520",
+            Code::NetworkStorage,
             Severity::Warning,
             format!("Data directory on a {} share from the host", share.kind.label()),
             format!(
@@ -79,7 +80,7 @@ pub fn check(facts: &Facts) -> Option<Finding> {
         ))
     } else {
         Finding::new(
-            "NC520",
+            Code::NetworkStorage,
             Severity::Critical,
             format!("Data directory on network storage ({})", share.kind.label()),
             format!(

@@ -2,6 +2,7 @@
 
 use probe::{Facts, Interface};
 
+use crate::code::Code;
 use crate::database::{Database, DriveQuery};
 use crate::model::{Finding, Severity};
 
@@ -77,7 +78,7 @@ fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut V
     if let Some(entry) = platform_entry.filter(|e| !drive_entry(&e.id)) {
         let severity = super::identity::grade_severity(entry.grade);
         let mut f = Finding::new(
-            "NC601",
+            Code::CloudPlatform,
             severity,
             format!(
                 "{} {}: {} in the database",
@@ -99,7 +100,7 @@ fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut V
         out.push(f);
         for advisory in &entry.advisories {
             let mut f = Finding::new(
-                "NC102",
+                Code::DatabaseAdvisory,
                 advisory.severity,
                 format!("{} {}: database advisory", entry.vendor, entry.family),
                 format!("{} [{}/{}]", advisory.text.trim(), entry.id, advisory.id),
@@ -140,7 +141,7 @@ fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut V
             format!("If the measured IOPS fall short: {CLOUD_FIX}"),
         ),
     };
-    out.push(Finding::new("NC602", severity, title, detail).with_fix(fix));
+    out.push(Finding::new(Code::UnknownProvisionedIops, severity, title, detail).with_fix(fix));
 }
 
 fn io_uring(facts: &Facts, out: &mut Vec<Finding>) {
@@ -170,7 +171,7 @@ fn io_uring(facts: &Facts, out: &mut Vec<Finding>) {
     };
     out.push(
         Finding::new(
-            "NC603",
+            Code::IoUringBlocked,
             Severity::Info,
             "io_uring is blocked",
             format!(

@@ -2,6 +2,7 @@
 
 use probe::{ControllerMode, Drive, Facts, Interface, Layer, LayerKind};
 
+use crate::code::Code;
 use crate::database::Database;
 use crate::model::{Finding, Severity};
 
@@ -39,7 +40,7 @@ pub fn check(facts: &Facts, db: &Database) -> Vec<Finding> {
 
     if !drive_problem && blocking.is_empty() && facts.trim_effective == Some(true) {
         out.push(Finding::new(
-            "NC300",
+            Code::TrimReachesDrive,
             Severity::Ok,
             "TRIM reaches the drive",
             format!(
@@ -75,7 +76,7 @@ fn drive_without_trim(drive: &Drive) -> Finding {
             .map(|d| format!(" (driver {d})"))
             .unwrap_or_default();
         Finding::new(
-            "NC302",
+            Code::TrimBlocked,
             Severity::Warning,
             "TRIM is blocked by the RAID controller",
             format!(
@@ -87,7 +88,7 @@ fn drive_without_trim(drive: &Drive) -> Finding {
         .about(&drive.name)
     } else if let Some(fix) = usb_unmap_fix(drive) {
         Finding::new(
-            "NC301",
+            Code::TrimUnsupported,
             Severity::Warning,
             "TRIM does not reach the drive over USB",
             format!(
@@ -99,7 +100,7 @@ fn drive_without_trim(drive: &Drive) -> Finding {
         .about(&drive.name)
     } else {
         Finding::new(
-            "NC301",
+            Code::TrimUnsupported,
             Severity::Warning,
             "The drive does not support TRIM",
             format!(
@@ -201,7 +202,7 @@ fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
             format!("Check `lsblk --discard` for {name} and the layers below it"),
         ),
     };
-    Finding::new("NC302", Severity::Warning, title, detail)
+    Finding::new(Code::TrimBlocked, Severity::Warning, title, detail)
         .with_fix(fix)
         .about(name)
 }
@@ -234,7 +235,7 @@ fn periodic_trim(facts: &Facts) -> Option<Finding> {
         let pool = mount.source.split('/').next().unwrap_or(&mount.source);
         return Some(
             Finding::new(
-                "NC303",
+                Code::NoPeriodicTrim,
                 Severity::Info,
                 "ZFS: make sure the pool trims",
                 format!(
@@ -252,7 +253,7 @@ fn periodic_trim(facts: &Facts) -> Option<Finding> {
         Some(true) => None,
         Some(false) => Some(
             Finding::new(
-                "NC303",
+                Code::NoPeriodicTrim,
                 Severity::Warning,
                 "No periodic TRIM",
                 format!(
@@ -264,7 +265,7 @@ fn periodic_trim(facts: &Facts) -> Option<Finding> {
         ),
         None => Some(
             Finding::new(
-                "NC303",
+                Code::NoPeriodicTrim,
                 Severity::Info,
                 "Periodic TRIM could not be checked",
                 format!(

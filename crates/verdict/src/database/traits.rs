@@ -1,0 +1,154 @@
+//! What an entry says a drive is: how it is attached, its NAND, its DRAM and its class. The
+//! probe's facts map onto the same vocabulary, so entries and generic rules compare directly.
+
+use serde::{Deserialize, Serialize};
+
+/// How an entry's drive is attached, as the list sorts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryInterface {
+    Nvme,
+    Sata,
+    Sas,
+    Usb,
+    /// Virtual disks of VPS platforms (virtio-blk, virtio-scsi, Xen).
+    Virtio,
+}
+
+impl EntryInterface {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryInterface::Nvme => "nvme",
+            EntryInterface::Sata => "sata",
+            EntryInterface::Sas => "sas",
+            EntryInterface::Usb => "usb",
+            EntryInterface::Virtio => "virtio",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            EntryInterface::Nvme => "NVMe",
+            EntryInterface::Sata => "SATA",
+            EntryInterface::Sas => "SAS",
+            EntryInterface::Usb => "USB",
+            EntryInterface::Virtio => "Virtual disk",
+        }
+    }
+
+    /// The entry interface a probed interface corresponds to; `None` for `Mmc`/`Unknown`.
+    pub fn from_probe(interface: probe::facts::Interface) -> Option<EntryInterface> {
+        use probe::facts::Interface;
+        match interface {
+            Interface::Nvme => Some(EntryInterface::Nvme),
+            Interface::Sata => Some(EntryInterface::Sata),
+            Interface::Sas => Some(EntryInterface::Sas),
+            Interface::Usb => Some(EntryInterface::Usb),
+            Interface::Virtio | Interface::Xen => Some(EntryInterface::Virtio),
+            Interface::Mmc | Interface::Unknown => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Nand {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+    /// Intel/Micron 3D XPoint (Optane): not NAND, listed here because it replaces it.
+    Xpoint,
+}
+
+impl Nand {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Nand::Slc => "slc",
+            Nand::Mlc => "mlc",
+            Nand::Tlc => "tlc",
+            Nand::Qlc => "qlc",
+            Nand::Xpoint => "xpoint",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Nand::Slc => "SLC",
+            Nand::Mlc => "MLC",
+            Nand::Tlc => "TLC",
+            Nand::Qlc => "QLC",
+            Nand::Xpoint => "3D XPoint",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dram {
+    Yes,
+    No,
+    /// DRAM-less, borrowing host memory (NVMe Host Memory Buffer).
+    Hmb,
+}
+
+impl Dram {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dram::Yes => "yes",
+            Dram::No => "no",
+            Dram::Hmb => "hmb",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Dram::Yes => "DRAM",
+            Dram::No => "DRAM-less",
+            Dram::Hmb => "DRAM-less (HMB)",
+        }
+    }
+
+    /// No DRAM of its own, HMB or not.
+    pub fn is_dramless(self) -> bool {
+        matches!(self, Dram::No | Dram::Hmb)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    Mainstream,
+    Performance,
+    Budget,
+    DataCenter,
+    Portable,
+    Cloud,
+    Hdd,
+}
+
+impl Class {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Mainstream => "mainstream",
+            Class::Performance => "performance",
+            Class::Budget => "budget",
+            Class::DataCenter => "data_center",
+            Class::Portable => "portable",
+            Class::Cloud => "cloud",
+            Class::Hdd => "hdd",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Mainstream => "Mainstream",
+            Class::Performance => "Performance",
+            Class::Budget => "Budget",
+            Class::DataCenter => "Data center",
+            Class::Portable => "Portable",
+            Class::Cloud => "Cloud / VPS",
+            Class::Hdd => "Hard disk",
+        }
+    }
+}
