@@ -83,27 +83,32 @@ impl ClientName {
         self.0
     }
 
-    /// How its running processes look, for the bench's live-node check: the program name, and
-    /// for clients started by `java`/`dotnet` the main class or assembly.
-    pub fn process(self) -> probe::processes::ClientProcess {
-        let (programs, interpreted): (&[&str], &[&str]) = match self {
-            // The runner's `comm` is cut to 15 bytes (`Nethermind.Runn`).
-            ClientName::Nethermind => (&["nethermind*"], &["nethermind*"]),
-            ClientName::Besu => (&["besu"], &["*org.hyperledger.besu*"]),
-            ClientName::Geth | ClientName::Erigon | ClientName::Reth => (&[self.id()], &[]),
-        };
-        probe::processes::ClientProcess {
-            client: self.id().to_string(),
-            programs: programs.iter().map(ToString::to_string).collect(),
-            interpreted: interpreted.iter().map(ToString::to_string).collect(),
-        }
-    }
-
-    /// Every execution client's processes.
+    /// How every execution client's running processes look, for the bench's live-node check,
+    /// from the catalog's `process` tables: program names and name beginnings match the
+    /// process's own name; launcher arguments are text anywhere in a `java`/`dotnet` argument.
     pub fn processes() -> Vec<probe::processes::ClientProcess> {
-        ClientName::ALL
-            .into_iter()
-            .map(ClientName::process)
+        ClientCatalog::embedded()
+            .process_names()
+            .iter()
+            .map(|process| probe::processes::ClientProcess {
+                client: process.client.clone(),
+                programs: process
+                    .names
+                    .iter()
+                    .cloned()
+                    .chain(
+                        process
+                            .name_prefixes
+                            .iter()
+                            .map(|prefix| format!("{prefix}*")),
+                    )
+                    .collect(),
+                interpreted: process
+                    .launcher_arguments
+                    .iter()
+                    .map(|text| format!("*{text}*"))
+                    .collect(),
+            })
             .collect()
     }
 }
@@ -203,4 +208,41 @@ pub struct SnapshotConfig {
 pub struct SubmitConfig {
     pub path: Option<PathBuf>,
     pub from: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ClientName;
+    use probe::processes::identify;
+
+    /// The catalog's `process` tables recognise each client the way it really runs, and
+    /// nothing that merely mentions one.
+    #[test]
+    fn the_catalog_recognises_every_client_as_it_runs() {
+        let clients = ClientName::processes();
+        let cases: [(&str, &[u8], Option<&str>); 7] = [
+            ("geth", b"/usr/bin/geth\0--datadir\0/data\0", Some("geth")),
+            (
+                "Nethermind.Runn",
+                b"/nethermind/Nethermind.Runner\0",
+                Some("nethermind"),
+            ),
+            (
+                "dotnet",
+                b"dotnet\0/opt/nethermind/Nethermind.Runner.dll\0",
+                Some("nethermind"),
+            ),
+            (
+                "java",
+                b"java\0-cp\0/opt/besu/lib/*\0org.hyperledger.besu.Besu\0",
+                Some("besu"),
+            ),
+            ("erigon", b"erigon\0", Some("erigon")),
+            ("reth", b"/usr/local/bin/reth\0node\0", Some("reth")),
+            ("tail", b"tail\0-f\0/var/log/geth.log\0", None),
+        ];
+        for (comm, cmdline, expected) in cases {
+            assert_eq!(identify(&clients, comm, cmdline), expected, "{comm}");
+        }
+    }
 }
