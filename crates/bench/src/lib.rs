@@ -12,7 +12,6 @@ pub mod engine;
 pub mod error;
 pub mod hook;
 pub mod livenode;
-pub mod plot;
 pub mod report;
 pub mod run;
 pub mod stats;

@@ -13,7 +13,6 @@ mod error;
 mod families;
 mod matching;
 mod raw;
-mod render;
 mod truncated;
 mod validate;
 
@@ -30,7 +29,6 @@ pub use classes::{
 };
 pub use error::{DbError, ErrorKind, Position};
 pub use matching::{canonical_model, normalize_model, ModelForms};
-pub use render::render_drives_markdown;
 pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
 pub use validate::{IssueLevel, ValidationIssue};
 

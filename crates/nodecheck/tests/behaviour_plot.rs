@@ -9,8 +9,8 @@ use bench::behaviour::cliff::{run_cliff, CliffPlan};
 use bench::behaviour::models::{DriveModel, MockDrive};
 use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
-use bench::plot::{render_svg, write_plot, PlotError};
 use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
+use nodecheck::render::plot::{render_svg, write_plot, PlotError};
 
 const GIB: u64 = 1 << 30;
 

@@ -1,91 +1,27 @@
 //! Command-line types (clap derive). [`Cli::into_config`] turns them into the plain
 //! [`Config`](crate::config::Config) the commands run on, so nothing below this module depends
-//! on clap (except `bench`, whose arguments its owner keeps beside its command).
+//! on clap. `--format` is checked here against what each command prints.
+
+mod bench;
+mod help;
+mod output;
 
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use probe::Facts;
 
-use crate::commands;
+pub use self::bench::{BenchArgs, EngineArg, TestArg};
+use self::help::*;
+pub use self::output::{FormatArg, FormatArgs, OutputArgs};
 use crate::config::{
     BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, ConsensusName,
-    DbListConfig, DbLookupConfig, Format, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice,
+    DbListConfig, DbLookupConfig, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice,
     SubmitConfig, TriageConfig,
 };
+use crate::render::database::{Listing, LookupAnswer};
+use crate::report::Report;
 use crate::size::parse_size;
-
-const MAIN_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck /var/lib/ethereum          check the storage under a datadir
-  nodecheck                                 auto-detect a client datadir and check it
-  nodecheck check --client nethermind .     apply Nethermind's size and speed needs
-  nodecheck check --format markdown > r.md  a report to paste into a GitHub issue
-  nodecheck db lookup 'Samsung SSD 980 PRO 2TB' --firmware 3B2QGXA7
-  nodecheck triage smartctl.json            judge a saved `smartctl -j -x` output
-
-Exit codes: 0 good, 1 ugly (warnings), 2 bad, 3 usage error, 4 could not check;
-128 + N when stopped by signal N after cleanup (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
-Docs: https://github.com/nodecheck/nodecheck/tree/main/docs";
-
-const CHECK_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck check /var/lib/ethereum
-  nodecheck check --bench none --json /var/lib/geth
-  nodecheck check --bench full --client reth /var/lib/reth
-  nodecheck check --client geth --cl lighthouse /var/lib/ethereum
-  nodecheck check --bench full --plot sync.svg --format markdown > r.md
-  nodecheck check --format prometheus > /var/lib/node_exporter/textfile/nodecheck.prom
-  nodecheck check --snapshot operator.tar.gz          replay another machine's snapshot
-  nodecheck check --root ./fixture /var/lib/ethereum  replay an unpacked tree
-
-Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check;
-128 + N when stopped by signal N after cleanup (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).";
-
-const PROBE_EXAMPLES: &str = "\
-Examples:
-  nodecheck probe /var/lib/ethereum
-  sudo nodecheck probe --json . > facts.json
-  nodecheck probe --root ./fixture /var/lib/ethereum --json
-  nodecheck probe --smartctl-json sda.json --smartctl-json sdb.json /   one saved output per drive";
-
-const DB_LOOKUP_EXAMPLES: &str = "\
-Examples:
-  nodecheck db lookup 'Samsung SSD 980 PRO 2TB' --firmware 3B2QGXA7
-  nodecheck db lookup WDS200T3X0C-00SJG0
-  nodecheck db lookup 'ADATA SX8200PNP' --capacity 4TB --json";
-
-const DB_LIST_EXAMPLES: &str = "\
-Examples:
-  nodecheck db list
-  nodecheck db list --grade bad
-  nodecheck db list --json";
-
-const TRIAGE_EXAMPLES: &str = "\
-Examples:
-  nodecheck triage smartctl.json                  a saved `smartctl -j -x /dev/nvme0` output
-  nodecheck triage report.json --format markdown  a saved `nodecheck --json` report
-  nodecheck triage smartctl.json --client erigon --cl teku --json";
-
-const SNAPSHOT_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck snapshot -o node.tar.gz /var/lib/ethereum
-  nodecheck check --snapshot node.tar.gz       replay it anywhere
-
-The archive holds exactly the sysfs, procfs and /etc files the probe read, plus one smartctl
-JSON per drive (as root), with serial numbers, hostnames, UUIDs and /home paths redacted unless --no-redact.";
-
-const SUBMIT_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck submit /var/lib/ethereum > my-drive.toml
-  nodecheck submit --from report.json            reuse a saved `check --bench full --json`
-
-Runs the full benchmark (about 150 GiB of test file; takes a while) unless --from is given,
-then prints a TOML result block for data/ and the pull-request steps.";
-
-const DB_EXAMPLES: &str = "\
-Examples:
-  nodecheck db lookup 'Samsung SSD 990 PRO 2TB' --firmware 0B2QJXD7
-  nodecheck db list --grade ugly";
 
 fn version_text() -> &'static str {
     // clap wants a &'static str; built once per process.
@@ -149,7 +85,7 @@ pub enum Command {
     #[command(after_help = PROBE_EXAMPLES)]
     Probe(ProbeArgs),
     /// Benchmark the drive under PATH: QD1 read latency and the community randrw test.
-    Bench(commands::bench::BenchArgs),
+    Bench(BenchArgs),
     /// Query the Good/Bad/Ugly drive database.
     #[command(subcommand, after_help = DB_EXAMPLES)]
     Db(DbCommand),
@@ -162,15 +98,6 @@ pub enum Command {
     /// Run the full benchmark and print a TOML result block to contribute to data/.
     #[command(after_help = SUBMIT_EXAMPLES)]
     Submit(SubmitArgs),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    Table,
-    Json,
-    Markdown,
-    Discord,
-    Prometheus,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -210,19 +137,6 @@ pub enum GradeArg {
 }
 
 #[derive(Debug, Args)]
-pub struct OutputArgs {
-    /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<FormatArg>,
-    /// Shorthand for `--format json`.
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
-    /// Keep serial numbers, hostnames, UUIDs and /home paths in markdown and discord output.
-    #[arg(long)]
-    pub no_redact: bool,
-}
-
-#[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The node's data directory (default: auto-detect a client datadir, else `.`).
     #[arg(value_name = "PATH")]
@@ -258,7 +172,7 @@ pub struct CheckArgs {
     pub plot: Option<PathBuf>,
     /// Test file size, e.g. 256M for a quick trial run [default: 1G for quick, 150G for full,
     /// shrunk to keep the reserve]. Smaller than 150G, randrw is not comparable with the list.
-    #[arg(long, value_name = "SIZE", value_parser = bench::error::parse_file_size)]
+    #[arg(long, value_name = "SIZE", value_parser = ::bench::error::parse_file_size)]
     pub bench_size: Option<u64>,
     /// Seconds per test, e.g. 2 for a quick trial run [default: 10 for quick, 60 for full].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -273,7 +187,7 @@ pub struct CheckArgs {
 
 /// Test file sizes are binary, as in `nodecheck bench --size`.
 fn parse_bench_size(text: &str) -> Result<u64, String> {
-    bench::error::parse_size(text)
+    ::bench::error::parse_size(text)
 }
 
 #[derive(Debug, Args)]
@@ -292,9 +206,8 @@ pub struct ProbeArgs {
     /// disks); saved outputs given with --smartctl-json are still used.
     #[arg(long)]
     pub no_smartctl: bool,
-    /// Print the facts as one JSON document.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -317,9 +230,8 @@ pub struct DbLookupArgs {
     /// Capacity: `2TB`, `1.5TiB`, `500G` or bytes.
     #[arg(long, value_parser = parse_size)]
     pub capacity: Option<u64>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 #[derive(Debug, Args)]
@@ -327,9 +239,8 @@ pub struct DbListArgs {
     /// Only entries with this grade.
     #[arg(long, value_enum)]
     pub grade: Option<GradeArg>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 #[derive(Debug, Args)]
@@ -394,21 +305,21 @@ impl Cli {
                 .map(PathBuf::from),
         };
         let command = match self.command {
-            None => CommandConfig::Check(self.check.into()),
-            Some(Command::Check(args)) => CommandConfig::Check(args.into()),
+            None => CommandConfig::Check(self.check.try_into()?),
+            Some(Command::Check(args)) => CommandConfig::Check(args.try_into()?),
             Some(Command::Probe(args)) => CommandConfig::Probe(ProbeConfig {
                 path: args.path,
                 root: args.root,
                 smartctl_json: args.smartctl_json,
                 run_smartctl: !args.no_smartctl,
-                json: args.json,
+                format: args.output.resolve::<Facts>("probe")?,
             }),
-            Some(Command::Bench(args)) => CommandConfig::Bench(args),
+            Some(Command::Bench(args)) => CommandConfig::Bench(args.into_config()?),
             Some(Command::Db(DbCommand::Lookup(args))) => CommandConfig::DbLookup(DbLookupConfig {
                 model: args.model,
                 firmware: args.firmware,
                 capacity_bytes: args.capacity,
-                json: args.json,
+                format: args.output.resolve::<LookupAnswer<'static>>("db lookup")?,
             }),
             Some(Command::Db(DbCommand::List(args))) => CommandConfig::DbList(DbListConfig {
                 grade: args.grade.map(|g| match g {
@@ -416,13 +327,13 @@ impl Cli {
                     GradeArg::Ugly => verdict::Grade::Ugly,
                     GradeArg::Bad => verdict::Grade::Bad,
                 }),
-                json: args.json,
+                format: args.output.resolve::<Listing<'static>>("db list")?,
             }),
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
+                format: args.output.format.resolve::<Report>("triage")?,
                 file: args.file,
                 client: args.client.map(ClientName::from),
                 consensus: args.cl.map(ConsensusName::from),
-                format: args.output.format(),
                 redact: !args.output.no_redact,
             }),
             Some(Command::Snapshot(args)) => CommandConfig::Snapshot(SnapshotConfig {
@@ -453,24 +364,8 @@ impl CheckArgs {
             || self.bench_size.is_some()
             || self.bench_runtime.is_some()
             || self.bench_reserve.is_some()
-            || self.output.format.is_some()
-            || self.output.json
+            || self.output.format.was_given()
             || self.output.no_redact
-    }
-}
-
-impl OutputArgs {
-    fn format(&self) -> Format {
-        if self.json {
-            return Format::Json;
-        }
-        match self.format {
-            None | Some(FormatArg::Table) => Format::Table,
-            Some(FormatArg::Json) => Format::Json,
-            Some(FormatArg::Markdown) => Format::Markdown,
-            Some(FormatArg::Discord) => Format::Discord,
-            Some(FormatArg::Prometheus) => Format::Prometheus,
-        }
     }
 }
 
@@ -498,16 +393,18 @@ impl From<ConsensusArg> for ConsensusName {
     }
 }
 
-impl From<CheckArgs> for CheckConfig {
-    fn from(args: CheckArgs) -> Self {
+impl TryFrom<CheckArgs> for CheckConfig {
+    type Error = String;
+
+    fn try_from(args: CheckArgs) -> Result<Self, String> {
         let source = match (args.root, args.snapshot) {
             (Some(dir), _) => SourceChoice::Root(dir),
             (None, Some(file)) => SourceChoice::Snapshot(file),
             (None, None) => SourceChoice::Live,
         };
         let replay = !matches!(source, SourceChoice::Live);
-        CheckConfig {
-            format: args.output.format(),
+        Ok(CheckConfig {
+            format: args.output.format.resolve::<Report>("check")?,
             redact: !args.output.no_redact,
             path: args.path,
             source,
@@ -531,13 +428,14 @@ impl From<CheckArgs> for CheckConfig {
                 reserve: args.bench_reserve,
             },
             plot: args.plot,
-        }
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Format;
     use clap::CommandFactory;
 
     #[test]

@@ -9,8 +9,8 @@ use bench::behaviour::models::{DriveModel, MockDrive};
 use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
 use bench::behaviour::SyncPhase;
-use bench::plot::{render_svg, svg_options, write_plot};
 use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
+use nodecheck::render::plot::{render_svg, svg_options, write_plot};
 use resvg::usvg::{Group, Node, Tree};
 
 const GIB: u64 = 1 << 30;
