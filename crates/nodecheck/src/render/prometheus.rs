@@ -45,10 +45,10 @@ pub fn render(report: &Report) -> String {
         "The drive database's grade for the drive: 0 good, 1 unknown, 2 ugly, 3 bad.",
     );
     for g in &report.drives {
-        let model = g.model.as_deref().unwrap_or("");
-        out.sample(
+        out.drive_sample(
             "nodecheck_drive_grade",
-            &[("drive", &g.drive), ("model", model)],
+            &g.drive,
+            g.model.as_deref(),
             f64::from(grade_number(g.grade)),
         );
     }
@@ -60,10 +60,10 @@ pub fn render(report: &Report) -> String {
     );
     for d in &facts.drives {
         if let Some(t) = d.temperature_c.filter(|t| t.is_finite()) {
-            let model = d.model.as_deref().unwrap_or("");
-            out.sample(
+            out.drive_sample(
                 "nodecheck_drive_temperature_celsius",
-                &[("drive", &d.name), ("model", model)],
+                &d.name,
+                d.model.as_deref(),
                 t,
             );
         }
@@ -199,6 +199,16 @@ impl Metrics {
             self.text.push('}');
         }
         let _ = writeln!(self.text, " {}", format_value(value));
+    }
+
+    /// A sample about one drive, labelled with its name and model (empty when unknown), so
+    /// every per-drive series joins on the same labels.
+    fn drive_sample(&mut self, name: &str, drive: &str, model: Option<&str>, value: f64) {
+        self.sample(
+            name,
+            &[("drive", drive), ("model", model.unwrap_or(""))],
+            value,
+        );
     }
 }
 
