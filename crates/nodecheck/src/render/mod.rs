@@ -206,6 +206,86 @@ pub fn shown(value: Option<&str>, max: usize) -> String {
 mod tests {
     use super::*;
 
+    const EVERY_FORMAT: [Format; 5] = [
+        Format::Table,
+        Format::Json,
+        Format::Markdown,
+        Format::Discord,
+        Format::Prometheus,
+    ];
+
+    /// A document draws exactly the formats it lists, so the check made while reading the
+    /// command line and the drawing agree.
+    fn draws_exactly_its_formats<D: Document>(document: &D, name: &str) {
+        for format in EVERY_FORMAT {
+            let drawn = document.draw(format, &RenderOptions::default());
+            assert_eq!(
+                drawn.is_some(),
+                D::FORMATS.contains(&format),
+                "{name} in {format}"
+            );
+            if let Some(text) = drawn {
+                assert!(!text.is_empty(), "{name} in {format}");
+            }
+        }
+        assert!(check_format::<D>("x", D::FORMATS[0]).is_ok());
+    }
+
+    #[test]
+    fn every_document_draws_the_formats_it_lists() {
+        let db = verdict::database::Database::embedded().expect("embedded database");
+        let facts = probe::Facts::default();
+        let verdict = verdict::judge::judge_node(
+            &facts,
+            None,
+            &db,
+            &verdict::judge::ClientChoice::Strictest,
+            None,
+        );
+        let report = crate::report::build(facts.clone(), None, verdict, None, Vec::new(), None);
+        draws_exactly_its_formats(&report, "the check report");
+        draws_exactly_its_formats(&facts, "the probe's facts");
+        let measured = ::bench::BenchReport {
+            schema_version: ::bench::SCHEMA_VERSION,
+            path: "/data".into(),
+            engine: ::bench::EngineKind::Mock,
+            engine_reason: None,
+            qd1: None,
+            randrw: None,
+            sync: None,
+            cliff: None,
+            span: None,
+            warnings: Vec::new(),
+        };
+        draws_exactly_its_formats(
+            &bench::BenchDocument {
+                report: &measured,
+                plot: None,
+            },
+            "a bench result",
+        );
+        let entries = db.drives.iter().collect();
+        draws_exactly_its_formats(&database::Listing { db: &db, entries }, "db list");
+        let query = verdict::database::DriveQuery::new("Samsung SSD 980 PRO 2TB");
+        let lookup = database::LookupAnswer {
+            database_version: &db.version,
+            model: "Samsung SSD 980 PRO 2TB",
+            firmware: None,
+            capacity_bytes: None,
+            answer: crate::database::answer(&db, &query),
+        };
+        draws_exactly_its_formats(&lookup, "db lookup");
+    }
+
+    #[test]
+    fn a_format_a_document_lacks_is_refused_naming_the_ones_it_has() {
+        let err = check_format::<probe::Facts>("probe", Format::Markdown).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`--format markdown` does not apply to `nodecheck probe`; its formats are table, json"
+        );
+    }
+
     #[test]
     fn clip_counts_characters_not_bytes() {
         assert_eq!(clip("µµµµ", 3), "µµ…");
