@@ -124,6 +124,10 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
     let cooperation = crate::signals::cooperate()
         .context("installing the signal handlers that remove the test file")?;
     plan.cancel = cooperation.token().clone();
+    if global.verbosity > 0 {
+        crate::stderr::line(&plan_line(&plan));
+    }
+    // -q turns the progress bars off, as JSON on stdout does.
     let outcome = if config.format == Format::Json {
         bench::run(&plan, &mut NoProgress)
     } else {
@@ -172,6 +176,37 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
         return Ok(crate::exit_codes::COULD_NOT_CHECK);
     }
     Ok(crate::exit_codes::GOOD)
+}
+
+/// What `-v` says before the run: the tests, on what, and for how long.
+fn plan_line(plan: &Plan) -> String {
+    let behaviour = &plan.behaviour;
+    let tests: Vec<&str> = [
+        (plan.qd1, "qd1"),
+        (plan.randrw, "randrw"),
+        (behaviour.sync.is_some(), "sync"),
+        (behaviour.span.is_some(), "span"),
+        (behaviour.cliff.is_some(), "cliff"),
+    ]
+    .into_iter()
+    .filter_map(|(runs, name)| runs.then_some(name))
+    .collect();
+    let on = match (&plan.target, plan.size) {
+        (BenchTarget::Device(device), _) => format!("{}, read directly", device.display()),
+        (BenchTarget::Directory(dir), Some(size)) => {
+            format!("a {} test file in {}", bench::ByteSize(size), dir.display())
+        }
+        (BenchTarget::Directory(dir), None) => format!(
+            "a test file in {} (150 GiB unless the reserve needs it smaller)",
+            dir.display()
+        ),
+    };
+    let time = if behaviour.cliff.is_some() {
+        "until the write cache runs out or the cap is reached".to_string()
+    } else {
+        format!("{} s per test", plan.runtime.as_secs())
+    };
+    format!("Measuring {} on {on}, {time}", tests.join(", "))
 }
 
 #[cfg(test)]
@@ -275,5 +310,24 @@ mod tests {
         let ok = plan(&parse(&["--device", "/dev/sda", "--test", "qd1"])).unwrap();
         assert_eq!(ok.target, BenchTarget::Device("/dev/sda".into()));
         assert!(!ok.randrw);
+    }
+
+    #[test]
+    fn verbose_runs_say_what_they_measure() {
+        let line = plan_line(&plan(&parse(&["/data", "--size", "64M", "--runtime", "2"])).unwrap());
+        assert_eq!(
+            line,
+            "Measuring qd1, randrw on a 64.0 MiB test file in /data, 2 s per test"
+        );
+        let line = plan_line(&plan(&parse(&["--device", "/dev/sda", "--test", "qd1"])).unwrap());
+        assert_eq!(
+            line,
+            "Measuring qd1 on /dev/sda, read directly, 60 s per test"
+        );
+        let line = plan_line(&plan(&parse(&["/data", "--test", "cliff"])).unwrap());
+        assert!(
+            line.starts_with("Measuring cliff on a test file in /data (150 GiB"),
+            "{line}"
+        );
     }
 }
