@@ -245,18 +245,7 @@ mod tests {
         let report = crate::report::build(facts.clone(), None, verdict, None, Vec::new(), None);
         draws_exactly_its_formats(&report, "the check report");
         draws_exactly_its_formats(&facts, "the probe's facts");
-        let measured = ::bench::BenchReport {
-            schema_version: ::bench::SCHEMA_VERSION,
-            path: "/data".into(),
-            engine: ::bench::EngineKind::Mock,
-            engine_reason: None,
-            qd1: None,
-            randrw: None,
-            sync: None,
-            cliff: None,
-            span: None,
-            warnings: Vec::new(),
-        };
+        let measured = markdown::tests::span_only();
         draws_exactly_its_formats(
             &bench::BenchDocument {
                 report: &measured,
