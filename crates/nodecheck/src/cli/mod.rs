@@ -3,6 +3,7 @@
 //! on clap. `--format` is checked here against what each command prints.
 
 mod bench;
+mod db;
 mod help;
 mod output;
 
@@ -12,16 +13,17 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use probe::Facts;
 
 pub use self::bench::{BenchArgs, EngineArg, TestArg};
-use self::help::*;
+pub use self::db::{DbCommand, DbListArgs, DbLookupArgs, GradeArg};
+use self::help::{
+    CHECK_EXAMPLES, DB_EXAMPLES, MAIN_EXAMPLES, PROBE_EXAMPLES, SNAPSHOT_EXAMPLES, SUBMIT_EXAMPLES,
+    TRIAGE_EXAMPLES,
+};
 pub use self::output::{FormatArg, FormatArgs, OutputArgs};
 use crate::config::{
     BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, ConsensusName,
-    DbListConfig, DbLookupConfig, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice,
-    SubmitConfig, TriageConfig,
+    GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig, TriageConfig,
 };
-use crate::render::database::{Listing, LookupAnswer};
 use crate::report::Report;
-use crate::size::parse_size;
 
 fn version_text() -> &'static str {
     // clap wants a &'static str; built once per process.
@@ -129,13 +131,6 @@ pub enum ConsensusArg {
     Lodestar,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GradeArg {
-    Good,
-    Ugly,
-    Bad,
-}
-
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The node's data directory (default: auto-detect a client datadir, else `.`).
@@ -157,14 +152,8 @@ pub struct CheckArgs {
     /// How much to measure (ignored under --root/--snapshot: nothing is measured there).
     #[arg(long, value_enum, default_value = "quick")]
     pub bench: BenchArg,
-    /// Use this saved `smartctl -j -x` output for the drive it describes; repeat once per
-    /// drive.
-    #[arg(long, value_name = "FILE")]
-    pub smartctl_json: Vec<PathBuf>,
-    /// Do not run `smartctl` (it can take seconds per drive and spins up sleeping hard
-    /// disks); saved outputs given with --smartctl-json are still used.
-    #[arg(long)]
-    pub no_smartctl: bool,
+    #[command(flatten)]
+    pub smartctl: SmartctlArgs,
     /// Draw what --bench full measured (read latency through the sync test's write bursts,
     /// latency over the span test's spans) to this SVG file and a PNG beside it (FILE.png,
     /// for chats and forums without SVG); the markdown report links the SVG.
@@ -190,14 +179,9 @@ fn parse_bench_size(text: &str) -> Result<u64, String> {
     ::bench::error::parse_size(text)
 }
 
+/// Where the probe's smartctl data comes from, on the commands that probe.
 #[derive(Debug, Args)]
-pub struct ProbeArgs {
-    /// The path whose storage to probe.
-    #[arg(value_name = "PATH", default_value = ".")]
-    pub path: PathBuf,
-    /// Read /sys, /proc and /etc under DIR instead of `/`.
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
+pub struct SmartctlArgs {
     /// Use this saved `smartctl -j -x` output instead of running smartctl on the drive it
     /// describes; repeat once per drive.
     #[arg(long, value_name = "FILE")]
@@ -206,39 +190,18 @@ pub struct ProbeArgs {
     /// disks); saved outputs given with --smartctl-json are still used.
     #[arg(long)]
     pub no_smartctl: bool,
-    #[command(flatten)]
-    pub output: FormatArgs,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum DbCommand {
-    /// Show the entry matching a model string, its grade and firmware advisories.
-    #[command(after_help = DB_LOOKUP_EXAMPLES)]
-    Lookup(DbLookupArgs),
-    /// List the database's entries.
-    #[command(after_help = DB_LIST_EXAMPLES)]
-    List(DbListArgs),
 }
 
 #[derive(Debug, Args)]
-pub struct DbLookupArgs {
-    /// The model string as the drive reports it (`Samsung SSD 980 PRO 2TB`).
-    pub model: String,
-    /// Firmware revision (`5B2QGXA7`).
-    #[arg(long)]
-    pub firmware: Option<String>,
-    /// Capacity: `2TB`, `1.5TiB`, `500G` or bytes.
-    #[arg(long, value_parser = parse_size)]
-    pub capacity: Option<u64>,
+pub struct ProbeArgs {
+    /// The path whose storage to probe.
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub path: PathBuf,
+    /// Read /sys, /proc and /etc under DIR instead of `/`.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     #[command(flatten)]
-    pub output: FormatArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct DbListArgs {
-    /// Only entries with this grade.
-    #[arg(long, value_enum)]
-    pub grade: Option<GradeArg>,
+    pub smartctl: SmartctlArgs,
     #[command(flatten)]
     pub output: FormatArgs,
 }
@@ -310,25 +273,12 @@ impl Cli {
             Some(Command::Probe(args)) => CommandConfig::Probe(ProbeConfig {
                 path: args.path,
                 root: args.root,
-                smartctl_json: args.smartctl_json,
-                run_smartctl: !args.no_smartctl,
+                smartctl_json: args.smartctl.smartctl_json,
+                run_smartctl: !args.smartctl.no_smartctl,
                 format: args.output.resolve::<Facts>("probe")?,
             }),
             Some(Command::Bench(args)) => CommandConfig::Bench(args.into_config()?),
-            Some(Command::Db(DbCommand::Lookup(args))) => CommandConfig::DbLookup(DbLookupConfig {
-                model: args.model,
-                firmware: args.firmware,
-                capacity_bytes: args.capacity,
-                format: args.output.resolve::<LookupAnswer<'static>>("db lookup")?,
-            }),
-            Some(Command::Db(DbCommand::List(args))) => CommandConfig::DbList(DbListConfig {
-                grade: args.grade.map(|g| match g {
-                    GradeArg::Good => verdict::Grade::Good,
-                    GradeArg::Ugly => verdict::Grade::Ugly,
-                    GradeArg::Bad => verdict::Grade::Bad,
-                }),
-                format: args.output.resolve::<Listing<'static>>("db list")?,
-            }),
+            Some(Command::Db(db)) => db.into_config()?,
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
                 format: args.output.format.resolve::<Report>("triage")?,
                 file: args.file,
@@ -358,8 +308,8 @@ impl CheckArgs {
             || self.client.is_some()
             || self.cl.is_some()
             || self.bench != BenchArg::Quick
-            || !self.smartctl_json.is_empty()
-            || self.no_smartctl
+            || !self.smartctl.smartctl_json.is_empty()
+            || self.smartctl.no_smartctl
             || self.plot.is_some()
             || self.bench_size.is_some()
             || self.bench_runtime.is_some()
@@ -420,8 +370,8 @@ impl TryFrom<CheckArgs> for CheckConfig {
                     BenchArg::Full => BenchDepth::Full,
                 }
             },
-            smartctl_json: args.smartctl_json,
-            run_smartctl: !args.no_smartctl,
+            smartctl_json: args.smartctl.smartctl_json,
+            run_smartctl: !args.smartctl.no_smartctl,
             tuning: BenchTuning {
                 size: args.bench_size,
                 runtime: args.bench_runtime.map(std::time::Duration::from_secs),
@@ -553,6 +503,68 @@ mod tests {
         match cli.into_config().expect("valid").command {
             CommandConfig::DbLookup(l) => assert_eq!(l.capacity_bytes, Some(2_000_000_000_000)),
             other => panic!("expected lookup, got {other:?}"),
+        }
+    }
+
+    fn format_of(argv: &[&str]) -> Result<Format, String> {
+        let cli = Cli::try_parse_from(argv).expect("parses");
+        Ok(match cli.into_config()?.command {
+            CommandConfig::Check(c) => c.format,
+            CommandConfig::Probe(c) => c.format,
+            CommandConfig::Bench(c) => c.format,
+            CommandConfig::DbLookup(c) => c.format,
+            CommandConfig::DbList(c) => c.format,
+            CommandConfig::Triage(c) => c.format,
+            other => panic!("{other:?} prints no document"),
+        })
+    }
+
+    #[test]
+    fn format_reaches_every_command_that_prints_a_document() {
+        assert_eq!(
+            format_of(&["nodecheck", "--format", "prometheus"]),
+            Ok(Format::Prometheus)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "probe", "--format", "json"]),
+            Ok(Format::Json)
+        );
+        assert_eq!(format_of(&["nodecheck", "probe"]), Ok(Format::Table));
+        assert_eq!(
+            format_of(&["nodecheck", "db", "lookup", "X", "--json"]),
+            Ok(Format::Json)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "db", "list", "--format", "text"]),
+            Ok(Format::Table)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "triage", "x.json", "--format", "discord"]),
+            Ok(Format::Discord)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "bench", "--format", "markdown"]),
+            Ok(Format::Markdown)
+        );
+    }
+
+    #[test]
+    fn a_format_the_command_does_not_print_is_refused() {
+        for (argv, command) in [
+            (&["nodecheck", "probe", "--format", "markdown"][..], "probe"),
+            (
+                &["nodecheck", "db", "lookup", "X", "--format", "discord"][..],
+                "db lookup",
+            ),
+            (
+                &["nodecheck", "db", "list", "--format", "prometheus"][..],
+                "db list",
+            ),
+            (&["nodecheck", "bench", "--format", "discord"][..], "bench"),
+        ] {
+            let err = format_of(argv).expect_err("refused");
+            assert!(err.contains(&format!("`nodecheck {command}`")), "{err}");
+            assert!(err.contains("its formats are table, json"), "{err}");
         }
     }
 }
