@@ -187,7 +187,6 @@ pub fn span(bench: &bench::BenchReport) -> Option<String> {
     ))
 }
 
-/// `cliff: writes fell to 80 MB/s after 23.4 GB` or `cliff: none in 40.0 GB written`.
 /// Every measurement line the bench produced, in report order (qd1, randrw, sync, span,
 /// cliff): what the table and markdown renderers both list.
 pub fn measurements(bench: &bench::BenchReport) -> impl Iterator<Item = String> {
@@ -202,6 +201,7 @@ pub fn measurements(bench: &bench::BenchReport) -> impl Iterator<Item = String> 
     .flatten()
 }
 
+/// `cliff: writes fell from 900 to 80 MB/s after 23.4 GB` or `cliff: none in 40.0 GB written`.
 pub fn cliff(bench: &bench::BenchReport) -> Option<String> {
     let c = bench.cliff.as_ref()?;
     Some(match (c.cache_estimate_bytes, c.post_cliff_mb_s) {
