@@ -2,6 +2,8 @@
 //! every series drawn and named in the legend. Snapshotted as a structural summary rather than
 //! raw SVG so that a plotters upgrade moving a pixel does not churn the snapshot.
 
+mod plot_support;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -9,8 +11,9 @@ use bench::behaviour::cliff::{run_cliff, CliffPlan};
 use bench::behaviour::models::{DriveModel, MockDrive};
 use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
-use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
+use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, write_plot, PlotError};
+use plot_support::empty_report;
 
 const GIB: u64 = 1 << 30;
 
@@ -43,16 +46,9 @@ fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
         .expect("cliff")
     });
     BenchReport {
-        schema_version: SCHEMA_VERSION,
-        path: "/var/lib/ethereum".into(),
-        engine: EngineKind::Mock,
-        engine_reason: None,
-        qd1: None,
-        randrw: None,
         sync,
         cliff,
-        span: None,
-        warnings: Vec::new(),
+        ..empty_report()
     }
 }
 
