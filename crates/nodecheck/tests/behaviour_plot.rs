@@ -9,11 +9,10 @@ use std::time::Duration;
 
 use bench::behaviour::cliff::{run_cliff, CliffPlan};
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, write_plot, PlotError};
-use plot_support::empty_report;
+use plot_support::{empty_report, span_report};
 
 const GIB: u64 = 1 << 30;
 
@@ -144,19 +143,7 @@ fn sync_plot_alone_has_one_panel_with_all_phases() {
 
 #[test]
 fn span_plot_shows_both_statistics_over_the_spans() {
-    let never = || false;
-    let plan = SpanPlan {
-        reads_per_span: 500,
-        ..SpanPlan::default()
-    };
-    let span = run_span(
-        &mut MockDrive::new(DriveModel::dramless_tlc(), 128 * GIB, 5),
-        &plan,
-        &never,
-    )
-    .expect("span");
-    let mut report = report_of_qlc(false, false);
-    report.span = Some(span);
+    let report = span_report();
     let svg = render_svg(&report).expect("renders");
     let s = structure(&svg);
     assert!(s.contains("viewBox: 0 0 1000 500"), "{s}");

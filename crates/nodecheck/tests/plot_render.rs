@@ -8,12 +8,11 @@ mod plot_support;
 use std::time::Duration;
 
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
 use bench::behaviour::SyncPhase;
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, svg_options, write_plot};
-use plot_support::empty_report;
+use plot_support::{empty_report, span_report};
 use resvg::usvg::{Group, Node, Tree};
 
 const GIB: u64 = 1 << 30;
@@ -49,23 +48,6 @@ fn sync_report() -> BenchReport {
     assert!(i > 10, "the mock run has reads between bursts");
     BenchReport {
         sync: Some(sync),
-        ..empty_report()
-    }
-}
-
-fn span_report() -> BenchReport {
-    let plan = SpanPlan {
-        reads_per_span: 500,
-        ..SpanPlan::default()
-    };
-    let span = run_span(
-        &mut MockDrive::new(DriveModel::dramless_tlc(), 128 * GIB, 5),
-        &plan,
-        &|| false,
-    )
-    .expect("span");
-    BenchReport {
-        span: Some(span),
         ..empty_report()
     }
 }
