@@ -11,7 +11,6 @@ pub mod cancel;
 pub mod engine;
 pub mod error;
 pub mod hook;
-pub mod plot;
 pub mod report;
 pub mod run;
 pub mod stats;

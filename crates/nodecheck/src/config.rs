@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
+use bench::EnginePreference;
 use verdict::{ClientCatalog, Grade};
+
+pub use crate::render::Format;
 
 /// Options every subcommand honours.
 #[derive(Debug, Clone, Default)]
@@ -23,22 +26,12 @@ pub struct Config {
 pub enum CommandConfig {
     Check(CheckConfig),
     Probe(ProbeConfig),
-    Bench(crate::commands::bench::BenchArgs),
+    Bench(BenchConfig),
     DbLookup(DbLookupConfig),
     DbList(DbListConfig),
     Triage(TriageConfig),
     Snapshot(SnapshotConfig),
     Submit(SubmitConfig),
-}
-
-/// How a report is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Json,
-    Markdown,
-    Discord,
-    Prometheus,
 }
 
 /// How much `check` measures.
@@ -165,13 +158,61 @@ pub struct BenchTuning {
     pub reserve: Option<u64>,
 }
 
+/// Which of the bench's tests to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchTest {
+    Qd1,
+    Randrw,
+    /// qd1, then randrw.
+    Both,
+    Sync,
+    Cliff,
+    Span,
+}
+
+/// `nodecheck bench`: the tests, their sizes and the engine, as the user asked for them; the
+/// command turns them into a [`bench::Plan`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchConfig {
+    /// The directory whose file system to measure.
+    pub path: PathBuf,
+    /// A block device to read directly instead (qd1 only).
+    pub device: Option<PathBuf>,
+    pub test: BenchTest,
+    /// Per test; `None` keeps the bench's own (the cliff test's cap included).
+    pub runtime: Option<std::time::Duration>,
+    /// Test file size.
+    pub size: Option<u64>,
+    /// Free space to keep.
+    pub reserve: Option<u64>,
+    /// Run beside a running Ethereum client.
+    pub force: bool,
+    pub engine: EnginePreference,
+    pub sqpoll: bool,
+    pub iopoll: bool,
+    pub submit_batch: u32,
+    /// Pin qd1 and randrw to the CPU taking the drive's completion interrupts.
+    pub pin: bool,
+    pub keep_going: bool,
+    pub clean_stale: bool,
+    pub seed: u64,
+    /// Write burst size of the sync test.
+    pub burst_bytes: u64,
+    /// Most bytes the cliff test may write.
+    pub cliff_budget: Option<u64>,
+    /// Where to draw the behaviour tests (SVG, with a PNG beside it).
+    pub plot: Option<PathBuf>,
+    pub format: Format,
+    pub redact: bool,
+}
+
 #[derive(Debug, Clone)]
 pub struct ProbeConfig {
     pub path: PathBuf,
     pub root: Option<PathBuf>,
     pub smartctl_json: Vec<PathBuf>,
     pub run_smartctl: bool,
-    pub json: bool,
+    pub format: Format,
 }
 
 #[derive(Debug, Clone)]
@@ -179,13 +220,13 @@ pub struct DbLookupConfig {
     pub model: String,
     pub firmware: Option<String>,
     pub capacity_bytes: Option<u64>,
-    pub json: bool,
+    pub format: Format,
 }
 
 #[derive(Debug, Clone)]
 pub struct DbListConfig {
     pub grade: Option<Grade>,
-    pub json: bool,
+    pub format: Format,
 }
 
 #[derive(Debug, Clone)]

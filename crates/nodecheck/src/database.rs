@@ -1,7 +1,12 @@
-//! The drive database the verdict uses: the embedded one, or `--db FILE`.
+//! The drive database the verdict uses (the embedded one, or `--db FILE`), and how `db lookup`
+//! answers a name.
 
 use anyhow::{Context, Result};
-use verdict::database::{Database, EMBEDDED_DRIVES};
+use serde::Serialize;
+use verdict::database::{
+    may_be_truncated, Database, DriveEntry, DriveQuery, Lookup, EMBEDDED_DRIVES,
+};
+use verdict::Grade;
 
 use crate::config::GlobalOptions;
 
@@ -10,6 +15,89 @@ pub fn load(global: &GlobalOptions) -> Result<Database> {
         Some(path) => Database::load(path)
             .with_context(|| format!("cannot use the drive database {}", path.display())),
         None => Database::embedded().context("the embedded drive database is invalid"),
+    }
+}
+
+/// How a lookup found its entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchedBy {
+    Model,
+    FamilyName,
+    ModelPrefix,
+}
+
+/// How many near families an unknown name suggests.
+const SUGGESTIONS: usize = 5;
+
+/// What a lookup found, whichever way it found it.
+pub struct Answer<'a> {
+    pub found: Lookup<'a>,
+    pub matched_by: Option<MatchedBy>,
+    pub candidates: Vec<&'a DriveEntry>,
+    pub suggestions: Vec<&'a DriveEntry>,
+}
+
+impl Answer<'_> {
+    pub fn grade(&self) -> Grade {
+        if self.found.entry.is_some() {
+            return self.found.grade;
+        }
+        let mut grades = self.candidates.iter().map(|e| e.grade);
+        match grades.next() {
+            Some(first) if grades.all(|g| g == first) => first,
+            _ => Grade::Unknown,
+        }
+    }
+}
+
+/// A family name exactly as `db list` prints it first (the model patterns accept a bare family
+/// name too, but then the answer must say no model string was matched); then a model string; then, for a string no
+/// longer than a SCSI INQUIRY product, the families whose names start with it; then the
+/// nearest families as suggestions.
+pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
+    let found = db.lookup(query);
+    let by_family = db.entries_by_family_name(query.model);
+    if let [entry] = by_family.as_slice() {
+        return Answer {
+            found: db.lookup_entry(entry, query),
+            matched_by: Some(MatchedBy::FamilyName),
+            candidates: Vec::new(),
+            suggestions: Vec::new(),
+        };
+    }
+    if !by_family.is_empty() {
+        return Answer {
+            found,
+            matched_by: Some(MatchedBy::FamilyName),
+            candidates: by_family,
+            suggestions: Vec::new(),
+        };
+    }
+    if found.entry.is_some() {
+        return Answer {
+            found,
+            matched_by: Some(MatchedBy::Model),
+            candidates: Vec::new(),
+            suggestions: Vec::new(),
+        };
+    }
+    if may_be_truncated(query.model, None, None) {
+        let prefix = db.prefix_candidates(query.model);
+        if !prefix.entries.is_empty() {
+            return Answer {
+                found,
+                matched_by: Some(MatchedBy::ModelPrefix),
+                candidates: prefix.entries,
+                suggestions: Vec::new(),
+            };
+        }
+    }
+    Answer {
+        found,
+        matched_by: None,
+        candidates: Vec::new(),
+        suggestions: db.nearest_families(query.model, SUGGESTIONS),
     }
 }
 

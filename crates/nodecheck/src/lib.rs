@@ -1,8 +1,10 @@
 //! The `nodecheck` command line as a library: the binary is a thin `main` over [`run`], and
 //! `cargo xtask dist` builds completions and the man page from [`cli::Cli`].
 //!
-//! This crate owns the CLI, rendering and exit codes; the work is done by the `probe`, `bench`
-//! and `verdict` libraries.
+//! This crate owns the CLI ([`cli`] → [`config`]), the commands, every output ([`render`]:
+//! one [`render::Document`] per thing printed, plots and the generated drive list included)
+//! and exit codes; the work is done by the `probe`, `bench` and `verdict` libraries, which
+//! return data only.
 
 // Every stderr write goes through `stderr::line`, which survives a closed or full stderr.
 #![deny(clippy::print_stderr)]

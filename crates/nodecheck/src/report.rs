@@ -3,8 +3,13 @@
 //! `nodecheck check --json` prints it as is; `triage` reads it back, so it stays
 //! deserializable across versions (new fields get `#[serde(default)]`).
 
+use bench::BenchReport;
+use probe::Facts;
 use serde::{Deserialize, Serialize};
+use verdict::judge::Verdict;
 use verdict::{Finding, Grade, Severity};
+
+use crate::config::ClientName;
 
 /// Version of the report document. Bumped when a field is renamed or re-typed.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -141,6 +146,51 @@ pub fn exit_code(grade: Grade) -> u8 {
         Grade::Good => crate::exit_codes::GOOD,
         Grade::Unknown | Grade::Ugly => crate::exit_codes::UGLY,
         Grade::Bad => crate::exit_codes::BAD,
+    }
+}
+
+/// The report of a judged machine: the verdict's findings sorted worst first, a grade per
+/// drive, and what the command adds (the datadir it chose, notes).
+pub fn build(
+    facts: Facts,
+    bench: Option<BenchReport>,
+    verdict: Verdict,
+    datadir: Option<DatadirNote>,
+    notes: Vec<String>,
+    client: Option<ClientName>,
+) -> Report {
+    let mut findings = verdict.findings;
+    sort_findings(&mut findings);
+    let drives = verdict
+        .drives
+        .iter()
+        .map(|d| DriveGrade {
+            drive: d.name.clone(),
+            model: d.model.clone(),
+            grade: d.grade,
+            family: d.entry.as_ref().map(|e| e.family.clone()),
+            class: d.class.clone(),
+        })
+        .collect();
+    Report {
+        schema_version: SCHEMA_VERSION,
+        nodecheck_version: env!("CARGO_PKG_VERSION").to_string(),
+        database_version: verdict.database_version,
+        summary: summarize(verdict.grade, &findings),
+        grade: verdict.grade,
+        client: ClientNote {
+            requested: client.map(|c| c.id().to_string()),
+            fails_first: verdict.failing_client,
+            consensus: verdict.consensus_client,
+        },
+        findings,
+        drives,
+        datadir,
+        notes,
+        facts,
+        bench,
+        plot: None,
+        source: None,
     }
 }
 

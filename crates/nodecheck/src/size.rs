@@ -48,38 +48,37 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 /// Decimal size as vendors label drives: `2 TB`, `500 GB`, `960 GB`.
 pub fn format_decimal(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    if unit == 0 {
+    let (value, unit) = scaled(bytes, 1000.0, ["B", "KB", "MB", "GB", "TB", "PB"]);
+    if unit == "B" {
         format!("{bytes} B")
     } else if value >= 100.0 || (value - value.round()).abs() < 0.05 {
-        format!("{:.0} {}", value, UNITS[unit])
+        format!("{value:.0} {unit}")
     } else {
-        format!("{:.1} {}", value, UNITS[unit])
+        format!("{value:.1} {unit}")
     }
 }
 
 /// Binary size for free space and spans: `1.8 TiB`, `150 GiB`.
 pub fn format_binary(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
+    let (value, unit) = scaled(bytes, 1024.0, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]);
+    if unit == "B" {
         format!("{bytes} B")
     } else if value >= 100.0 {
-        format!("{:.0} {}", value, UNITS[unit])
+        format!("{value:.0} {unit}")
     } else {
-        format!("{:.1} {}", value, UNITS[unit])
+        format!("{value:.1} {unit}")
     }
+}
+
+/// `bytes` in the largest unit (steps of `step`) that leaves a value of at least one.
+fn scaled(bytes: u64, step: f64, units: [&'static str; 6]) -> (f64, &'static str) {
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= step && unit + 1 < units.len() {
+        value /= step;
+        unit += 1;
+    }
+    (value, units[unit])
 }
 
 /// Microseconds as a reader wants them: `85 µs`, `1.2 ms`.

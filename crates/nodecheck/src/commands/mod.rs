@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod db;
 pub mod hints;
+pub mod measure;
 pub mod probe;
 pub mod snapshot;
 pub mod submit;
@@ -34,7 +35,7 @@ pub fn run(config: Config) -> anyhow::Result<u8> {
     match config.command {
         CommandConfig::Check(c) => check::run(&c, &global),
         CommandConfig::Probe(c) => probe::run(&c, &global),
-        CommandConfig::Bench(args) => bench::run(&args),
+        CommandConfig::Bench(c) => bench::run(&c, &global),
         CommandConfig::DbLookup(c) => db::lookup(&c, &global),
         CommandConfig::DbList(c) => db::list(&c, &global),
         CommandConfig::Triage(c) => triage::run(&c, &global),

@@ -1,15 +1,14 @@
 //! `nodecheck probe [PATH]`: every storage fact, without judging.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::{Context, Result};
-use comfy_table::Table;
 use probe::root::Root;
-use probe::{Drive, Facts};
+use probe::Facts;
 
 use super::emit;
 use crate::config::{GlobalOptions, ProbeConfig};
-use crate::render::table::new_table;
-use crate::render::{clip, printable, text, RenderOptions};
-use crate::size::format_decimal;
+use crate::render::{self, RenderOptions};
 
 pub fn run(config: &ProbeConfig, global: &GlobalOptions) -> Result<u8> {
     let root = match &config.root {
@@ -18,210 +17,33 @@ pub fn run(config: &ProbeConfig, global: &GlobalOptions) -> Result<u8> {
         }
         None => Root::live(),
     };
-    let facts = super::check::probe_facts(
+    let facts = probe_facts(
         &root,
         &config.path,
         config.smartctl_json.clone(),
         config.run_smartctl,
     )?;
-    if config.json {
-        let mut json = serde_json::to_string_pretty(&facts)?;
-        json.push('\n');
-        emit(&json)?;
-    } else {
-        emit(&render_facts(
-            &facts,
-            &RenderOptions::for_stdout(global.verbosity),
-        ))?;
-    }
+    emit(&render::render(
+        &facts,
+        config.format,
+        &RenderOptions::for_stdout(global.verbosity),
+    )?)?;
     Ok(crate::exit_codes::GOOD)
 }
 
-/// The facts as tables: the path and its mount, then one table per drive.
-pub fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
-    let mut out = String::new();
-    let mut overview = new_table(options);
-    overview.set_header(["Fact", "Value"]);
-    overview.add_row(["path".to_string(), printable(&clip(&facts.path, 120))]);
-    overview.add_row(["mount".to_string(), text::mount(facts)]);
-    if let Some(m) = &facts.mount {
-        overview.add_row(["source".to_string(), printable(&clip(&m.source, 120))]);
-    }
-    overview.add_row(["stack".to_string(), text::stack(facts)]);
-    overview.add_row([
-        "TRIM through the stack".to_string(),
-        yes_no(facts.trim_effective),
-    ]);
-    overview.add_row(["fstrim.timer".to_string(), yes_no(facts.fstrim_timer)]);
-    overview.add_row([
-        "platform".to_string(),
-        text::platform(facts).unwrap_or_else(|| "unknown".into()),
-    ]);
-    let uring = match (facts.io_uring.available, &facts.io_uring.reason) {
-        (Some(true), _) => "available".to_string(),
-        (Some(false), Some(reason)) => format!("blocked: {}", printable(&clip(reason, 100))),
-        (Some(false), None) => "blocked".to_string(),
-        (None, _) => "unknown".to_string(),
+/// The facts about the storage under `path`, read through `root`; what `probe`, `snapshot`
+/// and `submit` start from.
+pub(crate) fn probe_facts(
+    root: &Root,
+    path: &Path,
+    smartctl_json: Vec<PathBuf>,
+    run_smartctl: bool,
+) -> Result<Facts> {
+    let options = probe::ProbeOptions {
+        smartctl_json,
+        run_smartctl,
+        ..probe::ProbeOptions::default()
     };
-    overview.add_row(["io_uring".to_string(), uring]);
-    for layer in &facts.layers {
-        overview.add_row([
-            format!("layer {}", layer.depth),
-            format!(
-                "{} ({}{}) discard_max_bytes {}",
-                printable(&clip(&layer.name, 24)),
-                json_name(&layer.kind),
-                layer
-                    .detail
-                    .as_deref()
-                    .map(|d| format!(", {}", printable(&clip(d, 40))))
-                    .unwrap_or_default(),
-                layer
-                    .discard_max_bytes
-                    .map(|b| b.to_string())
-                    .unwrap_or_else(|| "unknown".into())
-            ),
-        ]);
-    }
-    for u in &facts.unresolved {
-        overview.add_row(["unresolved".to_string(), printable(&clip(u, 120))]);
-    }
-    for u in &facts.unavailable {
-        overview.add_row([
-            "unavailable".to_string(),
-            format!(
-                "{} ({})",
-                printable(&clip(&u.fact, 60)),
-                printable(&clip(&u.reason, 60))
-            ),
-        ]);
-    }
-    for w in &facts.warnings {
-        overview.add_row(["warning".to_string(), printable(&clip(w, 200))]);
-    }
-    out.push_str(&overview.to_string());
-    out.push('\n');
-    for drive in &facts.drives {
-        out.push_str(&drive_table(drive, options).to_string());
-        out.push('\n');
-    }
-    out
-}
-
-fn drive_table(drive: &Drive, options: &RenderOptions) -> Table {
-    let mut table = new_table(options);
-    table.set_header([printable(&clip(&drive.name, 24)), String::new()]);
-    let opt = |v: &Option<String>| {
-        v.as_deref()
-            .map(|s| printable(&clip(s, 100)))
-            .unwrap_or_else(|| "unknown".into())
-    };
-    let rows: Vec<(&str, String)> = vec![
-        ("model", text::model(drive, 100)),
-        ("firmware", text::firmware(drive)),
-        ("serial", opt(&drive.serial)),
-        ("family", opt(&drive.model_family)),
-        (
-            "capacity",
-            drive
-                .capacity_bytes
-                .map(|b| format!("{} ({b} bytes)", format_decimal(b)))
-                .unwrap_or_else(|| "unknown".into()),
-        ),
-        ("interface", text::interface(drive.interface).to_string()),
-        ("rotational", yes_no(drive.rotational)),
-        ("temperature", text::temperature(drive)),
-        ("TRIM supported", yes_no(drive.trim_supported)),
-        (
-            "controller",
-            match (&drive.controller_mode, &drive.controller_driver) {
-                (Some(mode), Some(driver)) => {
-                    format!("{} ({})", json_name(mode), printable(&clip(driver, 30)))
-                }
-                (Some(mode), None) => json_name(mode),
-                (None, Some(driver)) => printable(&clip(driver, 30)),
-                (None, None) => "unknown".into(),
-            },
-        ),
-        (
-            "SATA link",
-            match (drive.sata_link_gbps, drive.sata_link_max_gbps) {
-                (Some(cur), Some(max)) => format!("{cur} Gb/s of {max} Gb/s"),
-                (Some(cur), None) => format!("{cur} Gb/s"),
-                _ => "n/a".into(),
-            },
-        ),
-        (
-            "PCIe link",
-            drive
-                .pcie_link
-                .map(|l| {
-                    format!(
-                        "{} GT/s x{} of {} GT/s x{}",
-                        l.current_gts
-                            .map(|v| v.to_string())
-                            .unwrap_or_else(|| "?".into()),
-                        l.current_width
-                            .map(|v| v.to_string())
-                            .unwrap_or_else(|| "?".into()),
-                        l.max_gts
-                            .map(|v| v.to_string())
-                            .unwrap_or_else(|| "?".into()),
-                        l.max_width
-                            .map(|v| v.to_string())
-                            .unwrap_or_else(|| "?".into()),
-                    )
-                })
-                .unwrap_or_else(|| "n/a".into()),
-        ),
-        ("HMB (DRAM-less hint)", yes_no(drive.hmb)),
-        ("scheduler", opt(&drive.scheduler)),
-        ("write cache", opt(&drive.write_cache)),
-    ];
-    for (key, value) in rows {
-        table.add_row([key.to_string(), value]);
-    }
-    if let Some(h) = &drive.health {
-        let mut parts = Vec::new();
-        if let Some(p) = h.passed {
-            parts.push(format!("SMART {}", if p { "passed" } else { "FAILED" }));
-        }
-        if let Some(u) = h.percentage_used {
-            parts.push(format!("{u}% used"));
-        }
-        if let Some(s) = h.available_spare_pct {
-            parts.push(format!("{s}% spare"));
-        }
-        if let Some(m) = h.media_errors {
-            parts.push(format!("{m} media errors"));
-        }
-        if let Some(hours) = h.power_on_hours {
-            parts.push(format!("{hours} h on"));
-        }
-        table.add_row([
-            "health".to_string(),
-            if parts.is_empty() {
-                "no data".into()
-            } else {
-                parts.join(", ")
-            },
-        ]);
-    }
-    table
-}
-
-/// The name a value has in the JSON document (`lvm`, `ahci`), so the table and `--json` agree.
-fn json_name<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(name)) => name,
-        _ => "unknown".into(),
-    }
-}
-
-fn yes_no(value: Option<bool>) -> String {
-    match value {
-        Some(true) => "yes".into(),
-        Some(false) => "no".into(),
-        None => "unknown".into(),
-    }
+    probe::probe(root, path, &options)
+        .with_context(|| format!("cannot probe the storage under {}", path.display()))
 }

@@ -105,7 +105,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
             .map(|d| d.path)
             .unwrap_or_else(|| PathBuf::from(".")),
     };
-    let facts = super::check::probe_facts(&Root::live(), &path, Vec::new(), true)?;
+    let facts = super::probe::probe_facts(&Root::live(), &path, Vec::new(), true)?;
     single_drive(&facts)?;
     say(
         global,
@@ -115,7 +115,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
             path.display()
         ),
     );
-    let directory = super::check::measured_directory(&path);
+    let directory = super::measure::measured_directory(&path);
     let mut plan = Plan::new(BenchTarget::Directory(directory));
     plan.live_node_clients = crate::config::ClientName::processes();
     let cooperation = crate::signals::cooperate()
@@ -126,7 +126,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
         Ok(report) => Ok((facts, report)),
         Err(err) => {
             if plan.cancel.is_cancelled() {
-                super::check::stop_on_signal(Some(cooperation), bars);
+                super::measure::stop_on_signal(Some(cooperation), bars);
             }
             Err(anyhow::Error::new(err).context("the benchmark failed"))
         }

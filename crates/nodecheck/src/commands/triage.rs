@@ -86,7 +86,7 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
     let consensus = config.consensus.map(|c| c.id());
     let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
     notes.dedup();
-    let mut report = super::check::build_report(facts, bench, verdict, None, notes, config.client);
+    let mut report = crate::report::build(facts, bench, verdict, None, notes, config.client);
     if let Some(summary) = health_unknown {
         if report.grade <= verdict::Grade::Unknown {
             report.grade = verdict::Grade::Unknown;
@@ -98,12 +98,8 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
     let redactor = config
         .redact
         .then(|| Redactor::new().with_facts(&report.facts));
-    emit(&render::render(
-        &report,
-        config.format,
-        &RenderOptions::for_stdout(global.verbosity),
-        redactor.as_ref(),
-    ))?;
+    let options = RenderOptions::for_stdout(global.verbosity).redacting(redactor);
+    emit(&render::render(&report, config.format, &options)?)?;
     Ok(report::exit_code(report.grade))
 }
 

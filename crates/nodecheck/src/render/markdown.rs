@@ -303,12 +303,13 @@ fn code(value: &str, max: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use bench::behaviour::{SpanPoint, SpanResult};
     use bench::{EngineKind, LatencySummary};
 
-    fn span_only() -> BenchReport {
+    /// A bench report with only a span result, for the render tests.
+    pub(in crate::render) fn span_only() -> BenchReport {
         BenchReport {
             schema_version: bench::SCHEMA_VERSION,
             path: "/data".into(),

@@ -1,17 +1,130 @@
-//! One module per output format. Renderers are pure: a [`Report`] in, text out. They never
-//! read the machine, and redaction is applied to their finished text.
+//! Every output nodecheck draws, apart from the commands that compute it. Each document a
+//! command prints (the check report, a bench result, the probe's facts, a database lookup or
+//! listing) implements [`Document`]: it names the [`Format`]s it can be drawn in and draws
+//! itself in them. Renderers are pure: data in, text out. They never read the machine, and
+//! redaction is applied to their finished text.
+//!
+//! The check report has one module per format ([`table`], [`markdown`], [`discord`],
+//! [`prometheus`], [`json`]); the smaller documents keep their formats together
+//! ([`bench`], [`facts`], [`database`]). [`plot`] draws the behaviour tests as SVG and PNG, and
+//! [`drives_page`] the drive database as `docs/drives.md`.
 
+pub mod bench;
+pub mod database;
 pub mod discord;
+pub mod drives_page;
+pub mod facts;
 pub mod json;
 pub mod markdown;
+pub mod plot;
 pub mod prometheus;
+pub mod report;
 pub mod table;
+pub mod text;
 
+use std::fmt;
 use std::io::IsTerminal;
 
-use crate::config::Format;
 use crate::redact::Redactor;
-use crate::report::Report;
+
+/// An output format, as `--format` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// For a terminal: tables and lines (`--format table`, or `text`).
+    Table,
+    /// One JSON document, for scripts (`--format json`, or `--json`).
+    Json,
+    /// For a GitHub issue or a forum post.
+    Markdown,
+    /// One Discord message.
+    Discord,
+    /// node_exporter's textfile-collector format.
+    Prometheus,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Discord => "discord",
+            Format::Prometheus => "prometheus",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Something a command prints, drawn in any of the formats it lists.
+pub trait Document {
+    /// The formats this document can be drawn in, the default first.
+    const FORMATS: &'static [Format];
+
+    /// The document in `format`, or `None` when `format` is not one of [`Self::FORMATS`].
+    fn draw(&self, format: Format, options: &RenderOptions) -> Option<String>;
+}
+
+/// A format asked of a document that cannot be drawn in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatNotApplicable {
+    /// The command, as the user typed it (`db list`).
+    pub command: &'static str,
+    pub format: Format,
+    pub valid: &'static [Format],
+}
+
+impl fmt::Display for FormatNotApplicable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let valid: Vec<&str> = self.valid.iter().map(|f| f.name()).collect();
+        write!(
+            f,
+            "`--format {}` does not apply to `nodecheck {}`; its formats are {}",
+            self.format,
+            self.command,
+            valid.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for FormatNotApplicable {}
+
+/// Whether documents of type `D` can be drawn in `format`; the error names the formats that
+/// can. Checked while reading the command line, so a long run never ends in a format it
+/// cannot print.
+pub fn check_format<D: Document>(
+    command: &'static str,
+    format: Format,
+) -> Result<Format, FormatNotApplicable> {
+    if D::FORMATS.contains(&format) {
+        Ok(format)
+    } else {
+        Err(FormatNotApplicable {
+            command,
+            format,
+            valid: D::FORMATS,
+        })
+    }
+}
+
+/// Draws `document` in `format`.
+pub fn render<D: Document>(
+    document: &D,
+    format: Format,
+    options: &RenderOptions,
+) -> anyhow::Result<String> {
+    document.draw(format, options).ok_or_else(|| {
+        anyhow::anyhow!(
+            "a {} document has no {format} form",
+            std::any::type_name::<D>()
+        )
+    })
+}
 
 /// How to render, decided once from the terminal and the command line.
 #[derive(Debug, Clone, Default)]
@@ -20,6 +133,8 @@ pub struct RenderOptions {
     pub color: bool,
     /// 0 normal; negative quieter; positive shows passed checks and unavailable facts.
     pub verbosity: i8,
+    /// Applied to the formats meant to be shared (markdown, discord); `None` keeps everything.
+    pub redactor: Option<Redactor>,
 }
 
 impl RenderOptions {
@@ -30,30 +145,21 @@ impl RenderOptions {
         RenderOptions {
             color: !no_color && std::io::stdout().is_terminal(),
             verbosity,
+            redactor: None,
         }
     }
-}
 
-/// Renders the report in a format; markdown and discord are redacted by `redactor` when given.
-pub fn render(
-    report: &Report,
-    format: Format,
-    options: &RenderOptions,
-    redactor: Option<&Redactor>,
-) -> String {
-    match format {
-        Format::Table => table::render(report, options),
-        Format::Json => json::render(report),
-        Format::Prometheus => prometheus::render(report),
-        Format::Markdown => {
-            let text = markdown::render(report);
-            match redactor {
-                Some(r) => r.redact(&text),
-                None => text,
-            }
+    /// These options, redacting shared formats with `redactor`.
+    pub fn redacting(self, redactor: Option<Redactor>) -> Self {
+        RenderOptions { redactor, ..self }
+    }
+
+    /// `text` with what identifies the machine removed, when redacting.
+    pub fn redact(&self, text: String) -> String {
+        match &self.redactor {
+            Some(r) => r.redact(&text),
+            None => text,
         }
-        // Redaction can lengthen text, so discord trims after redacting.
-        Format::Discord => discord::render(report, redactor),
     }
 }
 
@@ -100,6 +206,75 @@ pub fn shown(value: Option<&str>, max: usize) -> String {
 mod tests {
     use super::*;
 
+    const EVERY_FORMAT: [Format; 5] = [
+        Format::Table,
+        Format::Json,
+        Format::Markdown,
+        Format::Discord,
+        Format::Prometheus,
+    ];
+
+    /// A document draws exactly the formats it lists, so the check made while reading the
+    /// command line and the drawing agree.
+    fn draws_exactly_its_formats<D: Document>(document: &D, name: &str) {
+        for format in EVERY_FORMAT {
+            let drawn = document.draw(format, &RenderOptions::default());
+            assert_eq!(
+                drawn.is_some(),
+                D::FORMATS.contains(&format),
+                "{name} in {format}"
+            );
+            if let Some(text) = drawn {
+                assert!(!text.is_empty(), "{name} in {format}");
+            }
+        }
+        assert!(check_format::<D>("x", D::FORMATS[0]).is_ok());
+    }
+
+    #[test]
+    fn every_document_draws_the_formats_it_lists() {
+        let db = verdict::database::Database::embedded().expect("embedded database");
+        let facts = probe::Facts::default();
+        let verdict = verdict::judge::judge_node(
+            &facts,
+            None,
+            &db,
+            &verdict::judge::ClientChoice::Strictest,
+            None,
+        );
+        let report = crate::report::build(facts.clone(), None, verdict, None, Vec::new(), None);
+        draws_exactly_its_formats(&report, "the check report");
+        draws_exactly_its_formats(&facts, "the probe's facts");
+        let measured = markdown::tests::span_only();
+        draws_exactly_its_formats(
+            &bench::BenchDocument {
+                report: &measured,
+                plot: None,
+            },
+            "a bench result",
+        );
+        let entries = db.drives.iter().collect();
+        draws_exactly_its_formats(&database::Listing { db: &db, entries }, "db list");
+        let query = verdict::database::DriveQuery::new("Samsung SSD 980 PRO 2TB");
+        let lookup = database::LookupAnswer {
+            database_version: &db.version,
+            model: "Samsung SSD 980 PRO 2TB",
+            firmware: None,
+            capacity_bytes: None,
+            answer: crate::database::answer(&db, &query),
+        };
+        draws_exactly_its_formats(&lookup, "db lookup");
+    }
+
+    #[test]
+    fn a_format_a_document_lacks_is_refused_naming_the_ones_it_has() {
+        let err = check_format::<probe::Facts>("probe", Format::Markdown).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`--format markdown` does not apply to `nodecheck probe`; its formats are table, json"
+        );
+    }
+
     #[test]
     fn clip_counts_characters_not_bytes() {
         assert_eq!(clip("µµµµ", 3), "µµ…");
@@ -109,258 +284,5 @@ mod tests {
     #[test]
     fn control_characters_are_neutralised() {
         assert_eq!(printable("a\u{1b}[2Jb\n"), "a?[2Jb?");
-    }
-}
-
-/// Phrases shared by the human-readable formats.
-pub mod text {
-    use probe::{AtimeMode, Drive, Facts, Interface};
-
-    use super::{clip, shown};
-    use crate::size::{format_binary, format_decimal, format_latency_us};
-
-    pub fn atime(mode: AtimeMode) -> &'static str {
-        match mode {
-            AtimeMode::Noatime => "noatime",
-            AtimeMode::Relatime => "relatime",
-            AtimeMode::Strictatime => "strictatime",
-        }
-    }
-
-    pub fn interface(interface: Option<Interface>) -> &'static str {
-        match interface {
-            Some(Interface::Nvme) => "NVMe",
-            Some(Interface::Sata) => "SATA",
-            Some(Interface::Sas) => "SAS",
-            Some(Interface::Usb) => "USB",
-            Some(Interface::Virtio) => "virtio",
-            Some(Interface::Xen) => "Xen",
-            Some(Interface::Mmc) => "MMC",
-            Some(Interface::Unknown) | None => "unknown",
-        }
-    }
-
-    /// `/ (ext4, noatime, 129 GB free of 2 TB)`: decimal, like drive sizes and the findings
-    /// about free space, so the header and NC511 print the same figure.
-    pub fn mount(facts: &Facts) -> String {
-        let Some(m) = &facts.mount else {
-            return "mount not found".to_string();
-        };
-        let mut parts = vec![
-            super::printable(&clip(&m.fs_type, 20)),
-            atime(m.atime).to_string(),
-        ];
-        if m.lazytime {
-            parts.push("lazytime".into());
-        }
-        if m.discard {
-            parts.push("discard".into());
-        }
-        if let (Some(free), Some(total)) = (m.free_bytes, m.total_bytes) {
-            parts.push(format!(
-                "{} free of {}",
-                format_decimal(free),
-                format_decimal(total)
-            ));
-        }
-        format!(
-            "{} ({})",
-            super::printable(&clip(&m.mount_point, 60)),
-            parts.join(", ")
-        )
-    }
-
-    /// `dm-0 → nvme0n1p2 → nvme0n1`.
-    pub fn stack(facts: &Facts) -> String {
-        if facts.stack.is_empty() {
-            return "not resolved".to_string();
-        }
-        let names: Vec<String> = facts
-            .stack
-            .iter()
-            .map(|n| super::printable(&clip(n, 24)))
-            .collect();
-        clip(&names.join(" → "), 120)
-    }
-
-    pub fn platform(facts: &Facts) -> Option<String> {
-        let p = &facts.platform;
-        let mut parts = Vec::new();
-        if let Some(cloud) = &p.cloud {
-            parts.push(super::printable(&clip(cloud, 20)));
-        }
-        let dmi: Vec<String> = [&p.sys_vendor, &p.product_name]
-            .into_iter()
-            .flatten()
-            .map(|s| super::printable(&clip(s.trim(), 30)))
-            .collect();
-        if !dmi.is_empty() {
-            parts.push(dmi.join(" "));
-        }
-        (!parts.is_empty()).then(|| parts.join(", "))
-    }
-
-    pub fn capacity(drive: &Drive) -> String {
-        drive
-            .capacity_bytes
-            .map(format_decimal)
-            .unwrap_or_else(|| "unknown".into())
-    }
-
-    pub fn temperature(drive: &Drive) -> String {
-        match drive.temperature_c {
-            Some(t) if t.is_finite() => format!("{t:.0} °C"),
-            _ => "unknown".into(),
-        }
-    }
-
-    pub fn model(drive: &Drive, max: usize) -> String {
-        shown(drive.model.as_deref(), max)
-    }
-
-    pub fn firmware(drive: &Drive) -> String {
-        shown(drive.firmware.as_deref(), 16)
-    }
-
-    /// `QD1 4k random read: p50 85 µs, p99 210 µs, p99.9 400 µs, max 1.2 ms (11k IOPS, file, io_uring)`.
-    pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
-        let q = bench.qd1.as_ref()?;
-        Some(format!(
-            "QD1 4k random read: p50 {}, p99 {}, p99.9 {}, max {} ({:.0} IOPS on a {} over {}, {}{})",
-            format_latency_us(q.lat_us.p50),
-            format_latency_us(q.lat_us.p99),
-            format_latency_us(q.lat_us.p999),
-            format_latency_us(q.lat_us.max),
-            q.iops,
-            clip(&q.target, 10),
-            format_binary(q.span_bytes),
-            engine(q.engine),
-            if q.cpus.is_empty() {
-                String::new()
-            } else {
-                format!(", CPU {}", bench::affinity::format_cpu_list(&q.cpus))
-            },
-        ))
-    }
-
-    pub fn randrw(bench: &bench::BenchReport) -> Option<String> {
-        let r = bench.randrw.as_ref()?;
-        Some(format!(
-            "randrw 75/25 4k QD{}: {:.0} read / {:.0} write IOPS over {}{}{}",
-            r.queue_depth,
-            r.read_iops,
-            r.write_iops,
-            format_binary(r.span_bytes),
-            if r.cpus.is_empty() {
-                String::new()
-            } else {
-                format!(" on CPU {}", bench::affinity::format_cpu_list(&r.cpus))
-            },
-            if r.fio_comparable {
-                ""
-            } else {
-                " (smaller than the list's 150G: not comparable)"
-            },
-        ))
-    }
-
-    /// `sync cycle (1 GiB write bursts at QD32): QD1 read p99 95 µs alone, p99 1.2 ms / max
-    /// 4.1 ms during bursts, recovery 120 ms (median), bursts 850 MB/s`.
-    pub fn sync(bench: &bench::BenchReport) -> Option<String> {
-        let s = bench.sync.as_ref()?;
-        let recovery = match (s.recovery_ms_median, s.unrecovered_cycles) {
-            (Some(median), 0) => format!("recovery {median:.0} ms (median)"),
-            (Some(median), n) => format!(
-                "recovery {median:.0} ms (median), {n} cycles not recovered in {:.0} s",
-                s.recovery_timeout_s
-            ),
-            (None, _) => format!(
-                "reads not back to baseline within {:.0} s",
-                s.recovery_timeout_s
-            ),
-        };
-        Some(format!(
-            "sync cycle ({} write bursts at QD{}): QD1 read p99 {} alone, p99 {} / max {} during bursts, {recovery}, bursts {:.0} MB/s",
-            format_binary(s.burst_bytes),
-            s.burst_queue_depth,
-            format_latency_us(s.baseline_lat_us.p99),
-            format_latency_us(s.burst_lat_us.p99),
-            format_latency_us(s.burst_lat_us.max),
-            s.burst_write_mb_s,
-        ))
-    }
-
-    /// `span: QD1 read latency over 1 GiB to 150 GiB: mean 1.04x, p99 1.10x`.
-    pub fn span(bench: &bench::BenchReport) -> Option<String> {
-        let s = bench.span.as_ref()?;
-        let (first, last) = (s.points.first()?, s.points.last()?);
-        Some(format!(
-            "span: QD1 read latency over {} to {}: mean {:.2}x, p99 {:.2}x (largest/smallest span)",
-            format_binary(first.span_bytes),
-            format_binary(last.span_bytes),
-            s.latency_ratio,
-            s.p99_ratio,
-        ))
-    }
-
-    /// `cliff: writes fell to 80 MB/s after 23.4 GB` or `cliff: none in 40.0 GB written`.
-    /// Every measurement line the bench produced, in report order (qd1, randrw, sync, span,
-    /// cliff): what the table and markdown renderers both list.
-    pub fn measurements(bench: &bench::BenchReport) -> impl Iterator<Item = String> {
-        [
-            qd1(bench),
-            randrw(bench),
-            sync(bench),
-            span(bench),
-            cliff(bench),
-        ]
-        .into_iter()
-        .flatten()
-    }
-
-    pub fn cliff(bench: &bench::BenchReport) -> Option<String> {
-        let c = bench.cliff.as_ref()?;
-        Some(match (c.cache_estimate_bytes, c.post_cliff_mb_s) {
-            (Some(cache), Some(post)) => format!(
-                "cliff: writes fell from {:.0} to {post:.0} MB/s after {:.1} GB",
-                c.pre_cliff_mb_s,
-                cache as f64 / 1e9
-            ),
-            _ => format!(
-                "cliff: none in {:.1} GB written ({:.0} MB/s throughout)",
-                c.written_bytes as f64 / 1e9,
-                c.pre_cliff_mb_s
-            ),
-        })
-    }
-
-    /// What a plot of `bench` shows, in one line (its panels follow bench::plot::render_svg).
-    pub fn plot_caption(bench: &bench::BenchReport) -> String {
-        let mut panels = Vec::new();
-        if bench.sync.is_some() {
-            panels.push(
-                "QD1 read latency over time through the sync test's write bursts and recovery",
-            );
-        }
-        if bench.cliff.is_some() {
-            panels.push("write throughput over the gigabytes written, with the cliff marked");
-        }
-        if bench.span.is_some() {
-            panels.push("QD1 read latency over the span test's growing spans");
-        }
-        if panels.is_empty() {
-            return "Plot of the behaviour tests".to_string();
-        }
-        let mut caption = panels.join("; ");
-        caption[..1].make_ascii_uppercase();
-        caption
-    }
-
-    pub fn engine(engine: bench::EngineKind) -> &'static str {
-        match engine {
-            bench::EngineKind::IoUring => "io_uring",
-            bench::EngineKind::Psync => "psync",
-            bench::EngineKind::Mock => "simulated",
-        }
     }
 }

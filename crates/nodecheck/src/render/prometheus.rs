@@ -28,64 +28,43 @@ pub fn render(report: &Report) -> String {
         1.0,
     );
 
-    out.family(
+    out.path_gauge(
         "nodecheck_grade",
-        "gauge",
         "Overall verdict for the path: 0 good, 1 unknown, 2 ugly, 3 bad.",
-    );
-    out.sample(
-        "nodecheck_grade",
-        &path,
-        f64::from(grade_number(report.grade)),
+        &facts.path,
+        Some(f64::from(grade_number(report.grade))),
     );
 
-    out.family(
+    out.drive_gauge(
         "nodecheck_drive_grade",
-        "gauge",
         "The drive database's grade for the drive: 0 good, 1 unknown, 2 ugly, 3 bad.",
+        report.drives.iter().map(|g| {
+            let grade = f64::from(grade_number(g.grade));
+            (g.drive.as_str(), g.model.as_deref(), grade)
+        }),
     );
-    for g in &report.drives {
-        let model = g.model.as_deref().unwrap_or("");
-        out.sample(
-            "nodecheck_drive_grade",
-            &[("drive", &g.drive), ("model", model)],
-            f64::from(grade_number(g.grade)),
-        );
-    }
-
-    out.family(
+    out.drive_gauge(
         "nodecheck_drive_temperature_celsius",
-        "gauge",
         "Drive temperature in degrees Celsius.",
+        facts.drives.iter().filter_map(|d| {
+            let celsius = d.temperature_c.filter(|t| t.is_finite())?;
+            Some((d.name.as_str(), d.model.as_deref(), celsius))
+        }),
     );
-    for d in &facts.drives {
-        if let Some(t) = d.temperature_c.filter(|t| t.is_finite()) {
-            let model = d.model.as_deref().unwrap_or("");
-            out.sample(
-                "nodecheck_drive_temperature_celsius",
-                &[("drive", &d.name), ("model", model)],
-                t,
-            );
-        }
-    }
 
     if let Some(m) = &facts.mount {
-        out.family(
+        out.path_gauge(
             "nodecheck_filesystem_free_bytes",
-            "gauge",
             "Free bytes on the file system holding the path.",
+            &facts.path,
+            m.free_bytes.map(|free| free as f64),
         );
-        if let Some(free) = m.free_bytes {
-            out.sample("nodecheck_filesystem_free_bytes", &path, free as f64);
-        }
-        out.family(
+        out.path_gauge(
             "nodecheck_filesystem_size_bytes",
-            "gauge",
             "Size in bytes of the file system holding the path.",
+            &facts.path,
+            m.total_bytes.map(|total| total as f64),
         );
-        if let Some(total) = m.total_bytes {
-            out.sample("nodecheck_filesystem_size_bytes", &path, total as f64);
-        }
     }
 
     if let Some(q) = report.bench.as_ref().and_then(|b| b.qd1.as_ref()) {
@@ -199,6 +178,32 @@ impl Metrics {
             self.text.push('}');
         }
         let _ = writeln!(self.text, " {}", format_value(value));
+    }
+
+    /// A gauge about the checked path; without a sample when the value is unknown.
+    fn path_gauge(&mut self, name: &str, help: &str, path: &str, value: Option<f64>) {
+        self.family(name, "gauge", help);
+        if let Some(value) = value {
+            self.sample(name, &[("path", path)], value);
+        }
+    }
+
+    /// A gauge with one sample per drive, labelled with its name and model (empty when
+    /// unknown), so every per-drive series joins on the same labels.
+    fn drive_gauge<'a>(
+        &mut self,
+        name: &str,
+        help: &str,
+        samples: impl Iterator<Item = (&'a str, Option<&'a str>, f64)>,
+    ) {
+        self.family(name, "gauge", help);
+        for (drive, model, value) in samples {
+            self.sample(
+                name,
+                &[("drive", drive), ("model", model.unwrap_or(""))],
+                value,
+            );
+        }
     }
 }
 

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, KeyPointWeight, Ranged};
 use plotters::prelude::*;
 
-use crate::behaviour::{CliffResult, SpanResult, SyncPhase, SyncResult, WritePattern};
-use crate::report::BenchReport;
+use bench::behaviour::{CliffResult, SpanResult, SyncPhase, SyncResult, WritePattern};
+use bench::BenchReport;
 
 const WIDTH: u32 = 1000;
 const PANEL_HEIGHT: u32 = 500;
@@ -30,7 +30,7 @@ const P99_COLOUR: RGBColor = RGBColor(255, 127, 14);
 
 /// DejaVu Sans (Bitstream Vera license, see `assets/DejaVuSans-LICENSE`): the plots' text in
 /// the PNG, whatever fonts the machine has.
-const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 const FONT_FAMILY: &str = "DejaVu Sans";
 
 #[derive(Debug, thiserror::Error)]

@@ -2,15 +2,17 @@
 //! every series drawn and named in the legend. Snapshotted as a structural summary rather than
 //! raw SVG so that a plotters upgrade moving a pixel does not churn the snapshot.
 
+mod plot_support;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use bench::behaviour::cliff::{run_cliff, CliffPlan};
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
-use bench::plot::{render_svg, write_plot, PlotError};
-use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
+use bench::BenchReport;
+use nodecheck::render::plot::{render_svg, write_plot, PlotError};
+use plot_support::{empty_report, span_report};
 
 const GIB: u64 = 1 << 30;
 
@@ -43,16 +45,9 @@ fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
         .expect("cliff")
     });
     BenchReport {
-        schema_version: SCHEMA_VERSION,
-        path: "/var/lib/ethereum".into(),
-        engine: EngineKind::Mock,
-        engine_reason: None,
-        qd1: None,
-        randrw: None,
         sync,
         cliff,
-        span: None,
-        warnings: Vec::new(),
+        ..empty_report()
     }
 }
 
@@ -148,19 +143,7 @@ fn sync_plot_alone_has_one_panel_with_all_phases() {
 
 #[test]
 fn span_plot_shows_both_statistics_over_the_spans() {
-    let never = || false;
-    let plan = SpanPlan {
-        reads_per_span: 500,
-        ..SpanPlan::default()
-    };
-    let span = run_span(
-        &mut MockDrive::new(DriveModel::dramless_tlc(), 128 * GIB, 5),
-        &plan,
-        &never,
-    )
-    .expect("span");
-    let mut report = report_of_qlc(false, false);
-    report.span = Some(span);
+    let report = span_report();
     let svg = render_svg(&report).expect("renders");
     let s = structure(&svg);
     assert!(s.contains("viewBox: 0 0 1000 500"), "{s}");

@@ -1,93 +1,31 @@
 //! Command-line types (clap derive). [`Cli::into_config`] turns them into the plain
 //! [`Config`](crate::config::Config) the commands run on, so nothing below this module depends
-//! on clap (except `bench`, whose arguments its owner keeps beside its command).
+//! on clap. `--format` is checked here against what each command prints.
+
+mod bench;
+mod db;
+mod help;
+mod output;
 
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use probe::Facts;
 use verdict::ClientCatalog;
 
-use crate::commands;
+pub use self::bench::{BenchArgs, EngineArg, TestArg};
+pub use self::db::{DbCommand, DbListArgs, DbLookupArgs, GradeArg};
+use self::help::{
+    CHECK_EXAMPLES, DB_EXAMPLES, MAIN_EXAMPLES, PROBE_EXAMPLES, SNAPSHOT_EXAMPLES, SUBMIT_EXAMPLES,
+    TRIAGE_EXAMPLES,
+};
+pub use self::output::{FormatArg, FormatArgs, OutputArgs};
 use crate::config::{
     BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, ConsensusName,
-    DbListConfig, DbLookupConfig, Format, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice,
-    SubmitConfig, TriageConfig,
+    GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig, TriageConfig,
 };
-use crate::size::parse_size;
-
-const MAIN_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck /var/lib/ethereum          check the storage under a datadir
-  nodecheck                                 auto-detect a client datadir and check it
-  nodecheck check --client nethermind .     apply Nethermind's size and speed needs
-  nodecheck check --format markdown > r.md  a report to paste into a GitHub issue
-  nodecheck db lookup 'Samsung SSD 980 PRO 2TB' --firmware 3B2QGXA7
-  nodecheck triage smartctl.json            judge a saved `smartctl -j -x` output
-
-Exit codes: 0 good, 1 ugly (warnings), 2 bad, 3 usage error, 4 could not check;
-128 + N when stopped by signal N after cleanup (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
-Docs: https://github.com/nodecheck/nodecheck/tree/main/docs";
-
-const CHECK_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck check /var/lib/ethereum
-  nodecheck check --bench none --json /var/lib/geth
-  nodecheck check --bench full --client reth /var/lib/reth
-  nodecheck check --client geth --cl lighthouse /var/lib/ethereum
-  nodecheck check --bench full --plot sync.svg --format markdown > r.md
-  nodecheck check --format prometheus > /var/lib/node_exporter/textfile/nodecheck.prom
-  nodecheck check --snapshot operator.tar.gz          replay another machine's snapshot
-  nodecheck check --root ./fixture /var/lib/ethereum  replay an unpacked tree
-
-Exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check;
-128 + N when stopped by signal N after cleanup (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).";
-
-const PROBE_EXAMPLES: &str = "\
-Examples:
-  nodecheck probe /var/lib/ethereum
-  sudo nodecheck probe --json . > facts.json
-  nodecheck probe --root ./fixture /var/lib/ethereum --json
-  nodecheck probe --smartctl-json sda.json --smartctl-json sdb.json /   one saved output per drive";
-
-const DB_LOOKUP_EXAMPLES: &str = "\
-Examples:
-  nodecheck db lookup 'Samsung SSD 980 PRO 2TB' --firmware 3B2QGXA7
-  nodecheck db lookup WDS200T3X0C-00SJG0
-  nodecheck db lookup 'ADATA SX8200PNP' --capacity 4TB --json";
-
-const DB_LIST_EXAMPLES: &str = "\
-Examples:
-  nodecheck db list
-  nodecheck db list --grade bad
-  nodecheck db list --json";
-
-const TRIAGE_EXAMPLES: &str = "\
-Examples:
-  nodecheck triage smartctl.json                  a saved `smartctl -j -x /dev/nvme0` output
-  nodecheck triage report.json --format markdown  a saved `nodecheck --json` report
-  nodecheck triage smartctl.json --client erigon --cl teku --json";
-
-const SNAPSHOT_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck snapshot -o node.tar.gz /var/lib/ethereum
-  nodecheck check --snapshot node.tar.gz       replay it anywhere
-
-The archive holds exactly the sysfs, procfs and /etc files the probe read, plus one smartctl
-JSON per drive (as root), with serial numbers, hostnames, UUIDs and /home paths redacted unless --no-redact.";
-
-const SUBMIT_EXAMPLES: &str = "\
-Examples:
-  sudo nodecheck submit /var/lib/ethereum > my-drive.toml
-  nodecheck submit --from report.json            reuse a saved `check --bench full --json`
-
-Runs the full benchmark (about 150 GiB of test file; takes a while) unless --from is given,
-then prints a TOML result block for data/ and the pull-request steps.";
-
-const DB_EXAMPLES: &str = "\
-Examples:
-  nodecheck db lookup 'Samsung SSD 990 PRO 2TB' --firmware 0B2QJXD7
-  nodecheck db list --grade ugly";
+use crate::report::Report;
 
 fn version_text() -> &'static str {
     // clap wants a &'static str; built once per process.
@@ -151,7 +89,7 @@ pub enum Command {
     #[command(after_help = PROBE_EXAMPLES)]
     Probe(ProbeArgs),
     /// Benchmark the drive under PATH: QD1 read latency and the community randrw test.
-    Bench(commands::bench::BenchArgs),
+    Bench(BenchArgs),
     /// Query the Good/Bad/Ugly drive database.
     #[command(subcommand, after_help = DB_EXAMPLES)]
     Db(DbCommand),
@@ -164,15 +102,6 @@ pub enum Command {
     /// Run the full benchmark and print a TOML result block to contribute to data/.
     #[command(after_help = SUBMIT_EXAMPLES)]
     Submit(SubmitArgs),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    Table,
-    Json,
-    Markdown,
-    Discord,
-    Prometheus,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -201,26 +130,6 @@ fn consensus_client() -> impl TypedValueParser<Value = ConsensusName> {
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GradeArg {
-    Good,
-    Ugly,
-    Bad,
-}
-
-#[derive(Debug, Args)]
-pub struct OutputArgs {
-    /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<FormatArg>,
-    /// Shorthand for `--format json`.
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
-    /// Keep serial numbers, hostnames, UUIDs and /home paths in markdown and discord output.
-    #[arg(long)]
-    pub no_redact: bool,
-}
-
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The node's data directory (default: auto-detect a client datadir, else `.`).
@@ -242,14 +151,8 @@ pub struct CheckArgs {
     /// How much to measure (ignored under --root/--snapshot: nothing is measured there).
     #[arg(long, value_enum, default_value = "quick")]
     pub bench: BenchArg,
-    /// Use this saved `smartctl -j -x` output for the drive it describes; repeat once per
-    /// drive.
-    #[arg(long, value_name = "FILE")]
-    pub smartctl_json: Vec<PathBuf>,
-    /// Do not run `smartctl` (it can take seconds per drive and spins up sleeping hard
-    /// disks); saved outputs given with --smartctl-json are still used.
-    #[arg(long)]
-    pub no_smartctl: bool,
+    #[command(flatten)]
+    pub smartctl: SmartctlArgs,
     /// Draw what --bench full measured (read latency through the sync test's write bursts,
     /// latency over the span test's spans) to this SVG file and a PNG beside it (FILE.png,
     /// for chats and forums without SVG); the markdown report links the SVG.
@@ -257,7 +160,7 @@ pub struct CheckArgs {
     pub plot: Option<PathBuf>,
     /// Test file size, e.g. 256M for a quick trial run [default: 1G for quick, 150G for full,
     /// shrunk to keep the reserve]. Smaller than 150G, randrw is not comparable with the list.
-    #[arg(long, value_name = "SIZE", value_parser = bench::error::parse_file_size)]
+    #[arg(long, value_name = "SIZE", value_parser = ::bench::error::parse_file_size)]
     pub bench_size: Option<u64>,
     /// Seconds per test, e.g. 2 for a quick trial run [default: 10 for quick, 60 for full].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -272,7 +175,20 @@ pub struct CheckArgs {
 
 /// Test file sizes are binary, as in `nodecheck bench --size`.
 fn parse_bench_size(text: &str) -> Result<u64, String> {
-    bench::error::parse_size(text)
+    ::bench::error::parse_size(text)
+}
+
+/// Where the probe's smartctl data comes from, on the commands that probe.
+#[derive(Debug, Args)]
+pub struct SmartctlArgs {
+    /// Use this saved `smartctl -j -x` output instead of running smartctl on the drive it
+    /// describes; repeat once per drive.
+    #[arg(long, value_name = "FILE")]
+    pub smartctl_json: Vec<PathBuf>,
+    /// Do not run `smartctl` (it can take seconds per drive and spins up sleeping hard
+    /// disks); saved outputs given with --smartctl-json are still used.
+    #[arg(long)]
+    pub no_smartctl: bool,
 }
 
 #[derive(Debug, Args)]
@@ -283,52 +199,10 @@ pub struct ProbeArgs {
     /// Read /sys, /proc and /etc under DIR instead of `/`.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Use this saved `smartctl -j -x` output instead of running smartctl on the drive it
-    /// describes; repeat once per drive.
-    #[arg(long, value_name = "FILE")]
-    pub smartctl_json: Vec<PathBuf>,
-    /// Do not run `smartctl` (it can take seconds per drive and spins up sleeping hard
-    /// disks); saved outputs given with --smartctl-json are still used.
-    #[arg(long)]
-    pub no_smartctl: bool,
-    /// Print the facts as one JSON document.
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum DbCommand {
-    /// Show the entry matching a model string, its grade and firmware advisories.
-    #[command(after_help = DB_LOOKUP_EXAMPLES)]
-    Lookup(DbLookupArgs),
-    /// List the database's entries.
-    #[command(after_help = DB_LIST_EXAMPLES)]
-    List(DbListArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct DbLookupArgs {
-    /// The model string as the drive reports it (`Samsung SSD 980 PRO 2TB`).
-    pub model: String,
-    /// Firmware revision (`5B2QGXA7`).
-    #[arg(long)]
-    pub firmware: Option<String>,
-    /// Capacity: `2TB`, `1.5TiB`, `500G` or bytes.
-    #[arg(long, value_parser = parse_size)]
-    pub capacity: Option<u64>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct DbListArgs {
-    /// Only entries with this grade.
-    #[arg(long, value_enum)]
-    pub grade: Option<GradeArg>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub smartctl: SmartctlArgs,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 #[derive(Debug, Args)]
@@ -393,35 +267,22 @@ impl Cli {
                 .map(PathBuf::from),
         };
         let command = match self.command {
-            None => CommandConfig::Check(self.check.into()),
-            Some(Command::Check(args)) => CommandConfig::Check(args.into()),
+            None => CommandConfig::Check(self.check.try_into()?),
+            Some(Command::Check(args)) => CommandConfig::Check(args.try_into()?),
             Some(Command::Probe(args)) => CommandConfig::Probe(ProbeConfig {
                 path: args.path,
                 root: args.root,
-                smartctl_json: args.smartctl_json,
-                run_smartctl: !args.no_smartctl,
-                json: args.json,
+                smartctl_json: args.smartctl.smartctl_json,
+                run_smartctl: !args.smartctl.no_smartctl,
+                format: args.output.resolve::<Facts>("probe")?,
             }),
-            Some(Command::Bench(args)) => CommandConfig::Bench(args),
-            Some(Command::Db(DbCommand::Lookup(args))) => CommandConfig::DbLookup(DbLookupConfig {
-                model: args.model,
-                firmware: args.firmware,
-                capacity_bytes: args.capacity,
-                json: args.json,
-            }),
-            Some(Command::Db(DbCommand::List(args))) => CommandConfig::DbList(DbListConfig {
-                grade: args.grade.map(|g| match g {
-                    GradeArg::Good => verdict::Grade::Good,
-                    GradeArg::Ugly => verdict::Grade::Ugly,
-                    GradeArg::Bad => verdict::Grade::Bad,
-                }),
-                json: args.json,
-            }),
+            Some(Command::Bench(args)) => CommandConfig::Bench(args.into_config()?),
+            Some(Command::Db(db)) => db.into_config()?,
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
+                format: args.output.format.resolve::<Report>("triage")?,
                 file: args.file,
                 client: args.client,
                 consensus: args.cl,
-                format: args.output.format(),
                 redact: !args.output.no_redact,
             }),
             Some(Command::Snapshot(args)) => CommandConfig::Snapshot(SnapshotConfig {
@@ -446,43 +307,29 @@ impl CheckArgs {
             || self.client.is_some()
             || self.cl.is_some()
             || self.bench != BenchArg::Quick
-            || !self.smartctl_json.is_empty()
-            || self.no_smartctl
+            || !self.smartctl.smartctl_json.is_empty()
+            || self.smartctl.no_smartctl
             || self.plot.is_some()
             || self.bench_size.is_some()
             || self.bench_runtime.is_some()
             || self.bench_reserve.is_some()
-            || self.output.format.is_some()
-            || self.output.json
+            || self.output.format.was_given()
             || self.output.no_redact
     }
 }
 
-impl OutputArgs {
-    fn format(&self) -> Format {
-        if self.json {
-            return Format::Json;
-        }
-        match self.format {
-            None | Some(FormatArg::Table) => Format::Table,
-            Some(FormatArg::Json) => Format::Json,
-            Some(FormatArg::Markdown) => Format::Markdown,
-            Some(FormatArg::Discord) => Format::Discord,
-            Some(FormatArg::Prometheus) => Format::Prometheus,
-        }
-    }
-}
+impl TryFrom<CheckArgs> for CheckConfig {
+    type Error = String;
 
-impl From<CheckArgs> for CheckConfig {
-    fn from(args: CheckArgs) -> Self {
+    fn try_from(args: CheckArgs) -> Result<Self, String> {
         let source = match (args.root, args.snapshot) {
             (Some(dir), _) => SourceChoice::Root(dir),
             (None, Some(file)) => SourceChoice::Snapshot(file),
             (None, None) => SourceChoice::Live,
         };
         let replay = !matches!(source, SourceChoice::Live);
-        CheckConfig {
-            format: args.output.format(),
+        Ok(CheckConfig {
+            format: args.output.format.resolve::<Report>("check")?,
             redact: !args.output.no_redact,
             path: args.path,
             source,
@@ -498,21 +345,22 @@ impl From<CheckArgs> for CheckConfig {
                     BenchArg::Full => BenchDepth::Full,
                 }
             },
-            smartctl_json: args.smartctl_json,
-            run_smartctl: !args.no_smartctl,
+            smartctl_json: args.smartctl.smartctl_json,
+            run_smartctl: !args.smartctl.no_smartctl,
             tuning: BenchTuning {
                 size: args.bench_size,
                 runtime: args.bench_runtime.map(std::time::Duration::from_secs),
                 reserve: args.bench_reserve,
             },
             plot: args.plot,
-        }
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Format;
     use clap::CommandFactory;
 
     #[test]
@@ -630,6 +478,68 @@ mod tests {
         match cli.into_config().expect("valid").command {
             CommandConfig::DbLookup(l) => assert_eq!(l.capacity_bytes, Some(2_000_000_000_000)),
             other => panic!("expected lookup, got {other:?}"),
+        }
+    }
+
+    fn format_of(argv: &[&str]) -> Result<Format, String> {
+        let cli = Cli::try_parse_from(argv).expect("parses");
+        Ok(match cli.into_config()?.command {
+            CommandConfig::Check(c) => c.format,
+            CommandConfig::Probe(c) => c.format,
+            CommandConfig::Bench(c) => c.format,
+            CommandConfig::DbLookup(c) => c.format,
+            CommandConfig::DbList(c) => c.format,
+            CommandConfig::Triage(c) => c.format,
+            other => panic!("{other:?} prints no document"),
+        })
+    }
+
+    #[test]
+    fn format_reaches_every_command_that_prints_a_document() {
+        assert_eq!(
+            format_of(&["nodecheck", "--format", "prometheus"]),
+            Ok(Format::Prometheus)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "probe", "--format", "json"]),
+            Ok(Format::Json)
+        );
+        assert_eq!(format_of(&["nodecheck", "probe"]), Ok(Format::Table));
+        assert_eq!(
+            format_of(&["nodecheck", "db", "lookup", "X", "--json"]),
+            Ok(Format::Json)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "db", "list", "--format", "text"]),
+            Ok(Format::Table)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "triage", "x.json", "--format", "discord"]),
+            Ok(Format::Discord)
+        );
+        assert_eq!(
+            format_of(&["nodecheck", "bench", "--format", "markdown"]),
+            Ok(Format::Markdown)
+        );
+    }
+
+    #[test]
+    fn a_format_the_command_does_not_print_is_refused() {
+        for (argv, command) in [
+            (&["nodecheck", "probe", "--format", "markdown"][..], "probe"),
+            (
+                &["nodecheck", "db", "lookup", "X", "--format", "discord"][..],
+                "db lookup",
+            ),
+            (
+                &["nodecheck", "db", "list", "--format", "prometheus"][..],
+                "db list",
+            ),
+            (&["nodecheck", "bench", "--format", "discord"][..], "bench"),
+        ] {
+            let err = format_of(argv).expect_err("refused");
+            assert!(err.contains(&format!("`nodecheck {command}`")), "{err}");
+            assert!(err.contains("its formats are table, json"), "{err}");
         }
     }
 }

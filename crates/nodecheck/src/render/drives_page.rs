@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::{Class, CrowdResult, Database, DriveEntry, EntryInterface};
-use crate::model::{Grade, Severity};
+use verdict::database::{Class, CrowdResult, Database, DriveEntry, EntryInterface};
+use verdict::{Grade, Severity};
 
 const INTERFACES: [EntryInterface; 5] = [
     EntryInterface::Nvme,
@@ -314,7 +314,7 @@ fn kilo(v: u32) -> String {
 }
 
 /// Decimal units, as drive capacities are sold.
-pub(crate) fn human_bytes(b: u64) -> String {
+fn human_bytes(b: u64) -> String {
     const UNITS: [(u64, &str); 3] = [
         (1_000_000_000_000, "TB"),
         (1_000_000_000, "GB"),

@@ -3,14 +3,16 @@
 //! Every decade the data spans has a label, labels near the smallest and largest points, no
 //! label twice, values in axis order; and the PNG beside the SVG holds that text.
 
+mod plot_support;
+
 use std::time::Duration;
 
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
 use bench::behaviour::sync::{run_sync, SyncPlan};
 use bench::behaviour::SyncPhase;
-use bench::plot::{render_svg, svg_options, write_plot};
-use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
+use bench::BenchReport;
+use nodecheck::render::plot::{render_svg, svg_options, write_plot};
+use plot_support::{empty_report, span_report};
 use resvg::usvg::{Group, Node, Tree};
 
 const GIB: u64 = 1 << 30;
@@ -19,21 +21,6 @@ const GIB: u64 = 1 << 30;
 const PANEL_HEIGHT: f32 = 500.0;
 const Y_LABEL_RIGHT: f32 = 12.0 + 70.0;
 const X_LABEL_TOP: f32 = PANEL_HEIGHT - 12.0 - 40.0;
-
-fn empty_report() -> BenchReport {
-    BenchReport {
-        schema_version: SCHEMA_VERSION,
-        path: "/var/lib/ethereum".into(),
-        engine: EngineKind::Mock,
-        engine_reason: None,
-        qd1: None,
-        randrw: None,
-        sync: None,
-        cliff: None,
-        span: None,
-        warnings: Vec::new(),
-    }
-}
 
 /// A sync run on a QLC model, its reads between bursts moved to 20-60 µs: the fast reads of a
 /// good drive, which plotters' own log axis left without a label below 100 µs.
@@ -61,23 +48,6 @@ fn sync_report() -> BenchReport {
     assert!(i > 10, "the mock run has reads between bursts");
     BenchReport {
         sync: Some(sync),
-        ..empty_report()
-    }
-}
-
-fn span_report() -> BenchReport {
-    let plan = SpanPlan {
-        reads_per_span: 500,
-        ..SpanPlan::default()
-    };
-    let span = run_span(
-        &mut MockDrive::new(DriveModel::dramless_tlc(), 128 * GIB, 5),
-        &plan,
-        &|| false,
-    )
-    .expect("span");
-    BenchReport {
-        span: Some(span),
         ..empty_report()
     }
 }

@@ -1,0 +1,307 @@
+//! The measurement `check` runs (`--bench quick|full`) and the pieces `submit` shares with it:
+//! which directory a path is measured in, and how a measurement stopped by a signal ends.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bench::behaviour::{span::SpanPlan, sync::SyncPlan, BehaviourTests};
+use bench::{BenchReport, BenchTarget, Plan};
+use probe::Facts;
+
+use super::{is_root, say};
+use crate::config::{BenchDepth, BenchTuning, CheckConfig, Format, GlobalOptions};
+
+/// About ten seconds of QD1 reads, like `ioping -D -c 30` but with enough samples for p99.9.
+const QUICK_RUNTIME: Duration = Duration::from_secs(10);
+/// The quick test file: big enough to leave the drive's own cache, small enough to write in
+/// a second or two.
+const QUICK_FILE_BYTES: u64 = 1 << 30;
+/// Free space the quick test leaves untouched. The bench's default reserve (10 % or 50 GiB)
+/// is sized for a 150 GiB file; for 1 GiB a few GiB keep a running node safe without
+/// refusing the check on small volumes.
+const QUICK_RESERVE_BYTES: u64 = 5 << 30;
+
+/// Runs the measurement `config.bench` asks for. A measurement that cannot run (an Ethereum
+/// client is running, no space, io_uring blocked and no fallback) does not stop the check: the
+/// verdict is still worth having, and the reason becomes a note.
+pub(crate) fn measure(
+    config: &CheckConfig,
+    path: &Path,
+    facts: &Facts,
+    global: &GlobalOptions,
+    notes: &mut Vec<String>,
+) -> Option<BenchReport> {
+    let depth = config.bench;
+    if depth == BenchDepth::None {
+        return None;
+    }
+    let directory = measured_directory(path);
+    // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`: no test file,
+    // nothing written. Only a single plain drive qualifies; under RAID the file tells more.
+    let device = match (is_root(), facts.drives.as_slice()) {
+        (true, [drive]) if depth == BenchDepth::Quick => {
+            Some(PathBuf::from("/dev").join(&drive.name))
+        }
+        _ => None,
+    };
+    let cooperation = match crate::signals::cooperate() {
+        Ok(cooperation) => Some(cooperation),
+        Err(err) => {
+            notes.push(format!("Ctrl-C handling unavailable: {err}"));
+            None
+        }
+    };
+    let cancel = cooperation
+        .as_ref()
+        .map(|c| c.token().clone())
+        .unwrap_or_default();
+    let plan_for = |target: BenchTarget| {
+        let mut plan = plan_for_depth(target, depth, &config.tuning);
+        plan.cancel = cancel.clone();
+        plan
+    };
+    let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
+    // Containers and hardened hosts refuse raw devices even to root; a test file answers the
+    // same question a little less directly. The note says what happened in the end.
+    let mut device_failure = None;
+    if let Some(dev) = device {
+        match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
+            Ok(report) => return Some(report),
+            Err(_) if cancel.is_cancelled() => {
+                stop_on_signal(cooperation, bars);
+                notes.push("Measurement cancelled.".to_string());
+                return None;
+            }
+            Err(err) => {
+                device_failure = Some(format!("reading {} directly failed ({err})", dev.display()))
+            }
+        }
+    }
+    match bench::run(
+        &plan_for(BenchTarget::Directory(directory.clone())),
+        &mut bars,
+    ) {
+        Ok(report) => {
+            if let Some(failure) = device_failure {
+                notes.push(format!(
+                    "{}; measured on a test file instead.",
+                    capitalized(&failure)
+                ));
+            }
+            Some(report)
+        }
+        Err(_) if cancel.is_cancelled() => {
+            stop_on_signal(cooperation, bars);
+            notes.push("Measurement cancelled.".to_string());
+            None
+        }
+        Err(err) => {
+            let reason = crate::commands::hints::bench_failure(
+                &err,
+                crate::commands::hints::Printer::Check,
+                &directory,
+            );
+            let note = match device_failure {
+                Some(failure) => {
+                    format!("Measurement skipped: {failure}, and on a test file: {reason}")
+                }
+                None => format!("Measurement skipped: {reason}"),
+            };
+            // The table prints its notes; other formats keep stdout for the document, so a
+            // reader at a terminal learns it on stderr, once.
+            if config.format != Format::Table {
+                say(global, &note);
+            }
+            notes.push(note);
+            None
+        }
+    }
+}
+
+/// The directory whose file system a measurement of `path` uses: PATH itself, or the
+/// directory holding a file PATH (`.` for a bare file name, whose parent is empty).
+pub(crate) fn measured_directory(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        return path.to_path_buf();
+    }
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.
+fn plan_for_depth(target: BenchTarget, depth: BenchDepth, tuning: &BenchTuning) -> Plan {
+    let mut plan = Plan::new(target);
+    plan.live_node_clients = crate::config::ClientName::processes();
+    let on_file = matches!(plan.target, BenchTarget::Directory(_));
+    plan.qd1 = true;
+    plan.randrw = depth == BenchDepth::Full;
+    // Reading the raw device is what `ioping -D` does beside a running node: it writes
+    // nothing, so a running client only skews the figures (the bench says so in a warning).
+    plan.force = !on_file;
+    if depth == BenchDepth::Quick {
+        plan.runtime = QUICK_RUNTIME;
+        if on_file {
+            plan.size = Some(QUICK_FILE_BYTES);
+            plan.reserve = Some(QUICK_RESERVE_BYTES);
+        }
+    }
+    if let Some(runtime) = tuning.runtime {
+        plan.runtime = runtime;
+    }
+    if on_file {
+        plan.size = tuning.size.or(plan.size);
+        plan.reserve = tuning.reserve.or(plan.reserve);
+        if depth == BenchDepth::Full {
+            plan.behaviour = full_behaviour(plan.runtime, plan.size, plan.seed);
+        }
+    }
+    plan
+}
+
+/// The behaviour tests of `--bench full`: the sync cycle and the span test, which grade a
+/// drive the database does not know by what it does rather than its name (docs/behaviour.md).
+/// On the full 150 GiB file and a 60 s runtime they run with their documented defaults; a
+/// smaller file or shorter runtime (`--bench-size`, `--bench-runtime`) scales them down so that
+/// they still see several spans and a whole cycle in about the runtime.
+fn full_behaviour(runtime: Duration, size: Option<u64>, seed: u64) -> BehaviourTests {
+    const PAGE: u64 = 4096;
+    let file = size.unwrap_or(bench::testfile::COMMUNITY_SIZE);
+    let sync = SyncPlan::default();
+    let span = SpanPlan::default();
+    // A quarter of the file at most, so a burst on a small file does not rewrite it all.
+    let burst_bytes = sync.burst_bytes.min((file / 4).max(1 << 20)) / PAGE * PAGE;
+    let min_span = (span.min_span.min(file / 8) / PAGE * PAGE).max(PAGE);
+    BehaviourTests {
+        sync: Some(SyncPlan {
+            runtime,
+            read_phase: sync.read_phase.min(runtime / 2),
+            recovery_timeout: sync
+                .recovery_timeout
+                .min(runtime.max(Duration::from_secs(2))),
+            burst_bytes,
+            seed,
+            ..sync
+        }),
+        span: Some(SpanPlan {
+            min_span,
+            time_per_span: span.time_per_span.min(runtime),
+            seed,
+            ..span
+        }),
+        cliff: None,
+    }
+}
+
+/// A signal during a measurement: the bench has removed its test file; say so, then end the
+/// process as the signal would have (dropping the cooperation does) instead of printing a
+/// half-made report.
+pub(crate) fn stop_on_signal(
+    cooperation: Option<crate::signals::Cooperation>,
+    bars: crate::progress::Bars,
+) {
+    drop(bars);
+    let Some(cooperation) = cooperation else {
+        return;
+    };
+    if let Some(signal) = cooperation.signal() {
+        crate::stderr::line(&format!(
+            "nodecheck: measurement interrupted by {}; test file removed",
+            bench::error::signal_name(signal)
+        ));
+    }
+    drop(cooperation);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_runs_sync_and_span_with_their_defaults_on_the_community_file() {
+        let target = BenchTarget::Directory("/data".into());
+        let plan = plan_for_depth(target.clone(), BenchDepth::Full, &BenchTuning::default());
+        assert!(plan.qd1 && plan.randrw);
+        assert_eq!(plan.size, None, "the bench's 150 GiB default");
+        let sync = plan.behaviour.sync.expect("sync runs in full");
+        let span = plan.behaviour.span.expect("span runs in full");
+        assert!(
+            plan.behaviour.cliff.is_none(),
+            "the cliff test stays opt-in"
+        );
+        let defaults = SyncPlan::default();
+        assert_eq!(sync.burst_bytes, defaults.burst_bytes);
+        assert_eq!(sync.read_phase, defaults.read_phase);
+        assert_eq!(sync.recovery_timeout, defaults.recovery_timeout);
+        assert_eq!(sync.runtime, plan.runtime);
+        assert_eq!(span.min_span, SpanPlan::default().min_span);
+        assert_eq!(span.time_per_span, SpanPlan::default().time_per_span);
+
+        let quick = plan_for_depth(target, BenchDepth::Quick, &BenchTuning::default());
+        assert!(quick.qd1 && !quick.randrw && !quick.behaviour.any());
+        assert_eq!(quick.runtime, QUICK_RUNTIME);
+        assert_eq!(quick.size, Some(QUICK_FILE_BYTES));
+    }
+
+    #[test]
+    fn a_small_full_run_scales_the_behaviour_tests_down() {
+        let tuning = BenchTuning {
+            size: Some(64 << 20),
+            runtime: Some(Duration::from_secs(1)),
+            reserve: Some(1 << 30),
+        };
+        let plan = plan_for_depth(
+            BenchTarget::Directory("/data".into()),
+            BenchDepth::Full,
+            &tuning,
+        );
+        assert_eq!(plan.size, Some(64 << 20));
+        assert_eq!(plan.reserve, Some(1 << 30));
+        assert_eq!(plan.runtime, Duration::from_secs(1));
+        let sync = plan.behaviour.sync.expect("sync");
+        assert_eq!(sync.burst_bytes, 16 << 20);
+        assert_eq!(sync.read_phase, Duration::from_millis(500));
+        assert_eq!(sync.recovery_timeout, Duration::from_secs(2));
+        let span = plan.behaviour.span.expect("span");
+        assert_eq!(span.min_span, 8 << 20);
+        assert_eq!(bench::behaviour::span::spans(64 << 20, &span).len(), 4);
+        assert_eq!(span.time_per_span, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_device_plan_never_writes() {
+        let plan = plan_for_depth(
+            BenchTarget::Device("/dev/nvme0n1".into()),
+            BenchDepth::Quick,
+            &BenchTuning {
+                size: Some(1 << 20),
+                ..BenchTuning::default()
+            },
+        );
+        assert!(plan.qd1 && !plan.randrw && !plan.behaviour.any());
+        assert_eq!(plan.size, None);
+        assert!(plan.force);
+    }
+
+    #[test]
+    fn a_file_measures_the_directory_holding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("chaindata.ldb");
+        std::fs::write(&file, b"x").unwrap();
+        assert_eq!(measured_directory(dir.path()), dir.path());
+        assert_eq!(measured_directory(&file), dir.path());
+        assert_eq!(
+            measured_directory(Path::new("no-such-file-here")),
+            PathBuf::from(".")
+        );
+    }
+}

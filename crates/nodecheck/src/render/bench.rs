@@ -1,0 +1,181 @@
+//! A bench result (`nodecheck bench`): text for the terminal, markdown for a post, JSON.
+
+use std::fmt::Write as _;
+
+use bench::{BenchReport, ByteSize, EngineKind, LatencySummary};
+
+use super::{json, markdown, Document, Format, RenderOptions};
+
+/// What `nodecheck bench` measured, and where its plot was drawn (the markdown links it).
+#[derive(Debug, Clone)]
+pub struct BenchDocument<'a> {
+    pub report: &'a BenchReport,
+    pub plot: Option<String>,
+}
+
+impl Document for BenchDocument<'_> {
+    const FORMATS: &'static [Format] = &[Format::Table, Format::Json, Format::Markdown];
+
+    fn draw(&self, format: Format, options: &RenderOptions) -> Option<String> {
+        match format {
+            Format::Table => Some(render_text(self.report)),
+            Format::Json => Some(json::render(self.report)),
+            Format::Markdown => {
+                Some(options.redact(markdown::render_bench(self.report, self.plot.as_deref())))
+            }
+            Format::Discord | Format::Prometheus => None,
+        }
+    }
+}
+
+fn engine_name(kind: EngineKind) -> &'static str {
+    match kind {
+        EngineKind::IoUring => "io_uring",
+        EngineKind::Psync => "psync",
+        EngineKind::Mock => "mock",
+    }
+}
+
+fn latency_line(label: &str, lat: &LatencySummary) -> String {
+    format!(
+        "  {label:<14} mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  max {:.1}\n",
+        lat.mean, lat.p50, lat.p90, lat.p99, lat.p999, lat.max
+    )
+}
+
+/// The human-readable result.
+fn render_text(report: &BenchReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "nodecheck bench {} (engine {})",
+        report.path,
+        engine_name(report.engine)
+    );
+    if let Some(reason) = &report.engine_reason {
+        let _ = writeln!(out, "  engine: {reason}");
+    }
+    if let Some(qd1) = &report.qd1 {
+        let _ = writeln!(
+            out,
+            "\nQD1 4 KiB random read ({} of {}, {:.0} s): {:.0} IOPS",
+            qd1.target,
+            ByteSize(qd1.span_bytes),
+            qd1.runtime_s,
+            qd1.iops
+        );
+        out.push_str(&latency_line("latency µs", &qd1.lat_us));
+        if let Some(pinning) = &qd1.pinning {
+            let _ = writeln!(out, "  {pinning}");
+        }
+    }
+    if let Some(rw) = &report.randrw {
+        let _ = writeln!(
+            out,
+            "\nrandrw 4 KiB 75/25 QD{} ({} span, {:.0} s, {}comparable with the community's \
+             150G fio figure)",
+            rw.queue_depth,
+            ByteSize(rw.span_bytes),
+            rw.runtime_s,
+            if rw.fio_comparable { "" } else { "not " }
+        );
+        let _ = writeln!(
+            out,
+            "  read  {:>9.0} IOPS  {:>7.1} MB/s",
+            rw.read_iops,
+            rw.read_bw_bytes_per_s / 1e6
+        );
+        let _ = writeln!(
+            out,
+            "  write {:>9.0} IOPS  {:>7.1} MB/s",
+            rw.write_iops,
+            rw.write_bw_bytes_per_s / 1e6
+        );
+        out.push_str(&latency_line("read lat µs", &rw.read_lat_us));
+        out.push_str(&latency_line("write lat µs", &rw.write_lat_us));
+        if let Some(pinning) = &rw.pinning {
+            let _ = writeln!(out, "  {pinning}");
+        }
+    }
+    render_behaviour(&mut out, report);
+    if !report.warnings.is_empty() {
+        out.push_str("\nwarnings:\n");
+        for warning in &report.warnings {
+            let _ = writeln!(out, "  - {warning}");
+        }
+    }
+    out
+}
+
+/// The sync, cliff and span results (docs/behaviour.md explains them).
+fn render_behaviour(out: &mut String, report: &BenchReport) {
+    if let Some(sync) = &report.sync {
+        let _ = writeln!(
+            out,
+            "\nsync: {} cycles of QD1 reads + {} random writes at QD{} with fdatasync ({:.0} s, \
+             reads {}, bursts {})",
+            sync.cycles.len(),
+            ByteSize(sync.burst_bytes),
+            sync.burst_queue_depth,
+            sync.runtime_s,
+            engine_name(sync.engine),
+            engine_name(sync.burst_engine.unwrap_or(sync.engine))
+        );
+        out.push_str(&latency_line("baseline µs", &sync.baseline_lat_us));
+        out.push_str(&latency_line("in burst µs", &sync.burst_lat_us));
+        let recovery = match (sync.recovery_ms_median, sync.recovery_ms_max) {
+            (Some(median), Some(max)) => format!("median {median:.0} ms, worst {max:.0} ms"),
+            _ => "none recovered".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  burst writes {:.0} MB/s; recovery to p99 within {:.0} % of baseline: {recovery}{}",
+            sync.burst_write_mb_s,
+            sync.recovery_tolerance * 100.0,
+            if sync.unrecovered_cycles > 0 {
+                format!(
+                    " ({} cycles not recovered after {:.0} s)",
+                    sync.unrecovered_cycles, sync.recovery_timeout_s
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    if let Some(cliff) = &report.cliff {
+        let _ = writeln!(
+            out,
+            "\ncliff: {:.1} GB written in {:.0} s ({}), {:.0} MB/s before any drop",
+            cliff.written_bytes as f64 / 1e9,
+            cliff.runtime_s,
+            engine_name(cliff.engine),
+            cliff.pre_cliff_mb_s
+        );
+        match (cliff.cache_estimate_bytes, cliff.post_cliff_mb_s) {
+            (Some(cache), Some(post)) => {
+                let _ = writeln!(
+                    out,
+                    "  writes fell to {post:.0} MB/s after {:.1} GB (write cache size, roughly)",
+                    cache as f64 / 1e9
+                );
+            }
+            _ => {
+                let _ = writeln!(out, "  no cliff before the test stopped ({:?})", cliff.stop);
+            }
+        }
+    }
+    if let Some(span) = &report.span {
+        let _ = writeln!(
+            out,
+            "\nspan: QD1 read latency over growing spans ({}; largest/smallest mean {:.2}x)",
+            engine_name(span.engine),
+            span.latency_ratio
+        );
+        for point in &span.points {
+            out.push_str(&latency_line(
+                &format!("{}", ByteSize(point.span_bytes)),
+                &point.lat_us,
+            ));
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The drive database on its own (`nodecheck db lookup`, `nodecheck db list`): tables for
+//! the terminal, documents for scripts.
+
+use serde::Serialize;
+use verdict::database::{Advisory, Database, DriveEntry};
+use verdict::judge::EntrySummary;
+use verdict::Grade;
+
+use super::table::new_table;
+use super::{clip, json, printable, Document, Format, RenderOptions};
+use crate::database::{Answer, MatchedBy};
+use crate::size::format_decimal;
+
+/// What `db lookup` was asked and what it found.
+pub struct LookupAnswer<'a> {
+    pub database_version: &'a str,
+    pub model: &'a str,
+    pub firmware: Option<&'a str>,
+    pub capacity_bytes: Option<u64>,
+    pub answer: Answer<'a>,
+}
+
+impl Document for LookupAnswer<'_> {
+    const FORMATS: &'static [Format] = &[Format::Table, Format::Json];
+
+    fn draw(&self, format: Format, options: &RenderOptions) -> Option<String> {
+        match format {
+            Format::Table => Some(render_lookup(self, options)),
+            Format::Json => Some(json::render(&self.document())),
+            Format::Markdown | Format::Discord | Format::Prometheus => None,
+        }
+    }
+}
+
+impl LookupAnswer<'_> {
+    fn document(&self) -> LookupDocument<'_> {
+        let found = &self.answer.found;
+        LookupDocument {
+            database_version: self.database_version,
+            model: self.model,
+            firmware: self.firmware,
+            capacity_bytes: self.capacity_bytes,
+            grade: self.answer.grade(),
+            matched_by: self.answer.matched_by,
+            entry: found.entry.map(|e| EntryDocument {
+                summary: EntrySummary::of(e, found.nand, found.dram),
+                interface: e.interface.as_str(),
+                notes: &e.notes,
+                sources: &e.sources,
+            }),
+            advisories: &found.advisories,
+            candidates: self
+                .answer
+                .candidates
+                .iter()
+                .map(|e| FamilyDocument::of(e))
+                .collect(),
+            suggestions: self
+                .answer
+                .suggestions
+                .iter()
+                .map(|e| FamilyDocument::of(e))
+                .collect(),
+        }
+    }
+}
+
+/// The entries `db list` shows.
+pub struct Listing<'a> {
+    pub db: &'a Database,
+    pub entries: Vec<&'a DriveEntry>,
+}
+
+impl Document for Listing<'_> {
+    const FORMATS: &'static [Format] = &[Format::Table, Format::Json];
+
+    fn draw(&self, format: Format, options: &RenderOptions) -> Option<String> {
+        match format {
+            Format::Table => Some(render_list(self.db, &self.entries, options)),
+            // Through a JSON value, whose maps sort their keys: the listing's entries have
+            // always printed their keys in alphabetical order.
+            Format::Json => Some(json::render(
+                &serde_json::to_value(ListDocument {
+                    database_version: &self.db.version,
+                    entries: self.entries.iter().map(|e| ListItem::of(e)).collect(),
+                })
+                .ok()?,
+            )),
+            Format::Markdown | Format::Discord | Format::Prometheus => None,
+        }
+    }
+}
+
+/// `db lookup --json`: the grade, the entry (`entry.{family,grade,nand,dram,class}`) plus the advisories that hit, how the entry was found, and the families a name that found
+/// none could be (`candidates`) or is close to (`suggestions`).
+#[derive(Debug, Serialize)]
+struct LookupDocument<'a> {
+    database_version: &'a str,
+    model: &'a str,
+    firmware: Option<&'a str>,
+    capacity_bytes: Option<u64>,
+    grade: Grade,
+    /// `model`, `family_name` or `model_prefix`; `null` when nothing matched.
+    matched_by: Option<MatchedBy>,
+    entry: Option<EntryDocument<'a>>,
+    advisories: &'a [Advisory],
+    /// Every family the name could be when it names more than one (a family name several
+    /// vendors use, or a model string cut to its first 16 characters).
+    candidates: Vec<FamilyDocument<'a>>,
+    /// The nearest families when nothing matched.
+    suggestions: Vec<FamilyDocument<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct EntryDocument<'a> {
+    #[serde(flatten)]
+    summary: EntrySummary,
+    interface: &'static str,
+    notes: &'a str,
+    sources: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+struct FamilyDocument<'a> {
+    id: &'a str,
+    family: String,
+    grade: Grade,
+}
+
+impl<'a> FamilyDocument<'a> {
+    fn of(entry: &'a DriveEntry) -> FamilyDocument<'a> {
+        FamilyDocument {
+            id: &entry.id,
+            family: entry.display_name(),
+            grade: entry.grade,
+        }
+    }
+}
+
+fn render_lookup(lookup: &LookupAnswer<'_>, options: &RenderOptions) -> String {
+    let answer = &lookup.answer;
+    let mut out = String::new();
+    let mut asked = printable(&clip(lookup.model.trim(), 80));
+    if let Some(fw) = lookup.firmware {
+        asked.push_str(&format!(", firmware {}", printable(&clip(fw, 20))));
+    }
+    if let Some(c) = lookup.capacity_bytes {
+        asked.push_str(&format!(", {}", format_decimal(c)));
+    }
+    let found = &answer.found;
+    let Some(entry) = found.entry else {
+        out.push_str(&render_unmatched(&asked, answer));
+        return out;
+    };
+    let summary = EntrySummary::of(entry, found.nand, found.dram);
+    let mut table = new_table(options);
+    table.set_header(["", ""]);
+    table.add_row(["asked".to_string(), asked]);
+    if answer.matched_by == Some(MatchedBy::FamilyName) {
+        table.add_row([
+            "matched by".to_string(),
+            "family name (not a model string)".to_string(),
+        ]);
+    }
+    table.add_row(["grade".to_string(), found.grade.as_str().to_uppercase()]);
+    table.add_row(["family".to_string(), summary.family.clone()]);
+    table.add_row(["family grade".to_string(), summary.grade.to_string()]);
+    table.add_row(["interface".to_string(), entry.interface.label().to_string()]);
+    table.add_row([
+        "NAND".to_string(),
+        summary.nand.clone().unwrap_or_else(|| "unknown".into()),
+    ]);
+    table.add_row([
+        "DRAM".to_string(),
+        summary.dram.clone().unwrap_or_else(|| "unknown".into()),
+    ]);
+    table.add_row(["class".to_string(), summary.class.clone()]);
+    if !entry.notes.is_empty() {
+        table.add_row(["notes".to_string(), entry.notes.clone()]);
+    }
+    for a in &found.advisories {
+        let mut text = format!("[{}] {}", a.severity, a.text);
+        if let Some(fix) = &a.fix {
+            text.push_str(&format!("\nFix: {fix}"));
+        }
+        table.add_row([a.code.clone(), text]);
+    }
+    if !entry.sources.is_empty() {
+        table.add_row(["sources".to_string(), entry.sources.join(", ")]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+    out
+}
+
+fn family_list(entries: &[&DriveEntry]) -> String {
+    let named: Vec<String> = entries
+        .iter()
+        .map(|e| format!("{} ({})", e.display_name(), e.grade))
+        .collect();
+    let width = named.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    named
+        .iter()
+        .zip(entries)
+        .map(|(name, e)| {
+            format!(
+                "  {name:<width$}   nodecheck db lookup '{}'\n",
+                e.display_name()
+            )
+        })
+        .collect()
+}
+
+fn render_unmatched(asked: &str, answer: &Answer<'_>) -> String {
+    match answer.matched_by {
+        Some(MatchedBy::FamilyName) => format!(
+            "{asked}: {} families have this name; say which:\n{}",
+            answer.candidates.len(),
+            family_list(&answer.candidates)
+        ),
+        Some(MatchedBy::ModelPrefix) => format!(
+            "{asked}: {}. The name is cut short (a SCSI INQUIRY product holds 16 characters), and it could be:\n{}\
+             Read the full model with `sudo smartctl -d sat -i /dev/<drive>` and look that up.\n",
+            answer.grade().as_str(),
+            family_list(&answer.candidates)
+        ),
+        _ if !answer.suggestions.is_empty() => format!(
+            "{asked}: unknown. No database entry matches this model string or family name. Nearest families:\n{}\
+             Check the exact string the drive reports (`nodecheck probe`), or add the drive: \
+             see docs/contributing-drives.md.\n",
+            family_list(&answer.suggestions)
+        ),
+        _ => format!(
+            "{asked}: unknown. No database entry matches this model string or family name.\n\
+             Check the exact string the drive reports (`nodecheck probe`), or add the drive: \
+             see docs/contributing-drives.md.\n"
+        ),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct ListItem<'a> {
+    id: &'a str,
+    family: String,
+    interface: &'static str,
+    grade: Grade,
+    nand: Option<String>,
+    dram: Option<String>,
+    class: String,
+    notes: &'a str,
+}
+
+impl<'a> ListItem<'a> {
+    fn of(e: &'a DriveEntry) -> ListItem<'a> {
+        let s = EntrySummary::of(e, e.nand, e.dram);
+        ListItem {
+            id: &e.id,
+            family: s.family,
+            interface: e.interface.as_str(),
+            grade: e.grade,
+            nand: s.nand,
+            dram: s.dram,
+            class: s.class,
+            notes: &e.notes,
+        }
+    }
+}
+
+/// `db list --json`.
+#[derive(Debug, Serialize)]
+struct ListDocument<'a> {
+    database_version: &'a str,
+    entries: Vec<ListItem<'a>>,
+}
+
+fn render_list(db: &Database, entries: &[&DriveEntry], options: &RenderOptions) -> String {
+    let mut table = new_table(options);
+    table.set_header(["Family", "Bus", "Grade", "NAND", "DRAM", "Class"]);
+    for e in entries {
+        let s = EntrySummary::of(e, e.nand, e.dram);
+        table.add_row([
+            clip(&s.family, 40),
+            e.interface.label().to_string(),
+            e.grade.to_string(),
+            s.nand.unwrap_or_else(|| "-".into()),
+            s.dram.unwrap_or_else(|| "-".into()),
+            s.class,
+        ]);
+    }
+    format!(
+        "{table}\n{} entries (database {})\n",
+        entries.len(),
+        db.version
+    )
+}

@@ -1,0 +1,39 @@
+//! What the plot tests share: a bench report that measured nothing, for each test to add the
+//! results it draws, and one with a span test of a DRAM-less drive.
+
+use bench::behaviour::models::{DriveModel, MockDrive};
+use bench::behaviour::span::{run_span, SpanPlan};
+use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
+
+pub fn empty_report() -> BenchReport {
+    BenchReport {
+        schema_version: SCHEMA_VERSION,
+        path: "/var/lib/ethereum".into(),
+        engine: EngineKind::Mock,
+        engine_reason: None,
+        qd1: None,
+        randrw: None,
+        sync: None,
+        cliff: None,
+        span: None,
+        warnings: Vec::new(),
+    }
+}
+
+/// The span test on a simulated DRAM-less TLC drive of 128 GiB.
+pub fn span_report() -> BenchReport {
+    let plan = SpanPlan {
+        reads_per_span: 500,
+        ..SpanPlan::default()
+    };
+    let span = run_span(
+        &mut MockDrive::new(DriveModel::dramless_tlc(), 128 << 30, 5),
+        &plan,
+        &|| false,
+    )
+    .expect("span");
+    BenchReport {
+        span: Some(span),
+        ..empty_report()
+    }
+}
