@@ -81,7 +81,7 @@ fn inner(args: &[String]) -> Result<()> {
     match what.as_str() {
         "fill" => fill(
             path,
-            bench::error::parse_size(arg).map_err(anyhow::Error::msg)?,
+            units::size::parse_file_size(arg)?,
         ),
         "randrw" | "qd1" | "ceiling" => {
             let runtime = Duration::from_secs(arg.parse().context("seconds")?);

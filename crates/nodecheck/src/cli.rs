@@ -12,7 +12,6 @@ use crate::config::{
     DbListConfig, DbLookupConfig, Format, GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice,
     SubmitConfig, TriageConfig,
 };
-use crate::size::parse_size;
 
 const MAIN_EXAMPLES: &str = "\
 Examples:
@@ -265,15 +264,10 @@ pub struct CheckArgs {
     pub bench_runtime: Option<u64>,
     /// Free space the test file must leave, e.g. 2G [default: 5G for quick, max(10 % of the
     /// file system, 50 GiB) for full]; lower it only on a disk no node uses.
-    #[arg(long, value_name = "SIZE", value_parser = parse_bench_size)]
+    #[arg(long, value_name = "SIZE", value_parser = units::size::parse_file_size)]
     pub bench_reserve: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// Test file sizes are binary, as in `nodecheck bench --size`.
-fn parse_bench_size(text: &str) -> Result<u64, String> {
-    bench::error::parse_size(text)
 }
 
 #[derive(Debug, Args)]
@@ -315,7 +309,7 @@ pub struct DbLookupArgs {
     #[arg(long)]
     pub firmware: Option<String>,
     /// Capacity: `2TB`, `1.5TiB`, `500G` or bytes.
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = units::size::parse_capacity)]
     pub capacity: Option<u64>,
     /// Print JSON.
     #[arg(long)]

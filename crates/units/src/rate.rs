@@ -37,6 +37,8 @@ mod tests {
     #[test]
     fn iops_read_like_the_community_list() {
         assert_eq!(iops(68_400.0), "68k");
+        assert_eq!(iops(68_000.0), "68k");
+        assert_eq!(iops(2_500.0), "2.5k");
         assert_eq!(iops(1_540.0), "1.5k");
         assert_eq!(iops(950.2), "950");
         assert_eq!(iops(f64::NAN), "n/a");

@@ -96,6 +96,16 @@ pub fn parse(text: &str, convention: Convention) -> Result<u64, SizeError> {
     Ok(bytes as u64)
 }
 
+/// A drive capacity ([`Convention::Vendor`]); a command line's `value_parser`.
+pub fn parse_capacity(text: &str) -> Result<u64, SizeError> {
+    parse(text, Convention::Vendor)
+}
+
+/// A test-file size ([`Convention::Fio`]); a command line's `value_parser`.
+pub fn parse_file_size(text: &str) -> Result<u64, SizeError> {
+    parse(text, Convention::Fio)
+}
+
 /// A byte count that prints in binary units with one decimal (`149.9 GiB`, `16.0 MiB`): the
 /// precision a message about free space and reserves needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -242,6 +252,7 @@ mod tests {
     fn caps_print_in_the_unit_that_divides_them() {
         assert_eq!(binary_exact(16 << 20), "16 MiB");
         assert_eq!(binary_exact(64 << 10), "64 KiB");
+        assert_eq!(binary_exact(4096), "4 KiB");
         assert_eq!(binary_exact(100), "100 B");
         assert_eq!(binary_exact((1 << 20) + 1), "1048577 B");
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use bench::run::{BenchTarget, NoProgress, Plan, Progress};
-use bench::{BenchReport, ByteSize, EngineKind, EnginePreference, LatencySummary};
+use bench::{BenchReport, ByteSize, EnginePreference, LatencySummary};
 
 use crate::commands::hints::{self, Printer};
 use crate::commands::{emit, UsageError};
@@ -66,7 +66,7 @@ pub struct BenchArgs {
 
     /// Free space to keep on the file system, e.g. 5G. Default max(10 % of the file system,
     /// 50 GiB); lower it only on a disk that no node uses.
-    #[arg(long, value_parser = parse_size_arg)]
+    #[arg(long, value_parser = units::size::parse_file_size)]
     pub reserve: Option<u64>,
 
     /// Run even though an Ethereum client is running (its I/O skews the figures, and the
@@ -120,7 +120,7 @@ pub struct BenchArgs {
 
     /// Most bytes `--test cliff` may write, e.g. 200G [default: 1T]. It overwrites the test
     /// file in place, so this bounds wear and time, not space.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = units::size::parse_file_size)]
     pub cliff_budget: Option<u64>,
 
     /// Draw the sync, cliff or span result to this SVG file and a PNG beside it (latency over
@@ -159,12 +159,8 @@ impl BenchArgs {
     }
 }
 
-fn parse_size_arg(text: &str) -> Result<u64, String> {
-    bench::error::parse_size(text)
-}
-
 fn parse_burst_arg(text: &str) -> Result<u64, String> {
-    let bytes = bench::error::parse_size(text)?;
+    let bytes = units::size::parse_file_size(text).map_err(|err| err.to_string())?;
     let min = bench::behaviour::sync::MIN_BURST_BYTES;
     if bytes < min {
         return Err(format!(
@@ -276,7 +272,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     let given_a_device = args.device.is_none()
         && std::fs::metadata(&args.path).is_ok_and(|m| m.file_type().is_block_device());
     if given_a_device {
-        let path = verdict::findings::mount::shell_quote(&args.path.display().to_string());
+        let path = units::text::shell_quote(&args.path.display().to_string());
         return Err(UsageError(format!(
             "{path} is a block device: the bench never writes to a device; give a directory on \
              its file system, or `--device {path} --test qd1` for the read-only qd1 test"
@@ -356,14 +352,6 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<u8> {
     Ok(crate::exit_codes::GOOD)
 }
 
-fn engine_name(kind: EngineKind) -> &'static str {
-    match kind {
-        EngineKind::IoUring => "io_uring",
-        EngineKind::Psync => "psync",
-        EngineKind::Mock => "mock",
-    }
-}
-
 fn latency_line(label: &str, lat: &LatencySummary) -> String {
     format!(
         "  {label:<14} mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  max {:.1}\n",
@@ -378,7 +366,7 @@ pub fn render_text(report: &BenchReport) -> String {
         out,
         "nodecheck bench {} (engine {})",
         report.path,
-        engine_name(report.engine)
+        report.engine.name()
     );
     if let Some(reason) = &report.engine_reason {
         let _ = writeln!(out, "  engine: {reason}");
@@ -446,8 +434,8 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             ByteSize(sync.burst_bytes),
             sync.burst_queue_depth,
             sync.runtime_s,
-            engine_name(sync.engine),
-            engine_name(sync.burst_engine.unwrap_or(sync.engine))
+            sync.engine.name(),
+            sync.burst_engine.unwrap_or(sync.engine).name()
         );
         out.push_str(&latency_line("baseline µs", &sync.baseline_lat_us));
         out.push_str(&latency_line("in burst µs", &sync.burst_lat_us));
@@ -476,7 +464,7 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             "\ncliff: {:.1} GB written in {:.0} s ({}), {:.0} MB/s before any drop",
             cliff.written_bytes as f64 / 1e9,
             cliff.runtime_s,
-            engine_name(cliff.engine),
+            cliff.engine.name(),
             cliff.pre_cliff_mb_s
         );
         match (cliff.cache_estimate_bytes, cliff.post_cliff_mb_s) {
@@ -496,7 +484,7 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
         let _ = writeln!(
             out,
             "\nspan: QD1 read latency over growing spans ({}; largest/smallest mean {:.2}x)",
-            engine_name(span.engine),
+            span.engine.name(),
             span.latency_ratio
         );
         for point in &span.points {

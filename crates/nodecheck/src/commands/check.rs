@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use bench::behaviour::{span::SpanPlan, sync::SyncPlan, BehaviourTests};
 use bench::{BenchReport, BenchTarget, Plan};
+use units::text::shell_quote;
 use probe::root::Root;
 use probe::Facts;
 use verdict::judge::{ClientChoice, Verdict};
@@ -492,17 +493,6 @@ fn needs_root_line(facts: &Facts, path: Option<&Path>, running_as_root: bool) ->
         "Not running as root: {} need root; rerun with `{rerun}` for the full check.",
         missing.join(", ")
     ))
-}
-
-fn shell_quote(text: &str) -> String {
-    if text
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c))
-    {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }
 
 pub(crate) fn build_report(

@@ -10,7 +10,6 @@ use super::emit;
 use crate::config::{DbListConfig, DbLookupConfig, GlobalOptions};
 use crate::render::table::new_table;
 use crate::render::{clip, printable, RenderOptions};
-use crate::size::format_decimal;
 
 /// `db lookup --json`: the keys issue 3 names (`grade`, `entry.{family,grade,nand,dram,class}`)
 /// plus the advisories that hit, how the entry was found, and the families a name that found
@@ -206,7 +205,7 @@ fn render_lookup(config: &DbLookupConfig, answer: &Answer<'_>, options: &RenderO
         asked.push_str(&format!(", firmware {}", printable(&clip(fw, 20))));
     }
     if let Some(c) = config.capacity_bytes {
-        asked.push_str(&format!(", {}", format_decimal(c)));
+        asked.push_str(&format!(", {}", units::size::decimal(c)));
     }
     let found = &answer.found;
     let Some(entry) = found.entry else {

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use bench::BenchError;
-use verdict::findings::mount::shell_quote;
+use units::text::shell_quote;
 
 /// The command whose options a hint may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,6 @@ use super::emit;
 use crate::config::{GlobalOptions, ProbeConfig};
 use crate::render::table::new_table;
 use crate::render::{clip, printable, text, RenderOptions};
-use crate::size::format_decimal;
 
 pub fn run(config: &ProbeConfig, global: &GlobalOptions) -> Result<u8> {
     let root = match &config.root {
@@ -125,7 +124,7 @@ fn drive_table(drive: &Drive, options: &RenderOptions) -> Table {
             "capacity",
             drive
                 .capacity_bytes
-                .map(|b| format!("{} ({b} bytes)", format_decimal(b)))
+                .map(|b| format!("{} ({b} bytes)", units::size::decimal(b)))
                 .unwrap_or_else(|| "unknown".into()),
         ),
         ("interface", text::interface(drive.interface).to_string()),

@@ -57,19 +57,7 @@ pub fn render(
     }
 }
 
-/// Cuts a string to at most `max` characters, marking the cut with `…`. Hostile facts (a 1 MB
-/// model string) must not blow up any output.
-pub fn clip(text: &str, max: usize) -> String {
-    // Stops counting at `max`, so a megabyte string costs no more than a short one.
-    if text.char_indices().nth(max).is_none() {
-        return text.to_string();
-    }
-    let cut = text
-        .char_indices()
-        .nth(max.saturating_sub(1))
-        .map_or(0, |(index, _)| index);
-    format!("{}…", &text[..cut])
-}
+pub use units::text::clip;
 
 /// A client as the findings name it (`Reth`), from its id in the report (`reth`).
 pub fn client_display(id: &str) -> String {
@@ -117,7 +105,8 @@ pub mod text {
     use probe::{AtimeMode, Drive, Facts, Interface};
 
     use super::{clip, shown};
-    use crate::size::{format_binary, format_decimal, format_latency_us};
+    use units::latency::format_us as format_latency_us;
+    use units::size::{binary as format_binary, decimal as format_decimal};
 
     pub fn atime(mode: AtimeMode) -> &'static str {
         match mode {
@@ -234,7 +223,7 @@ pub mod text {
             q.iops,
             clip(&q.target, 10),
             format_binary(q.span_bytes),
-            engine(q.engine),
+            q.engine.name(),
             if q.cpus.is_empty() {
                 String::new()
             } else {
@@ -355,12 +344,5 @@ pub mod text {
         caption[..1].make_ascii_uppercase();
         caption
     }
-
-    pub fn engine(engine: bench::EngineKind) -> &'static str {
-        match engine {
-            bench::EngineKind::IoUring => "io_uring",
-            bench::EngineKind::Psync => "psync",
-            bench::EngineKind::Mock => "simulated",
-        }
-    }
 }
+

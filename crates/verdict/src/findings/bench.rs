@@ -110,7 +110,7 @@ pub fn check(
             "QD1 4 KiB random reads ({} reads on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
             qd1.ios,
             qd1.target,
-            engine_name(qd1.engine),
+            qd1.engine.name(),
             format_latency_us(qd1.lat_us.p50),
             format_latency_us(p99),
             format_latency_us(max),
@@ -174,7 +174,7 @@ pub fn check(
             rw.queue_depth,
             format_iops(rw.read_iops),
             format_iops(rw.write_iops),
-            engine_name(rw.engine)
+            rw.engine.name()
         );
         // One sentence per client: "Nethermind needs 10k read and 10k write IOPS".
         let mut shortfalls: Vec<(String, Vec<String>)> = Vec::new();
@@ -245,7 +245,7 @@ pub fn check(
             "Benchmark ran without io_uring",
             format!(
                 "The {} engine was used{why}. Its figures are somewhat lower than fio's io_uring/libaio figures at high queue depth; QD1 latency is comparable.",
-                engine_name(report.engine)
+                report.engine.name()
             ),
         ));
     }
@@ -271,10 +271,3 @@ fn usable(value: f64) -> bool {
     value.is_finite() && value >= 0.0
 }
 
-fn engine_name(engine: EngineKind) -> &'static str {
-    match engine {
-        EngineKind::IoUring => "io_uring",
-        EngineKind::Psync => "psync",
-        EngineKind::Mock => "mock",
-    }
-}
