@@ -17,11 +17,11 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use bench::engine::{self, EngineConfig, EnginePreference, Target};
-use bench::run::{qd1_result, randrw_result, BenchTarget, Plan};
-use bench::workload::{
-    FillJob, IoStats, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition,
-};
+use bench::prefill::FillJob;
+use bench::random::{RandomIoJob, RandomPattern};
+use bench::workload::{IoStats, Job, ProgressCounter, StopCondition};
 use bench::CancelToken;
+use bench::{qd1, randrw, BenchTarget, Plan};
 
 /// Counts heap allocations, so the inner runner can show that the I/O loop allocates nothing.
 struct CountingAllocator;
@@ -79,10 +79,7 @@ fn inner(args: &[String]) -> Result<()> {
     };
     let path = Path::new(file);
     match what.as_str() {
-        "fill" => fill(
-            path,
-            units::size::parse_file_size(arg)?,
-        ),
+        "fill" => fill(path, units::size::parse_file_size(arg)?),
         "randrw" | "qd1" | "ceiling" => {
             let runtime = Duration::from_secs(arg.parse().context("seconds")?);
             measure(what, path, runtime)
@@ -140,7 +137,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
     };
     let file = open(path, direct, false)?;
     let size = file.metadata()?.len();
-    let mut plan = Plan::new(BenchTarget::Directory(path.to_path_buf()));
+    let mut plan = Plan::full(BenchTarget::Directory(path.to_path_buf()));
     plan.queue_depth = queue_depth;
     plan.runtime = runtime;
     let choice = engine::select(
@@ -177,7 +174,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
         stats.merge(&job.stats);
     }
     let output = if what == "qd1" {
-        let result = qd1_result(&stats, size, "file", choice.kind);
+        let result = qd1::result(&stats, size, "file", choice.kind);
         serde_json::json!({
             "read_iops": result.iops, "write_iops": 0.0, "ios": result.ios,
             "p50_us": result.lat_us.p50, "p99_us": result.lat_us.p99,
@@ -185,7 +182,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
             "cpus": target.cpus().unwrap_or_default(),
         })
     } else {
-        let result = randrw_result(&plan, &stats, size, choice.kind);
+        let result = randrw::result(&plan, &stats, size, choice.kind);
         serde_json::json!({
             "read_iops": result.read_iops, "write_iops": result.write_iops,
             "ios": result.read_ios + result.write_ios,

@@ -7,9 +7,8 @@ use bench::engine::mock::{
     ConstantLatency, DeviceState, LatencyModel, MockEngine, ScriptedLatency,
 };
 use bench::engine::{Engine, Target};
-use bench::workload::{
-    Direction, Io, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition,
-};
+use bench::random::{RandomIoJob, RandomPattern};
+use bench::workload::{Direction, Io, Job, ProgressCounter, StopCondition};
 use bench::CancelToken;
 
 const SPAN: u64 = 1 << 30;
@@ -43,7 +42,7 @@ fn qd1_at_a_constant_100us_gives_exactly_10000_iops_for_one_second() {
     assert_eq!(stats.read.count(), 10_000);
     assert_eq!(stats.write.count(), 0);
     assert_eq!(stats.elapsed, Duration::from_secs(1));
-    let result = bench::run::qd1_result(stats, SPAN, "file", bench::EngineKind::Mock);
+    let result = bench::qd1::result(stats, SPAN, "file", bench::EngineKind::Mock);
     assert!((result.iops - 10_000.0).abs() < 1e-6, "{result:?}");
     assert!((result.lat_us.p50 - 100.0).abs() < 0.1, "{result:?}");
     assert!((result.lat_us.max - 100.0).abs() < 0.1, "{result:?}");

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use bench::engine::{self, EngineConfig, EnginePreference, Target};
-use bench::run::{BenchTarget, Phase, Plan, Progress};
 use bench::workload::{Direction, Io, Job, ALIGN};
+use bench::{BenchTarget, Phase, Plan, Progress};
 use bench::{EngineKind, LatencySummary};
 
 /// A directory on a disk-backed file system (O_DIRECT works); tmpfs would refuse it.
@@ -76,7 +76,7 @@ fn assert_plausible(lat: &LatencySummary) {
 
 fn full_run(preference: EnginePreference, expected: EngineKind) {
     let dir = scratch_dir();
-    let mut plan = Plan::new(BenchTarget::Directory(dir.path().to_path_buf()));
+    let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(256 << 20);
     plan.reserve = Some(1 << 30);
     plan.runtime = Duration::from_secs(2);
@@ -305,7 +305,7 @@ fn sqpoll_ring_runs_qd1() {
         return;
     }
     let dir = scratch_dir();
-    let mut plan = Plan::new(BenchTarget::Directory(dir.path().to_path_buf()));
+    let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(32 << 20);
     plan.reserve = Some(1 << 30);
     plan.runtime = Duration::from_millis(500);

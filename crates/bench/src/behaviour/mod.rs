@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use crate::cancel::CancelToken;
 use crate::engine::EngineChoice;
 use crate::error::BenchError;
+use crate::progress::{Phase, Progress};
 use crate::report::{EngineKind, LatencySummary};
-use crate::run::{Phase, Progress};
 
 /// What can go wrong while measuring behaviour.
 #[derive(Debug, thiserror::Error)]
@@ -263,6 +263,39 @@ impl BehaviourTests {
     pub fn any(&self) -> bool {
         self.sync.is_some() || self.cliff.is_some() || self.span.is_some()
     }
+
+    /// The sync cycle and the span test, which grade a drive the database does not know by
+    /// what it does rather than its name (docs/behaviour.md). On the community's 150 GiB file
+    /// and a 60 s runtime they run with their documented defaults; a smaller file or a shorter
+    /// runtime scales them down so that they still see several spans and a whole cycle in
+    /// about the runtime. The cliff test stays opt-in: it fills the drive's write cache.
+    pub fn scaled(runtime: Duration, file_size: u64, seed: u64) -> BehaviourTests {
+        const PAGE: u64 = 4096;
+        let sync = sync::SyncPlan::default();
+        let span = span::SpanPlan::default();
+        // A quarter of the file at most, so a burst on a small file does not rewrite it all.
+        let burst_bytes = sync.burst_bytes.min((file_size / 4).max(1 << 20)) / PAGE * PAGE;
+        let min_span = (span.min_span.min(file_size / 8) / PAGE * PAGE).max(PAGE);
+        BehaviourTests {
+            sync: Some(sync::SyncPlan {
+                runtime,
+                read_phase: sync.read_phase.min(runtime / 2),
+                recovery_timeout: sync
+                    .recovery_timeout
+                    .min(runtime.max(Duration::from_secs(2))),
+                burst_bytes,
+                seed,
+                ..sync
+            }),
+            span: Some(span::SpanPlan {
+                min_span,
+                time_per_span: span.time_per_span.min(runtime),
+                seed,
+                ..span
+            }),
+            cliff: None,
+        }
+    }
 }
 
 /// What the behaviour tests measured; `None` for tests not asked for.
@@ -337,4 +370,39 @@ pub fn run_on_test_file(
         results.cliff = Some(measured.map_err(|e| bench_error(e, cancel))?);
     }
     Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testfile::COMMUNITY_SIZE;
+
+    #[test]
+    fn on_the_community_file_the_tests_keep_their_defaults() {
+        let runtime = Duration::from_secs(60);
+        let tests = BehaviourTests::scaled(runtime, COMMUNITY_SIZE, 7);
+        let (sync, span) = (tests.sync.expect("sync"), tests.span.expect("span"));
+        assert!(tests.cliff.is_none(), "the cliff test stays opt-in");
+        let defaults = sync::SyncPlan::default();
+        assert_eq!(sync.burst_bytes, defaults.burst_bytes);
+        assert_eq!(sync.read_phase, defaults.read_phase);
+        assert_eq!(sync.recovery_timeout, defaults.recovery_timeout);
+        assert_eq!((sync.runtime, sync.seed), (runtime, 7));
+        assert_eq!(span.min_span, span::SpanPlan::default().min_span);
+        assert_eq!(span.time_per_span, span::SpanPlan::default().time_per_span);
+        assert_eq!(span.seed, 7);
+    }
+
+    #[test]
+    fn a_small_file_and_a_short_runtime_scale_the_tests_down() {
+        let tests = BehaviourTests::scaled(Duration::from_secs(1), 64 << 20, 1);
+        let sync = tests.sync.expect("sync");
+        assert_eq!(sync.burst_bytes, 16 << 20);
+        assert_eq!(sync.read_phase, Duration::from_millis(500));
+        assert_eq!(sync.recovery_timeout, Duration::from_secs(2));
+        let span = tests.span.expect("span");
+        assert_eq!(span.min_span, 8 << 20);
+        assert_eq!(span::spans(64 << 20, &span).len(), 4);
+        assert_eq!(span.time_per_span, Duration::from_secs(1));
+    }
 }

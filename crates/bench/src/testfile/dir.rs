@@ -140,4 +140,3 @@ pub(super) fn try_lock(file: &File) -> io::Result<bool> {
         Err(err)
     }
 }
-

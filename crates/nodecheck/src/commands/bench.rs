@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use bench::run::{BenchTarget, NoProgress, Plan, Progress};
 use bench::{BenchReport, ByteSize, EnginePreference, LatencySummary};
+use bench::{BenchTarget, NoProgress, Plan, Progress, Selection};
 
 use crate::commands::hints::{self, Printer};
 use crate::commands::{emit, UsageError};
@@ -110,7 +110,7 @@ pub struct BenchArgs {
 
     /// Seed of the random offsets (the same seed gives the same sequence, like fio's
     /// randrepeat=1).
-    #[arg(long, default_value_t = bench::run::DEFAULT_SEED)]
+    #[arg(long, default_value_t = bench::plan::DEFAULT_SEED)]
     pub seed: u64,
 
     /// Write burst size of `--test sync`, e.g. 1G, at least 1M (see docs/behaviour.md for the
@@ -198,10 +198,14 @@ pub fn plan(args: &BenchArgs) -> Result<Plan, UsageError> {
             "--cliff-budget must be above zero: the cliff test needs to write".to_string(),
         ));
     }
-    let mut plan = Plan::new(target);
-    plan.qd1 = matches!(args.test, TestArg::Qd1 | TestArg::All);
-    plan.randrw = matches!(args.test, TestArg::Randrw | TestArg::All);
-    plan.behaviour = behaviour_tests(args);
+    let mut plan = Plan::custom(
+        target,
+        Selection {
+            qd1: matches!(args.test, TestArg::Qd1 | TestArg::All),
+            randrw: matches!(args.test, TestArg::Randrw | TestArg::All),
+            behaviour: behaviour_tests(args),
+        },
+    );
     plan.runtime = runtime(args);
     plan.size = args.size;
     plan.reserve = args.reserve;

@@ -52,6 +52,6 @@ fn hint(err: &BenchError, printer: Printer, dir: &Path) -> Option<String> {
 pub fn stale_files_hint(warnings: &[String]) -> Option<String> {
     warnings
         .iter()
-        .any(|w| w.starts_with(bench::run::STALE_FILE_WARNING))
+        .any(|w| w.starts_with(bench::STALE_FILE_WARNING))
         .then(|| "rerun with --clean-stale to remove the stale test files".to_string())
 }

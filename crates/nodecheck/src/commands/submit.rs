@@ -116,7 +116,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
         ),
     );
     let directory = super::check::measured_directory(&path);
-    let mut plan = Plan::new(BenchTarget::Directory(directory));
+    let mut plan = Plan::full(BenchTarget::Directory(directory));
     let cooperation = crate::signals::cooperate()
         .context("cannot install the Ctrl-C handler that removes the test file")?;
     plan.cancel = cooperation.token().clone();

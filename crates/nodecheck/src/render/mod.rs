@@ -345,4 +345,3 @@ pub mod text {
         caption
     }
 }
-

@@ -315,7 +315,11 @@ fn kilo(v: u32) -> String {
 
 fn capacity_range(min: Option<u64>, max: Option<u64>) -> String {
     match (min, max) {
-        (Some(a), Some(b)) => format!("{}–{}", units::size::decimal_compact(a), units::size::decimal_compact(b)),
+        (Some(a), Some(b)) => format!(
+            "{}–{}",
+            units::size::decimal_compact(a),
+            units::size::decimal_compact(b)
+        ),
         (Some(a), None) => format!("≥ {}", units::size::decimal_compact(a)),
         (None, Some(b)) => format!("≤ {}", units::size::decimal_compact(b)),
         (None, None) => "any".to_string(),

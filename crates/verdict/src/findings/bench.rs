@@ -270,4 +270,3 @@ pub fn check(
 fn usable(value: f64) -> bool {
     value.is_finite() && value >= 0.0
 }
-
