@@ -64,7 +64,12 @@ pub enum BenchError {
     InvalidPlan(String),
     #[error("the engine failed: {0}")]
     Engine(String),
-    #[error("stale test file(s) from an earlier run that was killed: {}", list_paths(.0))]
+    /// There is no room for the test file, and there would be without these test files of
+    /// killed runs (left in place because the run was not asked to remove them).
+    #[error(
+        "not enough free space for the test file while test file(s) of killed runs take it up: {}",
+        list_paths(.0)
+    )]
     StaleFiles(Vec<PathBuf>),
 }
 

@@ -4,7 +4,7 @@
 use std::fs::OpenOptions;
 use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::affinity::{self, Pinning};
@@ -134,6 +134,7 @@ fn run_on_file(
     refuse_memory_backed(&bench_dir)?;
     // Held until the run returns: a second bench here fails now with this one's pid.
     let _lock = BenchLock::acquire(&bench_dir)?;
+    let mut left_stale = Vec::new();
     for file in testfile::find_stale(&bench_dir)? {
         let (path, size, pid) = (file.path.clone(), file.size, file.pid);
         if plan.clean_stale {
@@ -148,6 +149,7 @@ fn run_on_file(
                 ));
             }
         } else {
+            left_stale.push((path.clone(), size));
             warnings.push(format!(
                 "{STALE_FILE_WARNING} {} ({}) from a killed run (pid {pid} named it; no bench \
                  holds it): it is nodecheck's own file, safe to delete",
@@ -158,7 +160,8 @@ fn run_on_file(
     }
 
     let space = Space::of_dir(&bench_dir)?;
-    let sizing = testfile::size_file(dir, space, plan.size, plan.reserve)?;
+    let sizing = testfile::size_file(dir, space, plan.size, plan.reserve)
+        .map_err(|err| blame_stale_files(err, dir, space, plan, &left_stale))?;
     if let Some(warning) = sizing.warning {
         warnings.push(format!("{warning}; the randrw figure is less comparable"));
     }
@@ -238,6 +241,29 @@ fn run_on_file(
         ));
     }
     Ok(())
+}
+
+/// A lack of room that the test files of killed runs cause: with their space back the test
+/// file would fit, so removing them is the way out, not lowering the reserve.
+fn blame_stale_files(
+    err: BenchError,
+    dir: &Path,
+    space: Space,
+    plan: &Plan,
+    stale: &[(PathBuf, u64)],
+) -> BenchError {
+    if !matches!(err, BenchError::NoRoom { .. }) || stale.is_empty() {
+        return err;
+    }
+    let stale_bytes = stale.iter().map(|(_, size)| *size).sum::<u64>();
+    let freed = Space {
+        available: space.available.saturating_add(stale_bytes),
+        ..space
+    };
+    if testfile::size_file(dir, freed, plan.size, plan.reserve).is_err() {
+        return err;
+    }
+    BenchError::StaleFiles(stale.iter().map(|(path, _)| path.clone()).collect())
 }
 
 /// From linux/magic.h (the libc crate does not export RAMFS_MAGIC on every target).
@@ -334,4 +360,46 @@ fn open_device(device: &Path) -> Result<Target, BenchError> {
         )));
     }
     Ok(Target::new(file, len, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    fn plan() -> Plan {
+        Plan::full(BenchTarget::Directory("/data".into()))
+    }
+
+    fn no_room(space: Space) -> BenchError {
+        testfile::size_file(Path::new("/data"), space, None, None).unwrap_err()
+    }
+
+    #[test]
+    fn stale_files_are_blamed_when_their_space_would_make_room() {
+        let space = Space {
+            total: 500 * GIB,
+            available: 40 * GIB,
+        };
+        let stale = [(PathBuf::from("/data/.nodecheck-bench-1-ab.tmp"), 150 * GIB)];
+        let err = blame_stale_files(no_room(space), Path::new("/data"), space, &plan(), &stale);
+        match err {
+            BenchError::StaleFiles(paths) => assert_eq!(paths, vec![stale[0].0.clone()]),
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    #[test]
+    fn no_room_stays_no_room_when_stale_files_would_not_help() {
+        let space = Space {
+            total: 500 * GIB,
+            available: 10 * GIB,
+        };
+        let small = [(PathBuf::from("/data/.nodecheck-bench-1-ab.tmp"), GIB)];
+        let err = blame_stale_files(no_room(space), Path::new("/data"), space, &plan(), &small);
+        assert!(matches!(err, BenchError::NoRoom { .. }), "{err}");
+        let none = blame_stale_files(no_room(space), Path::new("/data"), space, &plan(), &[]);
+        assert!(matches!(none, BenchError::NoRoom { .. }), "{none}");
+    }
 }
