@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use bench::engine::{self, EngineConfig, EnginePreference, Target};
+use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
 use bench::prefill::FillJob;
 use bench::random::{RandomIoJob, RandomPattern};
 use bench::workload::{IoStats, Job, ProgressCounter, StopCondition};
@@ -119,12 +119,8 @@ fn fill(path: &Path, size: u64) -> Result<()> {
         })
         .collect();
     let mut refs: Vec<&mut dyn Job> = fills.iter_mut().map(|j| j as &mut dyn Job).collect();
-    engine.run(
-        &Target::new(file.try_clone()?, size, true),
-        depth,
-        &mut refs,
-        &mut || {},
-    )?;
+    let target = Target::new(file.try_clone()?, size, true);
+    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
     file.sync_data()?;
     Ok(())
 }
@@ -166,7 +162,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
         }
     }
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    engine.run(&target, depth, &mut refs, &mut || {})?;
+    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     drop(refs);
     let mut stats = IoStats::new();

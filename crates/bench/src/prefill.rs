@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 
 use crate::cancel::CancelToken;
-use crate::engine::{EngineChoice, Target};
+use crate::engine::{EngineChoice, Target, Work};
 use crate::error::BenchError;
 use crate::plan::Plan;
 use crate::progress::{Phase, Progress};
@@ -126,7 +126,7 @@ pub fn prefill(
             &units::rate::live_megabytes(written, started.elapsed().as_secs_f64()),
         );
     };
-    let result = engine.run(&target, queue_depth, &mut job_refs, &mut tick);
+    let result = engine.run(Work::new(&target, queue_depth, &mut job_refs, &mut tick));
     progress.finish(Phase::Prefill);
     plan.cancel.check()?;
     result?;

@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::cancel::CancelToken;
-use crate::engine::{Engine, Target};
+use crate::engine::{Engine, Target, Work};
 use crate::error::BenchError;
 use crate::plan::Plan;
 use crate::progress::{Phase, Progress};
@@ -178,7 +178,7 @@ pub fn measure(
             &units::rate::live_iops(counter.get(), elapsed.as_secs_f64()),
         );
     };
-    let result = engine.run(target, per_job_depth, &mut job_refs, &mut tick);
+    let result = engine.run(Work::new(target, per_job_depth, &mut job_refs, &mut tick));
     progress.finish(phase);
     drop(job_refs);
     workload.cancel.check()?;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use bench::engine::mock::{
     ConstantLatency, DeviceState, LatencyModel, MockEngine, ScriptedLatency,
 };
-use bench::engine::{Engine, Target};
+use bench::engine::{Engine, Target, Work};
 use bench::random::{RandomIoJob, RandomPattern};
 use bench::workload::{Direction, Io, Job, ProgressCounter, StopCondition};
 use bench::CancelToken;
@@ -26,7 +26,12 @@ fn job(read_percent: u32, runtime: Duration, max_ios: Option<u64>) -> RandomIoJo
 fn run(engine: &MockEngine, queue_depth: u32, job: &mut RandomIoJob) {
     let mut jobs: Vec<&mut dyn Job> = vec![job];
     engine
-        .run(&Target::simulated(SPAN), queue_depth, &mut jobs, &mut || {})
+        .run(Work::new(
+            &Target::simulated(SPAN),
+            queue_depth,
+            &mut jobs,
+            &mut || {},
+        ))
         .unwrap();
 }
 
@@ -189,7 +194,12 @@ fn invalid_io_is_rejected_before_the_device() {
     let mut job = Misaligned;
     let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
     let err = engine
-        .run(&Target::simulated(SPAN), 1, &mut jobs, &mut || {})
+        .run(Work::new(
+            &Target::simulated(SPAN),
+            1,
+            &mut jobs,
+            &mut || {},
+        ))
         .unwrap_err();
     assert!(err.to_string().contains("invalid I/O"), "{err}");
 }

@@ -155,6 +155,21 @@ impl Reader<'_> {
         let latency = self.device.read_qd1(offset)?;
         Ok((start, latency.as_secs_f64() * 1e6))
     }
+
+    /// [`Reader::read`], kept as a plot sample of `phase`.
+    fn read_into(
+        &mut self,
+        phase: SyncPhase,
+        samples: &mut Decimator,
+    ) -> Result<(Duration, f64), BehaviourError> {
+        let (t, lat_us) = self.read()?;
+        samples.push(LatencyPoint {
+            t_s: t.saturating_sub(self.began).as_secs_f64(),
+            lat_us,
+            phase,
+        });
+        Ok((t, lat_us))
+    }
 }
 
 /// Runs the sync-like workload on `device` until `plan.runtime` has passed.
@@ -202,13 +217,8 @@ pub fn run_sync_with_progress(
         reader.status = format!("cycle {}: reads", cycle + 1);
         let phase_end = reader.device.elapsed() + plan.read_phase;
         while reader.device.elapsed() < phase_end {
-            let (t, lat) = reader.read()?;
+            let (_, lat) = reader.read_into(SyncPhase::Read, &mut samples)?;
             baseline.record(Duration::from_secs_f64(lat / 1e6));
-            samples.push(LatencyPoint {
-                t_s: secs(t),
-                lat_us: lat,
-                phase: SyncPhase::Read,
-            });
         }
         let baseline_p99 = baseline.quantile_us(0.99);
 
@@ -222,13 +232,8 @@ pub fn run_sync_with_progress(
             seed: plan.seed.wrapping_add(cycle),
         })?;
         let outcome = loop {
-            let (t, lat) = reader.read()?;
+            let (_, lat) = reader.read_into(SyncPhase::Burst, &mut samples)?;
             during_burst.record(Duration::from_secs_f64(lat / 1e6));
-            samples.push(LatencyPoint {
-                t_s: secs(t),
-                lat_us: lat,
-                phase: SyncPhase::Burst,
-            });
             if let Some(outcome) = reader.device.poll_burst()? {
                 break outcome;
             }
@@ -244,12 +249,7 @@ pub fn run_sync_with_progress(
         reader.status = format!("cycle {}: recovery", cycle + 1);
         let mut recovery = None;
         while reader.device.elapsed().saturating_sub(burst_end) < plan.recovery_timeout {
-            let (t, lat) = reader.read()?;
-            samples.push(LatencyPoint {
-                t_s: secs(t),
-                lat_us: lat,
-                phase: SyncPhase::Recovery,
-            });
+            let (t, lat) = reader.read_into(SyncPhase::Recovery, &mut samples)?;
             if let Some(r) = tracker.push(t, lat) {
                 recovery = Some(r);
                 break;
