@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use bench::behaviour::cliff::{run_cliff, CliffPlan};
+use bench::behaviour::cliff::CliffPlan;
+use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
-use bench::behaviour::sync::{run_sync, SyncPlan};
+use bench::behaviour::span::SpanPlan;
+use bench::behaviour::sync::SyncPlan;
 use bench::plot::{render_svg, write_plot, PlotError};
 use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
 
@@ -23,7 +24,7 @@ fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
             max_plot_points: 600,
             ..SyncPlan::default()
         };
-        run_sync(
+        measure(
             &mut MockDrive::new(model.clone(), 64 * GIB, 5),
             &plan,
             &never,
@@ -35,7 +36,7 @@ fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
             max_bytes: 100 * GIB,
             ..CliffPlan::default()
         };
-        run_cliff(
+        measure(
             &mut MockDrive::new(model.clone(), 64 * GIB, 5),
             &plan,
             &never,
@@ -153,7 +154,7 @@ fn span_plot_shows_both_statistics_over_the_spans() {
         reads_per_span: 500,
         ..SpanPlan::default()
     };
-    let span = run_span(
+    let span = measure(
         &mut MockDrive::new(DriveModel::dramless_tlc(), 128 * GIB, 5),
         &plan,
         &never,

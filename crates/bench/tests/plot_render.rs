@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
+use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
-use bench::behaviour::sync::{run_sync, SyncPlan};
+use bench::behaviour::span::SpanPlan;
+use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::SyncPhase;
 use bench::plot::{render_svg, svg_options, write_plot};
 use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
@@ -43,7 +44,7 @@ fn sync_report() -> BenchReport {
         max_plot_points: 600,
         ..SyncPlan::default()
     };
-    let mut sync = run_sync(
+    let mut sync = measure(
         &mut MockDrive::new(DriveModel::qlc_small_slc(), 64 * GIB, 5),
         &plan,
         &|| false,
@@ -70,7 +71,7 @@ fn span_report() -> BenchReport {
         reads_per_span: 500,
         ..SpanPlan::default()
     };
-    let span = run_span(
+    let span = measure(
         &mut MockDrive::new(DriveModel::dramless_tlc(), 128 * GIB, 5),
         &plan,
         &|| false,

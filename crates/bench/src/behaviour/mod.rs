@@ -251,6 +251,34 @@ pub struct SpanResult {
     pub p99_ratio: f64,
 }
 
+/// One behaviour test, by its parameters: [`sync::SyncPlan`], [`cliff::CliffPlan`] or
+/// [`span::SpanPlan`].
+pub trait BehaviourTest {
+    /// What the test measured.
+    type Measured;
+    /// The progress phase the test reports as.
+    const PHASE: Phase;
+    /// About how long the test runs on a test file of `size` bytes, for a progress bar.
+    fn expected_runtime(&self, size: u64) -> Duration;
+    /// Runs the test on `device`, stopping with [`BehaviourError::Interrupted`] once `cancel`
+    /// says so, and telling `progress` the time since the start and what it is doing.
+    fn run(
+        &self,
+        device: &mut dyn BehaviourDevice,
+        cancel: &dyn Fn() -> bool,
+        progress: &mut dyn FnMut(Duration, &str),
+    ) -> Result<Self::Measured, BehaviourError>;
+}
+
+/// Runs `test` on `device` with nobody watching its progress.
+pub fn measure<T: BehaviourTest>(
+    device: &mut dyn BehaviourDevice,
+    test: &T,
+    cancel: &dyn Fn() -> bool,
+) -> Result<T::Measured, BehaviourError> {
+    test.run(device, cancel, &mut |_, _| {})
+}
+
 /// Which behaviour tests to run on the bench's test file, with their parameters.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BehaviourTests {
@@ -336,40 +364,36 @@ pub fn run_on_test_file(
 ) -> Result<BehaviourResults, BenchError> {
     let token = cancel.clone();
     let stop: file::Cancel = Arc::new(move || token.is_cancelled());
-    let cancelled = || cancel.is_cancelled();
     let mut device = file::FileDevice::new(file, stop).map_err(|e| bench_error(e, cancel))?;
     if let (Some(choice), Some(plan)) = (burst_engine, &tests.sync) {
         device = device.with_burst_engine(choice.engine(plan.burst_block_max));
     }
-    let mut results = BehaviourResults::default();
+    let span = (tests.span.as_ref())
+        .map(|test| run_with_progress(test, &mut device, cancel, progress))
+        .transpose()?;
+    let sync = (tests.sync.as_ref())
+        .map(|test| run_with_progress(test, &mut device, cancel, progress))
+        .transpose()?;
+    let cliff = (tests.cliff.as_ref())
+        .map(|test| run_with_progress(test, &mut device, cancel, progress))
+        .transpose()?;
+    Ok(BehaviourResults { sync, cliff, span })
+}
+
+/// Runs `test` on the test file with the run's progress (positions in milliseconds) and
+/// cancellation.
+fn run_with_progress<T: BehaviourTest>(
+    test: &T,
+    device: &mut file::FileDevice,
+    cancel: &CancelToken,
+    progress: &mut dyn Progress,
+) -> Result<T::Measured, BenchError> {
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    if let Some(plan) = &tests.span {
-        let spans = span::spans(device.size(), plan).len() as u32;
-        progress.start(Phase::Span, ms(plan.time_per_span * spans));
-        let measured = span::run_span_with_progress(&mut device, plan, &cancelled, &mut |t, s| {
-            progress.update(ms(t), s)
-        });
-        progress.finish(Phase::Span);
-        results.span = Some(measured.map_err(|e| bench_error(e, cancel))?);
-    }
-    if let Some(plan) = &tests.sync {
-        progress.start(Phase::Sync, ms(plan.runtime));
-        let measured = sync::run_sync_with_progress(&mut device, plan, &cancelled, &mut |t, s| {
-            progress.update(ms(t), s)
-        });
-        progress.finish(Phase::Sync);
-        results.sync = Some(measured.map_err(|e| bench_error(e, cancel))?);
-    }
-    if let Some(plan) = &tests.cliff {
-        progress.start(Phase::Cliff, ms(plan.max_runtime));
-        let measured =
-            cliff::run_cliff_with_progress(&mut device, plan, &cancelled, &mut |t, s| {
-                progress.update(ms(t), s)
-            });
-        progress.finish(Phase::Cliff);
-        results.cliff = Some(measured.map_err(|e| bench_error(e, cancel))?);
-    }
-    Ok(results)
+    progress.start(T::PHASE, ms(test.expected_runtime(device.size())));
+    let cancelled = || cancel.is_cancelled();
+    let measured = test.run(device, &cancelled, &mut |t, s| progress.update(ms(t), s));
+    progress.finish(T::PHASE);
+    measured.map_err(|err| bench_error(err, cancel))
 }
 
 #[cfg(test)]
