@@ -2,11 +2,10 @@
 //! device). A client waits for every state read it cannot batch, so this latency, not
 //! bandwidth, is what decides whether a node keeps up with the chain.
 
-use crate::engine::{Engine, Target};
-use crate::error::BenchError;
 use crate::plan::Plan;
-use crate::progress::{Phase, Progress};
-use crate::random::{self, per_second, RandomWorkload};
+#[cfg(doc)]
+use crate::progress::Phase;
+use crate::random::{per_second, RandomWorkload};
 use crate::report::{EngineKind, Qd1Result};
 use crate::workload::IoStats;
 
@@ -15,15 +14,9 @@ pub const QUEUE_DEPTH: u32 = 1;
 /// …and all of them reads.
 pub const READ_PERCENT: u32 = 100;
 
-/// Runs the QD1 test of `plan` on `target`.
-pub fn measure(
-    plan: &Plan,
-    engine: &dyn Engine,
-    target: &Target,
-    progress: &mut dyn Progress,
-) -> Result<IoStats, BenchError> {
-    let workload = RandomWorkload::of(plan, QUEUE_DEPTH, READ_PERCENT);
-    random::measure(&workload, engine, target, Phase::Qd1, progress)
+/// The QD1 test of `plan`, for [`crate::random::measure`] on [`Phase::Qd1`].
+pub fn workload(plan: &Plan) -> RandomWorkload {
+    RandomWorkload::of(plan, QUEUE_DEPTH, READ_PERCENT)
 }
 
 /// QD1 figures from the merged statistics.

@@ -2,24 +2,19 @@
 //! 64, O_DIRECT over a 150 GiB file), so that a drive's figure compares with the published
 //! list of drives that did or did not keep up with a sync.
 
-use crate::engine::{Engine, Target};
-use crate::error::{BenchError, ByteSize};
+use crate::error::ByteSize;
 use crate::plan::Plan;
-use crate::progress::{Phase, Progress};
-use crate::random::{self, per_second, RandomWorkload};
+#[cfg(doc)]
+use crate::progress::Phase;
+use crate::random::{per_second, RandomWorkload};
 use crate::report::{EngineKind, RandRwResult};
 use crate::testfile::COMMUNITY_SIZE;
 use crate::workload::IoStats;
 
-/// Runs the randrw test of `plan` (its queue depth and read share) on `target`.
-pub fn measure(
-    plan: &Plan,
-    engine: &dyn Engine,
-    target: &Target,
-    progress: &mut dyn Progress,
-) -> Result<IoStats, BenchError> {
-    let workload = RandomWorkload::of(plan, plan.queue_depth, plan.read_percent);
-    random::measure(&workload, engine, target, Phase::RandRw, progress)
+/// The randrw test of `plan` (its queue depth and read share), for
+/// [`crate::random::measure`] on [`Phase::RandRw`].
+pub fn workload(plan: &Plan) -> RandomWorkload {
+    RandomWorkload::of(plan, plan.queue_depth, plan.read_percent)
 }
 
 /// Why a figure measured over `span` bytes does not compare with the community's list, if it

@@ -13,11 +13,11 @@ use crate::error::{BenchError, ByteSize};
 use crate::livenode;
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
-use crate::progress::Progress;
+use crate::progress::{Phase, Progress};
 use crate::report::{BenchReport, EngineKind, SCHEMA_VERSION};
 use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile};
 use crate::workload::ALIGN;
-use crate::{qd1, randrw};
+use crate::{qd1, random, randrw};
 
 struct Warnings<'a> {
     list: Vec<String>,
@@ -93,7 +93,13 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
             let pinning = plan.pin.then(|| affinity::pinning_for(device));
             let target = pin(open_device(device)?, pinning.as_ref());
             let engine = choice.engine(plan.block_size);
-            let stats = qd1::measure(plan, &*engine, &target, &mut *warnings.progress)?;
+            let stats = random::measure(
+                &qd1::workload(plan),
+                &*engine,
+                &target,
+                Phase::Qd1,
+                &mut *warnings.progress,
+            )?;
             let mut qd1 = qd1::result(&stats, target.len(), "device", choice.kind);
             (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &target, pinning.as_ref());
             report.qd1 = Some(qd1);
@@ -186,7 +192,13 @@ fn run_on_file(
 
     if plan.qd1 {
         let qd1_target = pin(target()?, pinning.as_ref());
-        let outcome = qd1::measure(plan, &*engine, &qd1_target, &mut *warnings.progress);
+        let outcome = random::measure(
+            &qd1::workload(plan),
+            &*engine,
+            &qd1_target,
+            Phase::Qd1,
+            &mut *warnings.progress,
+        );
         match outcome {
             Ok(stats) => {
                 let mut qd1 = qd1::result(&stats, file.size(), "file", choice.kind);
@@ -198,7 +210,14 @@ fn run_on_file(
     }
     if plan.randrw {
         let randrw_target = pin(target()?, pinning.as_ref());
-        let outcome = randrw::measure(plan, &*engine, &randrw_target, &mut *warnings.progress);
+        let workload = randrw::workload(plan);
+        let outcome = random::measure(
+            &workload,
+            &*engine,
+            &randrw_target,
+            Phase::RandRw,
+            &mut *warnings.progress,
+        );
         match outcome {
             Ok(stats) => {
                 if let Some(warning) = randrw::comparability_warning(file.size()) {

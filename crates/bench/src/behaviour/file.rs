@@ -139,13 +139,7 @@ fn run_burst(
                 source,
             })?;
     })?;
-    let sync_start = Instant::now();
-    file.sync_data().map_err(|source| BehaviourError::Io {
-        op: "fdatasync",
-        offset: 0,
-        source,
-    })?;
-    let fdatasync = sync_start.elapsed();
+    let fdatasync = timed_fdatasync(file)?;
     Ok(BurstOutcome {
         bytes: burst.total_bytes,
         duration: start.elapsed(),
@@ -220,16 +214,11 @@ fn run_burst_on_engine(
     if stopped() {
         return Err(BehaviourError::Interrupted);
     }
-    let sync_start = Instant::now();
-    file.sync_data().map_err(|source| BehaviourError::Io {
-        op: "fdatasync",
-        offset: 0,
-        source,
-    })?;
+    let fdatasync = timed_fdatasync(file)?;
     Ok(BurstOutcome {
         bytes: burst.total_bytes,
         duration: start.elapsed(),
-        fdatasync: sync_start.elapsed(),
+        fdatasync,
     })
 }
 
@@ -388,4 +377,15 @@ where
             .collect()
     });
     results.into_iter().collect()
+}
+
+/// `fdatasync` on `file` and how long it took: the commit of a burst.
+fn timed_fdatasync(file: &File) -> Result<Duration, BehaviourError> {
+    let started = Instant::now();
+    file.sync_data().map_err(|source| BehaviourError::Io {
+        op: "fdatasync",
+        offset: 0,
+        source,
+    })?;
+    Ok(started.elapsed())
 }

@@ -99,10 +99,7 @@ fn read_pid(file: &File) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn bench_dir(dir: &std::path::Path) -> Arc<BenchDir> {
-        Arc::new(BenchDir::open(dir).unwrap())
-    }
+    use crate::testfile::bench_dir;
 
     #[test]
     fn the_directory_lock_keeps_a_second_bench_out_and_names_the_first() {

@@ -204,13 +204,15 @@ impl Drop for TestFile {
     }
 }
 
+/// The directory of a unit test, opened as a run opens it.
+#[cfg(test)]
+fn bench_dir(dir: &std::path::Path) -> Arc<BenchDir> {
+    Arc::new(BenchDir::open(dir).unwrap())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn bench_dir(dir: &std::path::Path) -> Arc<BenchDir> {
-        Arc::new(BenchDir::open(dir).unwrap())
-    }
 
     #[test]
     fn create_is_exclusive_and_the_guard_removes_the_file() {

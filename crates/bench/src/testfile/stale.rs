@@ -81,10 +81,8 @@ fn parse_pid(name: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-    use std::sync::Arc;
-
     use super::*;
+    use crate::testfile::bench_dir;
 
     #[test]
     fn stale_names_parse_and_others_do_not() {
@@ -96,10 +94,6 @@ mod tests {
         assert_eq!(parse_pid(".nodecheck-bench-x-00ff.tmp"), None);
         assert_eq!(parse_pid("nodecheck-bench-1-ab.tmp"), None);
         assert_eq!(parse_pid(".nodecheck-bench-1-zz.tmp"), None);
-    }
-
-    fn bench_dir(dir: &Path) -> Arc<BenchDir> {
-        Arc::new(BenchDir::open(dir).unwrap())
     }
 
     #[test]
