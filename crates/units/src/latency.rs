@@ -16,19 +16,3 @@ pub fn format_us(us: f64) -> String {
         format!("{:.1} s", us / 1e6)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn latencies_read_in_the_unit_a_person_would_say() {
-        assert_eq!(format_us(85.4), "85 µs");
-        assert_eq!(format_us(180.4), "180 µs");
-        assert_eq!(format_us(1234.0), "1.2 ms");
-        assert_eq!(format_us(1400.0), "1.4 ms");
-        assert_eq!(format_us(2_500_000.0), "2.5 s");
-        assert_eq!(format_us(f64::NAN), "n/a");
-        assert_eq!(format_us(f64::INFINITY), "n/a");
-    }
-}

@@ -16,3 +16,6 @@ pub mod latency;
 pub mod rate;
 pub mod size;
 pub mod text;
+
+#[cfg(test)]
+mod tests;

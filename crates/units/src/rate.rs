@@ -29,26 +29,3 @@ pub fn live_megabytes(bytes: u64, seconds: f64) -> String {
 fn per_second(count: f64, seconds: f64) -> f64 {
     count / seconds.max(1e-3)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn iops_read_like_the_community_list() {
-        assert_eq!(iops(68_400.0), "68k");
-        assert_eq!(iops(68_000.0), "68k");
-        assert_eq!(iops(2_500.0), "2.5k");
-        assert_eq!(iops(1_540.0), "1.5k");
-        assert_eq!(iops(950.2), "950");
-        assert_eq!(iops(f64::NAN), "n/a");
-    }
-
-    #[test]
-    fn live_rates_survive_a_zero_elapsed_time() {
-        assert_eq!(live_iops(10_450, 1.0), "10450 IOPS");
-        assert_eq!(live_iops(5, 0.0), "5000 IOPS");
-        assert_eq!(live_megabytes(512_000_000, 1.0), "512 MB/s");
-        assert_eq!(live_megabytes(0, 0.0), "0 MB/s");
-    }
-}
