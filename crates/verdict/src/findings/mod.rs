@@ -117,4 +117,9 @@ impl Finding {
 pub use units::latency::format_us as format_latency_us;
 pub use units::rate::iops as format_iops;
 pub use units::size::decimal as format_bytes;
-pub use units::text::clip;
+
+/// `text` with at most `kept` of its characters, then `…` if anything was cut: findings state
+/// their limits as the characters of a drive string they show.
+pub fn clip(text: &str, kept: usize) -> String {
+    units::text::clip(text, kept.saturating_add(1))
+}
