@@ -83,22 +83,9 @@ fn parse_options(args: &[String]) -> Result<Options> {
     Ok(options)
 }
 
-/// `256M`, `8G`, `4096`: binary units.
+/// `256M`, `8G`, `4096`: binary units, as fio reads them.
 fn parse_size(text: &str) -> Result<u64> {
-    let text = text.trim();
-    let (number, shift) = match text.char_indices().last() {
-        Some((index, 'k' | 'K')) => (&text[..index], 10),
-        Some((index, 'm' | 'M')) => (&text[..index], 20),
-        Some((index, 'g' | 'G')) => (&text[..index], 30),
-        Some((index, 't' | 'T')) => (&text[..index], 40),
-        _ => (text, 0),
-    };
-    let value: u64 = number
-        .parse()
-        .with_context(|| format!("`{text}` is not a size (examples: 512M, 8G)"))?;
-    value
-        .checked_mul(1 << shift)
-        .with_context(|| format!("`{text}` is too large"))
+    Ok(units::size::parse_file_size(text)?)
 }
 
 pub fn run(args: &[String]) -> Result<()> {

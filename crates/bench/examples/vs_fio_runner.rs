@@ -16,12 +16,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use bench::engine::{self, EngineConfig, EnginePreference, Target};
-use bench::run::{qd1_result, randrw_result, BenchTarget, Plan};
-use bench::workload::{
-    FillJob, IoStats, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition,
-};
+use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
+use bench::prefill::FillJob;
+use bench::random::{RandomIoJob, RandomPattern};
+use bench::workload::{IoStats, Job, ProgressCounter, StopCondition};
 use bench::CancelToken;
+use bench::{qd1, randrw, BenchTarget, Plan};
 
 /// Counts heap allocations, so the inner runner can show that the I/O loop allocates nothing.
 struct CountingAllocator;
@@ -79,10 +79,7 @@ fn inner(args: &[String]) -> Result<()> {
     };
     let path = Path::new(file);
     match what.as_str() {
-        "fill" => fill(
-            path,
-            bench::error::parse_size(arg).map_err(anyhow::Error::msg)?,
-        ),
+        "fill" => fill(path, units::size::parse_file_size(arg)?),
         "randrw" | "qd1" | "ceiling" => {
             let runtime = Duration::from_secs(arg.parse().context("seconds")?);
             measure(what, path, runtime)
@@ -122,12 +119,8 @@ fn fill(path: &Path, size: u64) -> Result<()> {
         })
         .collect();
     let mut refs: Vec<&mut dyn Job> = fills.iter_mut().map(|j| j as &mut dyn Job).collect();
-    engine.run(
-        &Target::new(file.try_clone()?, size, true),
-        depth,
-        &mut refs,
-        &mut || {},
-    )?;
+    let target = Target::new(file.try_clone()?, size, true);
+    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
     file.sync_data()?;
     Ok(())
 }
@@ -140,7 +133,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
     };
     let file = open(path, direct, false)?;
     let size = file.metadata()?.len();
-    let mut plan = Plan::new(BenchTarget::Directory(path.to_path_buf()));
+    let mut plan = Plan::full(BenchTarget::Directory(path.to_path_buf()));
     plan.queue_depth = queue_depth;
     plan.runtime = runtime;
     let choice = engine::select(
@@ -169,7 +162,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
         }
     }
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    engine.run(&target, depth, &mut refs, &mut || {})?;
+    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     drop(refs);
     let mut stats = IoStats::new();
@@ -177,7 +170,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
         stats.merge(&job.stats);
     }
     let output = if what == "qd1" {
-        let result = qd1_result(&stats, size, "file", choice.kind);
+        let result = qd1::result(&stats, size, "file", choice.kind);
         serde_json::json!({
             "read_iops": result.iops, "write_iops": 0.0, "ios": result.ios,
             "p50_us": result.lat_us.p50, "p99_us": result.lat_us.p99,
@@ -185,7 +178,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
             "cpus": target.cpus().unwrap_or_default(),
         })
     } else {
-        let result = randrw_result(&plan, &stats, size, choice.kind);
+        let result = randrw::result(&plan, &stats, size, choice.kind);
         serde_json::json!({
             "read_iops": result.read_iops, "write_iops": result.write_iops,
             "ios": result.read_ios + result.write_ios,

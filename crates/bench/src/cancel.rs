@@ -3,6 +3,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::error::BenchError;
+
 /// Set to the signal number by the binary's signal handling (`nodecheck::signals`) or by
 /// [`CancelToken::cancel`]. Everything that loops checks it and winds down, so the test file is
 /// removed by its guard.
@@ -48,6 +50,14 @@ impl CancelToken {
             0 => None,
             CANCELLED_WITHOUT_SIGNAL => Some(0),
             signal => Some(i32::try_from(signal).unwrap_or(0)),
+        }
+    }
+
+    /// `Err(Interrupted)` once cancelled: the check between the stages of a run.
+    pub fn check(&self) -> Result<(), BenchError> {
+        match self.signal() {
+            Some(signal) => Err(BenchError::Interrupted(signal)),
+            None => Ok(()),
         }
     }
 }

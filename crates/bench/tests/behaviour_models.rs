@@ -2,10 +2,11 @@
 
 use std::time::Duration;
 
-use bench::behaviour::cliff::{run_cliff, CliffPlan};
+use bench::behaviour::cliff::CliffPlan;
+use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
-use bench::behaviour::sync::{run_sync, SyncPlan};
+use bench::behaviour::span::SpanPlan;
+use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::{BehaviourError, CliffStop, SyncPhase};
 
 const GIB: u64 = 1 << 30;
@@ -40,19 +41,19 @@ fn span_plan() -> SpanPlan {
 }
 
 fn run_all(model: &DriveModel) -> Measured {
-    let sync = run_sync(
+    let sync = measure(
         &mut MockDrive::new(model.clone(), FILE, 7),
         &sync_plan(),
         &never,
     )
     .expect("sync on the mock");
-    let cliff = run_cliff(
+    let cliff = measure(
         &mut MockDrive::new(model.clone(), FILE, 7),
         &cliff_plan(),
         &never,
     )
     .expect("cliff on the mock");
-    let span = run_span(
+    let span = measure(
         &mut MockDrive::new(model.clone(), FILE, 7),
         &span_plan(),
         &never,
@@ -191,7 +192,7 @@ fn reads_that_never_recover_are_reported_as_such() {
         ..SyncPlan::default()
     };
     let mut drive = MockDrive::new(DriveModel::qlc_small_slc(), FILE, 7);
-    let s = run_sync(&mut drive, &plan, &never).expect("sync");
+    let s = measure(&mut drive, &plan, &never).expect("sync");
     assert_eq!(s.cycles.len(), 1);
     assert_eq!(s.unrecovered_cycles, 1);
     assert_eq!(s.cycles[0].recovery_ms, None);
@@ -205,7 +206,7 @@ fn a_drive_without_a_cliff_in_budget_stops_at_the_budget() {
         ..CliffPlan::default()
     };
     let mut drive = MockDrive::new(DriveModel::tlc_dram(), FILE, 7);
-    let c = run_cliff(&mut drive, &plan, &never).expect("cliff");
+    let c = measure(&mut drive, &plan, &never).expect("cliff");
     assert_eq!(c.stop, CliffStop::ByteBudget);
     assert_eq!(c.written_bytes, 10 * GIB);
     assert_eq!(c.cache_estimate_bytes, None);
@@ -222,15 +223,15 @@ fn cancellation_stops_every_workload() {
     let cancelled = || true;
     let mut drive = MockDrive::new(DriveModel::tlc_dram(), FILE, 7);
     assert!(matches!(
-        run_sync(&mut drive, &sync_plan(), &cancelled),
+        measure(&mut drive, &sync_plan(), &cancelled),
         Err(BehaviourError::Interrupted)
     ));
     assert!(matches!(
-        run_cliff(&mut drive, &cliff_plan(), &cancelled),
+        measure(&mut drive, &cliff_plan(), &cancelled),
         Err(BehaviourError::Interrupted)
     ));
     assert!(matches!(
-        run_span(&mut drive, &span_plan(), &cancelled),
+        measure(&mut drive, &span_plan(), &cancelled),
         Err(BehaviourError::Interrupted)
     ));
 }
@@ -243,16 +244,16 @@ fn nonsense_plans_are_refused_not_run() {
         ..SyncPlan::default()
     };
     assert!(matches!(
-        run_sync(&mut drive, &plan, &never),
+        measure(&mut drive, &plan, &never),
         Err(BehaviourError::InvalidPlan(_))
     ));
     let mut tiny = MockDrive::new(DriveModel::tlc_dram(), 64 * 1024, 7);
     assert!(matches!(
-        run_sync(&mut tiny, &SyncPlan::default(), &never),
+        measure(&mut tiny, &SyncPlan::default(), &never),
         Err(BehaviourError::FileTooSmall { .. })
     ));
     assert!(matches!(
-        run_cliff(&mut tiny, &CliffPlan::default(), &never),
+        measure(&mut tiny, &CliffPlan::default(), &never),
         Err(BehaviourError::FileTooSmall { .. })
     ));
 }

@@ -13,8 +13,8 @@ use bench::behaviour::cliff::CliffPlan;
 use bench::behaviour::span::SpanPlan;
 use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::{BehaviourTests, CliffStop, SyncPhase, WritePattern};
-use bench::run::{BenchTarget, NoProgress, Plan};
 use bench::{BenchError, EngineKind};
+use bench::{BenchTarget, NoProgress, Plan};
 
 const MIB: u64 = 1 << 20;
 
@@ -27,7 +27,7 @@ fn scratch_dir() -> tempfile::TempDir {
 }
 
 fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
-    let mut plan = Plan::new(BenchTarget::Directory(dir.to_path_buf()));
+    let mut plan = Plan::full(BenchTarget::Directory(dir.to_path_buf()));
     plan.qd1 = false;
     plan.randrw = false;
     plan.behaviour = tests;

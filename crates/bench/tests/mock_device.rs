@@ -6,10 +6,9 @@ use std::time::Duration;
 use bench::engine::mock::{
     ConstantLatency, DeviceState, LatencyModel, MockEngine, ScriptedLatency,
 };
-use bench::engine::{Engine, Target};
-use bench::workload::{
-    Direction, Io, Job, ProgressCounter, RandomIoJob, RandomPattern, StopCondition,
-};
+use bench::engine::{Engine, Target, Work};
+use bench::random::{RandomIoJob, RandomPattern};
+use bench::workload::{Direction, Io, Job, ProgressCounter, StopCondition};
 use bench::CancelToken;
 
 const SPAN: u64 = 1 << 30;
@@ -27,7 +26,12 @@ fn job(read_percent: u32, runtime: Duration, max_ios: Option<u64>) -> RandomIoJo
 fn run(engine: &MockEngine, queue_depth: u32, job: &mut RandomIoJob) {
     let mut jobs: Vec<&mut dyn Job> = vec![job];
     engine
-        .run(&Target::simulated(SPAN), queue_depth, &mut jobs, &mut || {})
+        .run(Work::new(
+            &Target::simulated(SPAN),
+            queue_depth,
+            &mut jobs,
+            &mut || {},
+        ))
         .unwrap();
 }
 
@@ -43,7 +47,7 @@ fn qd1_at_a_constant_100us_gives_exactly_10000_iops_for_one_second() {
     assert_eq!(stats.read.count(), 10_000);
     assert_eq!(stats.write.count(), 0);
     assert_eq!(stats.elapsed, Duration::from_secs(1));
-    let result = bench::run::qd1_result(stats, SPAN, "file", bench::EngineKind::Mock);
+    let result = bench::qd1::result(stats, SPAN, "file", bench::EngineKind::Mock);
     assert!((result.iops - 10_000.0).abs() < 1e-6, "{result:?}");
     assert!((result.lat_us.p50 - 100.0).abs() < 0.1, "{result:?}");
     assert!((result.lat_us.max - 100.0).abs() < 0.1, "{result:?}");
@@ -190,7 +194,12 @@ fn invalid_io_is_rejected_before_the_device() {
     let mut job = Misaligned;
     let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
     let err = engine
-        .run(&Target::simulated(SPAN), 1, &mut jobs, &mut || {})
+        .run(Work::new(
+            &Target::simulated(SPAN),
+            1,
+            &mut jobs,
+            &mut || {},
+        ))
         .unwrap_err();
     assert!(err.to_string().contains("invalid I/O"), "{err}");
 }

@@ -11,9 +11,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use bench::engine::{self, EngineConfig, EnginePreference, Target};
-use bench::run::{BenchTarget, Phase, Plan, Progress};
+use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
 use bench::workload::{Direction, Io, Job, ALIGN};
+use bench::{BenchTarget, Phase, Plan, Progress};
 use bench::{EngineKind, LatencySummary};
 
 /// A directory on a disk-backed file system (O_DIRECT works); tmpfs would refuse it.
@@ -76,7 +76,7 @@ fn assert_plausible(lat: &LatencySummary) {
 
 fn full_run(preference: EnginePreference, expected: EngineKind) {
     let dir = scratch_dir();
-    let mut plan = Plan::new(BenchTarget::Directory(dir.path().to_path_buf()));
+    let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(256 << 20);
     plan.reserve = Some(1 << 30);
     plan.runtime = Duration::from_secs(2);
@@ -250,7 +250,7 @@ fn write_then_verify(preference: EnginePreference) {
     {
         let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
         engine
-            .run(&target, queue_depth, &mut jobs, &mut || {})
+            .run(Work::new(&target, queue_depth, &mut jobs, &mut || {}))
             .unwrap();
     }
     assert_eq!(job.written, blocks);
@@ -258,7 +258,7 @@ fn write_then_verify(preference: EnginePreference) {
     {
         let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
         engine
-            .run(&target, queue_depth, &mut jobs, &mut || {})
+            .run(Work::new(&target, queue_depth, &mut jobs, &mut || {}))
             .unwrap();
     }
     assert!(
@@ -305,7 +305,7 @@ fn sqpoll_ring_runs_qd1() {
         return;
     }
     let dir = scratch_dir();
-    let mut plan = Plan::new(BenchTarget::Directory(dir.path().to_path_buf()));
+    let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(32 << 20);
     plan.reserve = Some(1 << 30);
     plan.runtime = Duration::from_millis(500);
@@ -375,9 +375,9 @@ fn a_pinned_target_runs_its_workers_and_the_ticking_caller_on_those_cpus_then_re
         let mut caller_during_run = Vec::new();
         choice
             .engine(ALIGN as u32)
-            .run(&target, 1, &mut jobs, &mut || {
+            .run(Work::new(&target, 1, &mut jobs, &mut || {
                 caller_during_run.push(bench::affinity::allowed_cpus().unwrap())
-            })
+            }))
             .unwrap();
         assert!(!caller_during_run.is_empty());
         assert!(caller_during_run.iter().all(|cpus| cpus == &[last]));

@@ -20,7 +20,6 @@ pub mod redact;
 pub mod render;
 pub mod report;
 pub mod signals;
-pub mod size;
 pub mod snapshot;
 pub mod stderr;
 

@@ -7,9 +7,10 @@ mod plot_support;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use bench::behaviour::cliff::{run_cliff, CliffPlan};
+use bench::behaviour::cliff::CliffPlan;
+use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::sync::{run_sync, SyncPlan};
+use bench::behaviour::sync::SyncPlan;
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, write_plot, PlotError};
 use plot_support::{empty_report, span_report};
@@ -25,7 +26,7 @@ fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
             max_plot_points: 600,
             ..SyncPlan::default()
         };
-        run_sync(
+        measure(
             &mut MockDrive::new(model.clone(), 64 * GIB, 5),
             &plan,
             &never,
@@ -37,7 +38,7 @@ fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
             max_bytes: 100 * GIB,
             ..CliffPlan::default()
         };
-        run_cliff(
+        measure(
             &mut MockDrive::new(model.clone(), 64 * GIB, 5),
             &plan,
             &never,

@@ -224,7 +224,7 @@ fn db_option_overrides_the_embedded_database() {
 #[test]
 fn submit_prints_a_block_that_db_check_accepts() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut plan = bench::Plan::new(bench::BenchTarget::Directory(dir.path().to_path_buf()));
+    let mut plan = bench::Plan::full(bench::BenchTarget::Directory(dir.path().to_path_buf()));
     plan.runtime = Duration::from_secs(1);
     plan.size = Some(64 << 20);
     plan.reserve = Some(1 << 30);

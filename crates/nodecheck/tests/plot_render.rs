@@ -7,8 +7,9 @@ mod plot_support;
 
 use std::time::Duration;
 
+use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::sync::{run_sync, SyncPlan};
+use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::SyncPhase;
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, svg_options, write_plot};
@@ -30,7 +31,7 @@ fn sync_report() -> BenchReport {
         max_plot_points: 600,
         ..SyncPlan::default()
     };
-    let mut sync = run_sync(
+    let mut sync = measure(
         &mut MockDrive::new(DriveModel::qlc_small_slc(), 64 * GIB, 5),
         &plan,
         &|| false,

@@ -29,7 +29,7 @@ pub enum ProbeError {
     NotFound { path: PathBuf },
     #[error("cannot read the mount table ({path}): {reason}")]
     MountTable { path: PathBuf, reason: String },
-    #[error("no mount holds {path} in the first {} of {} (the file is longer and was cut there)", crate::input::human_bytes(*cap as u64), table.display())]
+    #[error("no mount holds {path} in the first {} of {} (the file is longer and was cut there)", units::size::binary_exact(*cap as u64), table.display())]
     NoMountInTruncatedTable {
         path: PathBuf,
         table: PathBuf,

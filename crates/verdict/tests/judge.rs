@@ -204,14 +204,15 @@ fn behaviour_findings_join_the_verdict_and_flag_a_listed_drive_that_measures_wor
 
 /// The three behaviour tests on one of the bench's simulated drives.
 fn behaviour_of(model: bench::behaviour::models::DriveModel) -> bench::BenchReport {
-    use bench::behaviour::cliff::{run_cliff, CliffPlan};
+    use bench::behaviour::cliff::CliffPlan;
+    use bench::behaviour::measure;
     use bench::behaviour::models::MockDrive;
-    use bench::behaviour::span::{run_span, SpanPlan};
-    use bench::behaviour::sync::{run_sync, SyncPlan};
+    use bench::behaviour::span::SpanPlan;
+    use bench::behaviour::sync::SyncPlan;
     const GIB: u64 = 1 << 30;
     let never = || false;
     let file = 256 * GIB;
-    let sync = run_sync(
+    let sync = measure(
         &mut MockDrive::new(model.clone(), file, 7),
         &SyncPlan {
             runtime: std::time::Duration::from_secs(20),
@@ -220,7 +221,7 @@ fn behaviour_of(model: bench::behaviour::models::DriveModel) -> bench::BenchRepo
         &never,
     )
     .expect("sync runs on the mock");
-    let cliff = run_cliff(
+    let cliff = measure(
         &mut MockDrive::new(model.clone(), file, 7),
         &CliffPlan {
             max_bytes: 200 * GIB,
@@ -229,7 +230,7 @@ fn behaviour_of(model: bench::behaviour::models::DriveModel) -> bench::BenchRepo
         &never,
     )
     .expect("cliff runs on the mock");
-    let span = run_span(
+    let span = measure(
         &mut MockDrive::new(model, file, 7),
         &SpanPlan {
             reads_per_span: 3000,

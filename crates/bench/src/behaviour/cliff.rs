@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use super::analysis::{self, CliffRule};
 use super::{
-    BehaviourDevice, BehaviourError, CliffResult, CliffStop, IntervalWrite, ThroughputPoint,
-    WritePattern,
+    BehaviourDevice, BehaviourError, BehaviourTest, CliffResult, CliffStop, IntervalWrite,
+    ThroughputPoint, WritePattern,
 };
+use crate::progress::Phase;
 
 /// Parameters of the cliff test.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,115 +49,117 @@ impl Default for CliffPlan {
     }
 }
 
-/// Writes until the cliff is established, the budget is spent or the runtime is over.
-pub fn run_cliff(
-    device: &mut dyn BehaviourDevice,
-    plan: &CliffPlan,
-    cancel: &dyn Fn() -> bool,
-) -> Result<CliffResult, BehaviourError> {
-    run_cliff_with_progress(device, plan, cancel, &mut |_, _| {})
-}
+impl BehaviourTest for CliffPlan {
+    type Measured = CliffResult;
+    const PHASE: Phase = Phase::Cliff;
 
-/// [`run_cliff`], telling `progress` the elapsed time, throughput and bytes after each interval.
-pub fn run_cliff_with_progress(
-    device: &mut dyn BehaviourDevice,
-    plan: &CliffPlan,
-    cancel: &dyn Fn() -> bool,
-    progress: &mut dyn FnMut(Duration, &str),
-) -> Result<CliffResult, BehaviourError> {
-    let size = device.size();
-    let largest_block = u64::from(plan.sequential_block.max(plan.random_block));
-    if !plan.sequential_block.is_multiple_of(4096)
-        || !plan.random_block.is_multiple_of(4096)
-        || largest_block == 0
-    {
-        return Err(BehaviourError::InvalidPlan(
-            "cliff block sizes must be positive multiples of 4 KiB".into(),
-        ));
+    fn expected_runtime(&self, _size: u64) -> Duration {
+        self.max_runtime
     }
-    if plan.interval.is_zero() || plan.queue_depth == 0 {
-        return Err(BehaviourError::InvalidPlan(
-            "the interval and queue depth must be positive".into(),
-        ));
-    }
-    if size < largest_block {
-        return Err(BehaviourError::FileTooSmall {
-            size,
-            needed: largest_block,
-        });
-    }
-    let sequential_bytes = plan.sequential_bytes.unwrap_or(size);
-    let began = device.elapsed();
-    let mut written = 0u64;
-    let mut cursor = 0u64;
-    let mut samples: Vec<ThroughputPoint> = Vec::new();
-    let mut mb_s: Vec<f64> = Vec::new();
-    let stop = loop {
-        if cancel() {
-            return Err(BehaviourError::Interrupted);
-        }
-        if written >= plan.max_bytes {
-            break CliffStop::ByteBudget;
-        }
-        if device.elapsed().saturating_sub(began) >= plan.max_runtime {
-            break CliffStop::Runtime;
-        }
-        let (pattern, block) = if written < sequential_bytes {
-            (WritePattern::Sequential, plan.sequential_block)
-        } else {
-            (WritePattern::Random, plan.random_block)
-        };
-        let start = device.elapsed();
-        let bytes = device.write_for(
-            &IntervalWrite {
-                interval: plan.interval,
-                pattern,
-                block,
-                queue_depth: plan.queue_depth,
-                limit_bytes: plan.max_bytes - written,
-                seed: plan.seed.wrapping_add(samples.len() as u64),
-            },
-            &mut cursor,
-        )?;
-        let end = device.elapsed();
-        written += bytes;
-        let rate = analysis::mb_per_s(bytes, end.saturating_sub(start));
-        mb_s.push(rate);
-        samples.push(ThroughputPoint {
-            t_s: end.saturating_sub(began).as_secs_f64(),
-            written_bytes: written,
-            mb_s: rate,
-            pattern,
-        });
-        progress(
-            end.saturating_sub(began),
-            &format!("{rate:.0} MB/s, {:.1} GB written", written as f64 / 1e9),
-        );
-        if analysis::detect_cliff(&mb_s, &plan.rule)
-            .cliff_index
-            .is_some()
+
+    /// Writes until the cliff is established, the budget is spent or the runtime is over,
+    /// telling `progress` the elapsed time, throughput and bytes after each interval.
+    fn run(
+        &self,
+        device: &mut dyn BehaviourDevice,
+        cancel: &dyn Fn() -> bool,
+        progress: &mut dyn FnMut(Duration, &str),
+    ) -> Result<CliffResult, BehaviourError> {
+        let plan = self;
+        let size = device.size();
+        let largest_block = u64::from(plan.sequential_block.max(plan.random_block));
+        if !plan.sequential_block.is_multiple_of(4096)
+            || !plan.random_block.is_multiple_of(4096)
+            || largest_block == 0
         {
-            break CliffStop::CliffEstablished;
+            return Err(BehaviourError::InvalidPlan(
+                "cliff block sizes must be positive multiples of 4 KiB".into(),
+            ));
         }
-    };
-    let found = analysis::detect_cliff(&mb_s, &plan.rule);
-    let cache_estimate = found.cliff_index.map(|i| match i {
-        0 => 0,
-        _ => samples[i - 1].written_bytes,
-    });
-    Ok(CliffResult {
-        engine: device.engine(),
-        runtime_s: device.elapsed().saturating_sub(began).as_secs_f64(),
-        written_bytes: written,
-        span_bytes: size,
-        sequential_block: plan.sequential_block,
-        random_block: plan.random_block,
-        queue_depth: plan.queue_depth,
-        pre_cliff_mb_s: found.pre_mb_s,
-        cache_estimate_bytes: cache_estimate,
-        cliff_at_s: found.cliff_index.map(|i| samples[i].t_s),
-        post_cliff_mb_s: found.post_mb_s,
-        stop,
-        samples: analysis::thin(&samples, plan.max_plot_points),
-    })
+        if plan.interval.is_zero() || plan.queue_depth == 0 {
+            return Err(BehaviourError::InvalidPlan(
+                "the interval and queue depth must be positive".into(),
+            ));
+        }
+        if size < largest_block {
+            return Err(BehaviourError::FileTooSmall {
+                size,
+                needed: largest_block,
+            });
+        }
+        let sequential_bytes = plan.sequential_bytes.unwrap_or(size);
+        let began = device.elapsed();
+        let mut written = 0u64;
+        let mut cursor = 0u64;
+        let mut samples: Vec<ThroughputPoint> = Vec::new();
+        let mut mb_s: Vec<f64> = Vec::new();
+        let stop = loop {
+            if cancel() {
+                return Err(BehaviourError::Interrupted);
+            }
+            if written >= plan.max_bytes {
+                break CliffStop::ByteBudget;
+            }
+            if device.elapsed().saturating_sub(began) >= plan.max_runtime {
+                break CliffStop::Runtime;
+            }
+            let (pattern, block) = if written < sequential_bytes {
+                (WritePattern::Sequential, plan.sequential_block)
+            } else {
+                (WritePattern::Random, plan.random_block)
+            };
+            let start = device.elapsed();
+            let bytes = device.write_for(
+                &IntervalWrite {
+                    interval: plan.interval,
+                    pattern,
+                    block,
+                    queue_depth: plan.queue_depth,
+                    limit_bytes: plan.max_bytes - written,
+                    seed: plan.seed.wrapping_add(samples.len() as u64),
+                },
+                &mut cursor,
+            )?;
+            let end = device.elapsed();
+            written += bytes;
+            let rate = analysis::mb_per_s(bytes, end.saturating_sub(start));
+            mb_s.push(rate);
+            samples.push(ThroughputPoint {
+                t_s: end.saturating_sub(began).as_secs_f64(),
+                written_bytes: written,
+                mb_s: rate,
+                pattern,
+            });
+            progress(
+                end.saturating_sub(began),
+                &format!("{rate:.0} MB/s, {:.1} GB written", written as f64 / 1e9),
+            );
+            if analysis::detect_cliff(&mb_s, &plan.rule)
+                .cliff_index
+                .is_some()
+            {
+                break CliffStop::CliffEstablished;
+            }
+        };
+        let found = analysis::detect_cliff(&mb_s, &plan.rule);
+        let cache_estimate = found.cliff_index.map(|i| match i {
+            0 => 0,
+            _ => samples[i - 1].written_bytes,
+        });
+        Ok(CliffResult {
+            engine: device.engine(),
+            runtime_s: device.elapsed().saturating_sub(began).as_secs_f64(),
+            written_bytes: written,
+            span_bytes: size,
+            sequential_block: plan.sequential_block,
+            random_block: plan.random_block,
+            queue_depth: plan.queue_depth,
+            pre_cliff_mb_s: found.pre_mb_s,
+            cache_estimate_bytes: cache_estimate,
+            cliff_at_s: found.cliff_index.map(|i| samples[i].t_s),
+            post_cliff_mb_s: found.post_mb_s,
+            stop,
+            samples: analysis::thin(&samples, plan.max_plot_points),
+        })
+    }
 }

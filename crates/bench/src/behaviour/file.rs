@@ -19,48 +19,13 @@ use rand::{Rng, RngCore, SeedableRng};
 use super::{
     BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern,
 };
-use crate::engine::{Engine, Target};
+use crate::engine::{AlignedBuffer, Engine, Target, Work};
 use crate::report::EngineKind;
 use crate::workload::{Direction, Io, Job};
 
 const ALIGN: usize = 4096;
 /// More writer threads than this would measure the scheduler of a 2-core VM, not the drive.
 const MAX_WRITERS: u32 = 64;
-
-/// A heap buffer whose usable part starts on a 4 KiB boundary, as O_DIRECT requires. Over-
-/// allocating and slicing keeps this free of `unsafe`.
-struct AlignedBuf {
-    storage: Vec<u8>,
-    start: usize,
-    len: usize,
-}
-
-impl AlignedBuf {
-    fn new(len: usize) -> Self {
-        let storage = vec![0u8; len + ALIGN];
-        let start = storage.as_ptr().align_offset(ALIGN).min(ALIGN);
-        Self {
-            storage,
-            start,
-            len,
-        }
-    }
-
-    fn random(len: usize, rng: &mut SmallRng) -> Self {
-        let mut buf = Self::new(len);
-        // Incompressible, so a compressing controller cannot flatter the write speed.
-        rng.fill_bytes(buf.as_mut_slice());
-        buf
-    }
-
-    fn as_slice(&self) -> &[u8] {
-        &self.storage[self.start..self.start + self.len]
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [u8] {
-        &mut self.storage[self.start..self.start + self.len]
-    }
-}
 
 type BurstMessage = Result<BurstOutcome, BehaviourError>;
 
@@ -72,7 +37,7 @@ pub struct FileDevice {
     file: Arc<File>,
     size: u64,
     opened: Instant,
-    read_buf: AlignedBuf,
+    read_buf: AlignedBuffer,
     /// Set on drop so that background writers stop; `cancel` is the caller's Ctrl-C.
     stop: Arc<AtomicBool>,
     cancel: Cancel,
@@ -105,7 +70,7 @@ impl FileDevice {
             file: Arc::new(file),
             size,
             opened: Instant::now(),
-            read_buf: AlignedBuf::new(ALIGN),
+            read_buf: AlignedBuffer::new(ALIGN, 0)?,
             stop: Arc::new(AtomicBool::new(false)),
             cancel,
             burst: None,
@@ -156,49 +121,25 @@ fn run_burst(
     let max_len = (max_blocks * ALIGN as u64) as usize;
     let slots = size / ALIGN as u64;
     let writers = burst.queue_depth.clamp(1, MAX_WRITERS);
-    let results: Vec<Result<(), BehaviourError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..writers)
-            .map(|w| {
-                let claimed = &claimed;
-                scope.spawn(move || -> Result<(), BehaviourError> {
-                    let mut rng = SmallRng::seed_from_u64(burst.seed ^ (u64::from(w) << 32));
-                    let buf = AlignedBuf::random(max_len, &mut rng);
-                    loop {
-                        if stopped() {
-                            return Err(BehaviourError::Interrupted);
-                        }
-                        let blocks = rng.gen_range(min_blocks..=max_blocks);
-                        let len = blocks * ALIGN as u64;
-                        if claimed.fetch_add(len, Ordering::Relaxed) >= burst.total_bytes {
-                            return Ok(());
-                        }
-                        let last_slot = slots.saturating_sub(blocks);
-                        let offset = rng.gen_range(0..=last_slot) * ALIGN as u64;
-                        file.write_all_at(&buf.as_slice()[..len as usize], offset)
-                            .map_err(|source| BehaviourError::Io {
-                                op: "burst write",
-                                offset,
-                                source,
-                            })?;
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or(Err(BehaviourError::WriterPanicked)))
-            .collect()
-    });
-    for result in results {
-        result?;
-    }
-    let sync_start = Instant::now();
-    file.sync_data().map_err(|source| BehaviourError::Io {
-        op: "fdatasync",
-        offset: 0,
-        source,
+    run_writers(writers, max_len, burst.seed, |buf, rng| loop {
+        if stopped() {
+            return Err(BehaviourError::Interrupted);
+        }
+        let blocks = rng.gen_range(min_blocks..=max_blocks);
+        let len = blocks * ALIGN as u64;
+        if claimed.fetch_add(len, Ordering::Relaxed) >= burst.total_bytes {
+            return Ok(());
+        }
+        let last_slot = slots.saturating_sub(blocks);
+        let offset = rng.gen_range(0..=last_slot) * ALIGN as u64;
+        file.write_all_at(&buf.as_slice()[..len as usize], offset)
+            .map_err(|source| BehaviourError::Io {
+                op: "burst write",
+                offset,
+                source,
+            })?;
     })?;
-    let fdatasync = sync_start.elapsed();
+    let fdatasync = timed_fdatasync(file)?;
     Ok(BurstOutcome {
         bytes: burst.total_bytes,
         duration: start.elapsed(),
@@ -269,20 +210,15 @@ fn run_burst_on_engine(
         })
         .collect();
     let mut refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
-    engine.run(&target, depth, &mut refs, &mut || {})?;
+    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
     if stopped() {
         return Err(BehaviourError::Interrupted);
     }
-    let sync_start = Instant::now();
-    file.sync_data().map_err(|source| BehaviourError::Io {
-        op: "fdatasync",
-        offset: 0,
-        source,
-    })?;
+    let fdatasync = timed_fdatasync(file)?;
     Ok(BurstOutcome {
         bytes: burst.total_bytes,
         duration: start.elapsed(),
-        fdatasync: sync_start.elapsed(),
+        fdatasync,
     })
 }
 
@@ -383,49 +319,73 @@ impl BehaviourDevice for FileDevice {
         let file = &*self.file;
         let cancel = &self.cancel;
         let writers = request.queue_depth.clamp(1, MAX_WRITERS);
-        let results: Vec<Result<(), BehaviourError>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..writers)
-                .map(|w| {
-                    let (written, next) = (&written, &next);
-                    scope.spawn(move || -> Result<(), BehaviourError> {
-                        let mut rng = SmallRng::seed_from_u64(request.seed ^ (u64::from(w) << 32));
-                        let buf = AlignedBuf::random(block as usize, &mut rng);
-                        while Instant::now() < deadline && !cancel() {
-                            if written.fetch_add(block, Ordering::Relaxed) >= request.limit_bytes {
-                                written.fetch_sub(block, Ordering::Relaxed);
-                                break;
-                            }
-                            let offset = match request.pattern {
-                                WritePattern::Sequential => {
-                                    next.fetch_add(block, Ordering::Relaxed) % span
-                                }
-                                WritePattern::Random => rng.gen_range(0..span / block) * block,
-                            };
-                            if let Err(source) = file.write_all_at(buf.as_slice(), offset) {
-                                written.fetch_sub(block, Ordering::Relaxed);
-                                return Err(BehaviourError::Io {
-                                    op: "sustained write",
-                                    offset,
-                                    source,
-                                });
-                            }
-                        }
-                        Ok(())
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or(Err(BehaviourError::WriterPanicked)))
-                .collect()
-        });
-        for result in results {
-            result?;
-        }
+        run_writers(writers, block as usize, request.seed, |buf, rng| {
+            while Instant::now() < deadline && !cancel() {
+                if written.fetch_add(block, Ordering::Relaxed) >= request.limit_bytes {
+                    written.fetch_sub(block, Ordering::Relaxed);
+                    break;
+                }
+                let offset = match request.pattern {
+                    WritePattern::Sequential => next.fetch_add(block, Ordering::Relaxed) % span,
+                    WritePattern::Random => rng.gen_range(0..span / block) * block,
+                };
+                if let Err(source) = file.write_all_at(buf.as_slice(), offset) {
+                    written.fetch_sub(block, Ordering::Relaxed);
+                    return Err(BehaviourError::Io {
+                        op: "sustained write",
+                        offset,
+                        source,
+                    });
+                }
+            }
+            Ok(())
+        })?;
         if (self.cancel)() {
             return Err(BehaviourError::Interrupted);
         }
         *cursor = next.load(Ordering::Relaxed) % span;
         Ok(written.load(Ordering::Relaxed))
     }
+}
+
+/// Runs `writer` on `writers` threads at once, each with its own random generator (from `seed`
+/// and the thread's index) and an aligned buffer of `buffer_len` random bytes from it, and
+/// returns the first error, a panicked writer counting as one.
+fn run_writers<F>(
+    writers: u32,
+    buffer_len: usize,
+    seed: u64,
+    writer: F,
+) -> Result<(), BehaviourError>
+where
+    F: Fn(&AlignedBuffer, &mut SmallRng) -> Result<(), BehaviourError> + Sync,
+{
+    let results: Vec<Result<(), BehaviourError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..writers)
+            .map(|w| {
+                let writer = &writer;
+                scope.spawn(move || {
+                    let mut rng = SmallRng::seed_from_u64(seed ^ (u64::from(w) << 32));
+                    let buffer = AlignedBuffer::new(buffer_len, rng.next_u64())?;
+                    writer(&buffer, &mut rng)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Err(BehaviourError::WriterPanicked)))
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
+/// `fdatasync` on `file` and how long it took: the commit of a burst.
+fn timed_fdatasync(file: &File) -> Result<Duration, BehaviourError> {
+    let started = Instant::now();
+    file.sync_data().map_err(|source| BehaviourError::Io {
+        op: "fdatasync",
+        offset: 0,
+        source,
+    })?;
+    Ok(started.elapsed())
 }

@@ -9,7 +9,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::analysis::{self, LatencyHistogram};
-use super::{BehaviourDevice, BehaviourError, SpanPoint, SpanResult};
+use super::{BehaviourDevice, BehaviourError, BehaviourTest, SpanPoint, SpanResult};
+use crate::progress::Phase;
 
 /// Parameters of the span test.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,64 +50,66 @@ pub fn spans(size: u64, plan: &SpanPlan) -> Vec<u64> {
     out
 }
 
-/// Measures QD1 read latency over each span.
-pub fn run_span(
-    device: &mut dyn BehaviourDevice,
-    plan: &SpanPlan,
-    cancel: &dyn Fn() -> bool,
-) -> Result<SpanResult, BehaviourError> {
-    run_span_with_progress(device, plan, cancel, &mut |_, _| {})
-}
+impl BehaviourTest for SpanPlan {
+    type Measured = SpanResult;
+    const PHASE: Phase = Phase::Span;
 
-/// [`run_span`], telling `progress` the elapsed time and the span being read.
-pub fn run_span_with_progress(
-    device: &mut dyn BehaviourDevice,
-    plan: &SpanPlan,
-    cancel: &dyn Fn() -> bool,
-    progress: &mut dyn FnMut(Duration, &str),
-) -> Result<SpanResult, BehaviourError> {
-    let size = device.size();
-    if size < 4096 {
-        return Err(BehaviourError::FileTooSmall { size, needed: 4096 });
+    fn expected_runtime(&self, size: u64) -> Duration {
+        self.time_per_span * spans(size, self).len() as u32
     }
-    if plan.reads_per_span == 0 {
-        return Err(BehaviourError::InvalidPlan(
-            "at least one read per span is needed".into(),
-        ));
-    }
-    let began = device.elapsed();
-    let mut rng = SmallRng::seed_from_u64(plan.seed);
-    let mut points = Vec::new();
-    for span in spans(size, plan) {
-        progress(
-            device.elapsed().saturating_sub(began),
-            &format!("span {:.1} GiB", span as f64 / (1u64 << 30) as f64),
-        );
-        let mut hist = LatencyHistogram::new();
-        let deadline = device.elapsed() + plan.time_per_span;
-        let slots = span / 4096;
-        while hist.len() < plan.reads_per_span && device.elapsed() < deadline {
-            if cancel() {
-                return Err(BehaviourError::Interrupted);
-            }
-            let offset = rng.gen_range(0..slots) * 4096;
-            hist.record(device.read_qd1(offset)?);
+
+    /// Measures QD1 read latency over each span, telling `progress` the elapsed time and
+    /// the span being read.
+    fn run(
+        &self,
+        device: &mut dyn BehaviourDevice,
+        cancel: &dyn Fn() -> bool,
+        progress: &mut dyn FnMut(Duration, &str),
+    ) -> Result<SpanResult, BehaviourError> {
+        let plan = self;
+        let size = device.size();
+        if size < 4096 {
+            return Err(BehaviourError::FileTooSmall { size, needed: 4096 });
         }
-        points.push(SpanPoint {
-            span_bytes: span,
-            ios: hist.len(),
-            lat_us: hist.summary(),
-        });
+        if plan.reads_per_span == 0 {
+            return Err(BehaviourError::InvalidPlan(
+                "at least one read per span is needed".into(),
+            ));
+        }
+        let began = device.elapsed();
+        let mut rng = SmallRng::seed_from_u64(plan.seed);
+        let mut points = Vec::new();
+        for span in spans(size, plan) {
+            progress(
+                device.elapsed().saturating_sub(began),
+                &format!("span {:.1} GiB", span as f64 / (1u64 << 30) as f64),
+            );
+            let mut hist = LatencyHistogram::new();
+            let deadline = device.elapsed() + plan.time_per_span;
+            let slots = span / 4096;
+            while hist.len() < plan.reads_per_span && device.elapsed() < deadline {
+                if cancel() {
+                    return Err(BehaviourError::Interrupted);
+                }
+                let offset = rng.gen_range(0..slots) * 4096;
+                hist.record(device.read_qd1(offset)?);
+            }
+            points.push(SpanPoint {
+                span_bytes: span,
+                ios: hist.len(),
+                lat_us: hist.summary(),
+            });
+        }
+        let (first, last) = match (points.first(), points.last()) {
+            (Some(first), Some(last)) => (first.lat_us, last.lat_us),
+            _ => Default::default(),
+        };
+        Ok(SpanResult {
+            engine: device.engine(),
+            runtime_s: device.elapsed().saturating_sub(began).as_secs_f64(),
+            latency_ratio: analysis::latency_ratio(last.mean, first.mean),
+            p99_ratio: analysis::latency_ratio(last.p99, first.p99),
+            points,
+        })
     }
-    let (first, last) = match (points.first(), points.last()) {
-        (Some(first), Some(last)) => (first.lat_us, last.lat_us),
-        _ => Default::default(),
-    };
-    Ok(SpanResult {
-        engine: device.engine(),
-        runtime_s: device.elapsed().saturating_sub(began).as_secs_f64(),
-        latency_ratio: analysis::latency_ratio(last.mean, first.mean),
-        p99_ratio: analysis::latency_ratio(last.p99, first.p99),
-        points,
-    })
 }

@@ -10,8 +10,10 @@ use rand::{Rng, SeedableRng};
 
 use super::analysis::{self, LatencyHistogram, RecoveryTracker};
 use super::{
-    BehaviourDevice, BehaviourError, LatencyPoint, SyncCycle, SyncPhase, SyncResult, WriteBurst,
+    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, SyncCycle, SyncPhase, SyncResult,
+    WriteBurst,
 };
+use crate::progress::Phase;
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
@@ -155,136 +157,137 @@ impl Reader<'_> {
         let latency = self.device.read_qd1(offset)?;
         Ok((start, latency.as_secs_f64() * 1e6))
     }
-}
 
-/// Runs the sync-like workload on `device` until `plan.runtime` has passed.
-pub fn run_sync(
-    device: &mut dyn BehaviourDevice,
-    plan: &SyncPlan,
-    cancel: &dyn Fn() -> bool,
-) -> Result<SyncResult, BehaviourError> {
-    run_sync_with_progress(device, plan, cancel, &mut |_, _| {})
-}
-
-/// [`run_sync`], telling `progress` the elapsed time and what is happening about ten times a
-/// second.
-pub fn run_sync_with_progress(
-    device: &mut dyn BehaviourDevice,
-    plan: &SyncPlan,
-    cancel: &dyn Fn() -> bool,
-    progress: &mut dyn FnMut(Duration, &str),
-) -> Result<SyncResult, BehaviourError> {
-    let size = device.size();
-    plan.validate(size)?;
-    let engine = device.engine();
-    let burst_engine = device.burst_engine();
-    let began = device.elapsed();
-    let mut reader = Reader {
-        device,
-        rng: SmallRng::seed_from_u64(plan.seed),
-        slots: size / 4096,
-        cancel,
-        progress,
-        began,
-        next_tick: began,
-        status: String::new(),
-    };
-    let mut baseline = LatencyHistogram::new();
-    let mut during_burst = LatencyHistogram::new();
-    let mut samples = Decimator::new(plan.max_plot_points);
-    let mut cycles = Vec::new();
-    let secs = |d: Duration| d.saturating_sub(began).as_secs_f64();
-
-    for cycle in 0u64.. {
-        if cycle > 0 && reader.device.elapsed().saturating_sub(began) >= plan.runtime {
-            break;
-        }
-        reader.status = format!("cycle {}: reads", cycle + 1);
-        let phase_end = reader.device.elapsed() + plan.read_phase;
-        while reader.device.elapsed() < phase_end {
-            let (t, lat) = reader.read()?;
-            baseline.record(Duration::from_secs_f64(lat / 1e6));
-            samples.push(LatencyPoint {
-                t_s: secs(t),
-                lat_us: lat,
-                phase: SyncPhase::Read,
-            });
-        }
-        let baseline_p99 = baseline.quantile_us(0.99);
-
-        reader.status = format!("cycle {}: write burst", cycle + 1);
-        let burst_start = reader.device.elapsed();
-        reader.device.start_burst(&WriteBurst {
-            total_bytes: plan.burst_bytes,
-            min_block: plan.burst_block_min,
-            max_block: plan.burst_block_max,
-            queue_depth: plan.burst_queue_depth,
-            seed: plan.seed.wrapping_add(cycle),
-        })?;
-        let outcome = loop {
-            let (t, lat) = reader.read()?;
-            during_burst.record(Duration::from_secs_f64(lat / 1e6));
-            samples.push(LatencyPoint {
-                t_s: secs(t),
-                lat_us: lat,
-                phase: SyncPhase::Burst,
-            });
-            if let Some(outcome) = reader.device.poll_burst()? {
-                break outcome;
-            }
-        };
-        let burst_end = reader.device.elapsed();
-
-        let mut tracker = RecoveryTracker::new(
-            baseline_p99,
-            plan.recovery_tolerance,
-            plan.recovery_window,
-            burst_end,
-        );
-        reader.status = format!("cycle {}: recovery", cycle + 1);
-        let mut recovery = None;
-        while reader.device.elapsed().saturating_sub(burst_end) < plan.recovery_timeout {
-            let (t, lat) = reader.read()?;
-            samples.push(LatencyPoint {
-                t_s: secs(t),
-                lat_us: lat,
-                phase: SyncPhase::Recovery,
-            });
-            if let Some(r) = tracker.push(t, lat) {
-                recovery = Some(r);
-                break;
-            }
-        }
-        cycles.push(SyncCycle {
-            burst_start_s: secs(burst_start),
-            burst_end_s: secs(burst_end),
-            burst_write_mb_s: analysis::mb_per_s(outcome.bytes, outcome.duration),
-            fdatasync_ms: outcome.fdatasync.as_secs_f64() * 1e3,
-            recovery_ms: recovery.map(|r| r.as_secs_f64() * 1e3),
+    /// [`Reader::read`], kept as a plot sample of `phase`.
+    fn read_into(
+        &mut self,
+        phase: SyncPhase,
+        samples: &mut Decimator,
+    ) -> Result<(Duration, f64), BehaviourError> {
+        let (t, lat_us) = self.read()?;
+        samples.push(LatencyPoint {
+            t_s: t.saturating_sub(self.began).as_secs_f64(),
+            lat_us,
+            phase,
         });
+        Ok((t, lat_us))
+    }
+}
+
+impl BehaviourTest for SyncPlan {
+    type Measured = SyncResult;
+    const PHASE: Phase = Phase::Sync;
+
+    fn expected_runtime(&self, _size: u64) -> Duration {
+        self.runtime
     }
 
-    let recovered: Vec<f64> = cycles.iter().filter_map(|c| c.recovery_ms).collect();
-    let throughputs: Vec<f64> = cycles.iter().map(|c| c.burst_write_mb_s).collect();
-    let unrecovered = cycles.iter().filter(|c| c.recovery_ms.is_none()).count();
-    Ok(SyncResult {
-        engine,
-        burst_engine: Some(burst_engine),
-        runtime_s: secs(reader.device.elapsed()),
-        span_bytes: size,
-        burst_bytes: plan.burst_bytes,
-        burst_queue_depth: plan.burst_queue_depth,
-        burst_block_min: plan.burst_block_min,
-        burst_block_max: plan.burst_block_max,
-        recovery_tolerance: plan.recovery_tolerance,
-        recovery_timeout_s: plan.recovery_timeout.as_secs_f64(),
-        baseline_lat_us: baseline.summary(),
-        burst_lat_us: during_burst.summary(),
-        burst_write_mb_s: analysis::median(&throughputs).unwrap_or(0.0),
-        recovery_ms_median: analysis::median(&recovered),
-        recovery_ms_max: recovered.iter().copied().reduce(f64::max),
-        unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
-        cycles,
-        samples: analysis::thin(&samples.points, plan.max_plot_points),
-    })
+    /// Runs the sync-like workload on `device` until `plan.runtime` has passed, telling
+    /// `progress` the elapsed time and what is happening about ten times a second.
+    fn run(
+        &self,
+        device: &mut dyn BehaviourDevice,
+        cancel: &dyn Fn() -> bool,
+        progress: &mut dyn FnMut(Duration, &str),
+    ) -> Result<SyncResult, BehaviourError> {
+        let plan = self;
+        let size = device.size();
+        plan.validate(size)?;
+        let engine = device.engine();
+        let burst_engine = device.burst_engine();
+        let began = device.elapsed();
+        let mut reader = Reader {
+            device,
+            rng: SmallRng::seed_from_u64(plan.seed),
+            slots: size / 4096,
+            cancel,
+            progress,
+            began,
+            next_tick: began,
+            status: String::new(),
+        };
+        let mut baseline = LatencyHistogram::new();
+        let mut during_burst = LatencyHistogram::new();
+        let mut samples = Decimator::new(plan.max_plot_points);
+        let mut cycles = Vec::new();
+        let secs = |d: Duration| d.saturating_sub(began).as_secs_f64();
+
+        for cycle in 0u64.. {
+            if cycle > 0 && reader.device.elapsed().saturating_sub(began) >= plan.runtime {
+                break;
+            }
+            reader.status = format!("cycle {}: reads", cycle + 1);
+            let phase_end = reader.device.elapsed() + plan.read_phase;
+            while reader.device.elapsed() < phase_end {
+                let (_, lat) = reader.read_into(SyncPhase::Read, &mut samples)?;
+                baseline.record(Duration::from_secs_f64(lat / 1e6));
+            }
+            let baseline_p99 = baseline.quantile_us(0.99);
+
+            reader.status = format!("cycle {}: write burst", cycle + 1);
+            let burst_start = reader.device.elapsed();
+            reader.device.start_burst(&WriteBurst {
+                total_bytes: plan.burst_bytes,
+                min_block: plan.burst_block_min,
+                max_block: plan.burst_block_max,
+                queue_depth: plan.burst_queue_depth,
+                seed: plan.seed.wrapping_add(cycle),
+            })?;
+            let outcome = loop {
+                let (_, lat) = reader.read_into(SyncPhase::Burst, &mut samples)?;
+                during_burst.record(Duration::from_secs_f64(lat / 1e6));
+                if let Some(outcome) = reader.device.poll_burst()? {
+                    break outcome;
+                }
+            };
+            let burst_end = reader.device.elapsed();
+
+            let mut tracker = RecoveryTracker::new(
+                baseline_p99,
+                plan.recovery_tolerance,
+                plan.recovery_window,
+                burst_end,
+            );
+            reader.status = format!("cycle {}: recovery", cycle + 1);
+            let mut recovery = None;
+            while reader.device.elapsed().saturating_sub(burst_end) < plan.recovery_timeout {
+                let (t, lat) = reader.read_into(SyncPhase::Recovery, &mut samples)?;
+                if let Some(r) = tracker.push(t, lat) {
+                    recovery = Some(r);
+                    break;
+                }
+            }
+            cycles.push(SyncCycle {
+                burst_start_s: secs(burst_start),
+                burst_end_s: secs(burst_end),
+                burst_write_mb_s: analysis::mb_per_s(outcome.bytes, outcome.duration),
+                fdatasync_ms: outcome.fdatasync.as_secs_f64() * 1e3,
+                recovery_ms: recovery.map(|r| r.as_secs_f64() * 1e3),
+            });
+        }
+
+        let recovered: Vec<f64> = cycles.iter().filter_map(|c| c.recovery_ms).collect();
+        let throughputs: Vec<f64> = cycles.iter().map(|c| c.burst_write_mb_s).collect();
+        let unrecovered = cycles.iter().filter(|c| c.recovery_ms.is_none()).count();
+        Ok(SyncResult {
+            engine,
+            burst_engine: Some(burst_engine),
+            runtime_s: secs(reader.device.elapsed()),
+            span_bytes: size,
+            burst_bytes: plan.burst_bytes,
+            burst_queue_depth: plan.burst_queue_depth,
+            burst_block_min: plan.burst_block_min,
+            burst_block_max: plan.burst_block_max,
+            recovery_tolerance: plan.recovery_tolerance,
+            recovery_timeout_s: plan.recovery_timeout.as_secs_f64(),
+            baseline_lat_us: baseline.summary(),
+            burst_lat_us: during_burst.summary(),
+            burst_write_mb_s: analysis::median(&throughputs).unwrap_or(0.0),
+            recovery_ms_median: analysis::median(&recovered),
+            recovery_ms_max: recovered.iter().copied().reduce(f64::max),
+            unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
+            cycles,
+            samples: analysis::thin(&samples.points, plan.max_plot_points),
+        })
+    }
 }

@@ -10,10 +10,10 @@ use std::collections::BinaryHeap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::{Engine, Target};
+use super::{Engine, Work};
 use crate::error::BenchError;
 use crate::report::EngineKind;
-use crate::workload::{Io, Job};
+use crate::workload::Io;
 
 /// What the simulated device knows when it is asked for an I/O's service time.
 #[derive(Debug, Clone, Copy)]
@@ -121,13 +121,13 @@ impl Engine for MockEngine {
         EngineKind::Mock
     }
 
-    fn run(
-        &self,
-        target: &Target,
-        queue_depth: u32,
-        jobs: &mut [&mut dyn Job],
-        tick: &mut dyn FnMut(),
-    ) -> Result<(), BenchError> {
+    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
+        let Work {
+            target,
+            queue_depth,
+            jobs,
+            tick,
+        } = work;
         let mut model = self
             .model
             .lock()

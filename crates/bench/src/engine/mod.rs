@@ -1,19 +1,18 @@
 //! I/O engines behind one trait: io_uring (preferred), portable `pread`/`pwrite` threads, and a
 //! simulated device for deterministic tests.
 
+mod buffer;
 pub mod mock;
 pub mod psync;
 pub mod uring;
 
-use std::alloc::{self, Layout};
+pub use buffer::AlignedBuffer;
+
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
-
-use rand::rngs::SmallRng;
-use rand::{RngCore, SeedableRng};
 
 use crate::error::BenchError;
 use crate::report::EngineKind;
@@ -156,6 +155,31 @@ impl Default for EngineConfig {
     }
 }
 
+/// What one [`Engine::run`] drives: every job at `queue_depth` against `target`, calling
+/// `tick` on the calling thread about every 100 ms while they run (for progress).
+pub struct Work<'a, 'j> {
+    pub target: &'a Target,
+    pub queue_depth: u32,
+    pub jobs: &'a mut [&'j mut dyn Job],
+    pub tick: &'a mut dyn FnMut(),
+}
+
+impl<'a, 'j> Work<'a, 'j> {
+    pub fn new(
+        target: &'a Target,
+        queue_depth: u32,
+        jobs: &'a mut [&'j mut dyn Job],
+        tick: &'a mut dyn FnMut(),
+    ) -> Self {
+        Work {
+            target,
+            queue_depth,
+            jobs,
+            tick,
+        }
+    }
+}
+
 /// An I/O engine: runs jobs against a target until every job stops issuing and all I/O completed.
 pub trait Engine: Send + Sync {
     fn kind(&self) -> EngineKind;
@@ -167,16 +191,9 @@ pub trait Engine: Send + Sync {
         (1, queue_depth.max(1))
     }
 
-    /// Runs `jobs`, each at `queue_depth`, calling `tick` on the calling thread about every
-    /// 100 ms while they run (for progress). Returns the first error; the other jobs are told
-    /// to stop and drained first.
-    fn run(
-        &self,
-        target: &Target,
-        queue_depth: u32,
-        jobs: &mut [&mut dyn Job],
-        tick: &mut dyn FnMut(),
-    ) -> Result<(), BenchError>;
+    /// Runs the work's jobs to their end. Returns the first error; the other jobs are told to
+    /// stop and drained first.
+    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError>;
 
     /// Something the report should say about how the engine ran (e.g. it had to do without
     /// registered buffers). Empty when it ran as configured.
@@ -187,15 +204,13 @@ pub trait Engine: Send + Sync {
 
 /// Runs one worker per job on scoped threads (pinned as `target` asks), ticking on the calling
 /// thread.
-pub(crate) fn run_workers<F>(
-    target: &Target,
-    jobs: &mut [&mut dyn Job],
-    tick: &mut dyn FnMut(),
-    worker: F,
-) -> Result<(), BenchError>
+pub(crate) fn run_workers<F>(work: Work<'_, '_>, worker: F) -> Result<(), BenchError>
 where
     F: Fn(&mut dyn Job, &AtomicBool, Instant) -> Result<(), BenchError> + Sync,
 {
+    let Work {
+        target, jobs, tick, ..
+    } = work;
     let _caller = CallerPinned::new(target);
     let abort = AtomicBool::new(false);
     let epoch = Instant::now();
@@ -288,61 +303,6 @@ impl Drop for CallerPinned {
             // Best effort: the set came from sched_getaffinity a moment ago.
             let _ = crate::affinity::pin_current_thread(previous);
         }
-    }
-}
-
-/// A zeroed, 4 KiB-aligned heap buffer (O_DIRECT needs aligned memory), filled with random bytes
-/// so that writes are incompressible.
-pub struct AlignedBuffer {
-    ptr: std::ptr::NonNull<u8>,
-    layout: Layout,
-}
-
-// SAFETY: the buffer is uniquely owned heap memory, like a Box<[u8]>.
-unsafe impl Send for AlignedBuffer {}
-
-impl AlignedBuffer {
-    pub fn new(len: usize, seed: u64) -> Result<Self, BenchError> {
-        let layout = Layout::from_size_align(len.max(ALIGN as usize), ALIGN as usize)
-            .map_err(|err| BenchError::Engine(format!("buffer layout for {len} bytes: {err}")))?;
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = std::ptr::NonNull::new(raw).ok_or_else(|| {
-            BenchError::Engine(format!("could not allocate {len} bytes of I/O buffers"))
-        })?;
-        let mut buffer = AlignedBuffer { ptr, layout };
-        SmallRng::seed_from_u64(seed).fill_bytes(buffer.as_mut_slice());
-        Ok(buffer)
-    }
-
-    pub fn len(&self) -> usize {
-        self.layout.size()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.layout.size() == 0
-    }
-
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
-        self.ptr.as_ptr()
-    }
-
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: ptr is valid for layout.size() bytes, initialised (zeroed) and uniquely ours.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
-    }
-
-    /// The `index`-th slot of `slot_len` bytes.
-    pub fn slot(&mut self, index: usize, slot_len: usize) -> &mut [u8] {
-        let start = index * slot_len;
-        &mut self.as_mut_slice()[start..start + slot_len]
-    }
-}
-
-impl Drop for AlignedBuffer {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this very layout.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
 

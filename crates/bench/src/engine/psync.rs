@@ -6,7 +6,7 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Target};
+use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Target, Work};
 use crate::error::BenchError;
 use crate::report::EngineKind;
 use crate::workload::{Direction, Io, Job};
@@ -30,13 +30,8 @@ impl Engine for PsyncEngine {
         (queue_depth.max(1), 1)
     }
 
-    fn run(
-        &self,
-        target: &Target,
-        queue_depth: u32,
-        jobs: &mut [&mut dyn Job],
-        tick: &mut dyn FnMut(),
-    ) -> Result<(), BenchError> {
+    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
+        let (target, queue_depth) = (work.target, work.queue_depth);
         if queue_depth > 1 {
             return Err(BenchError::Engine(format!(
                 "the portable engine runs one I/O per thread, not {queue_depth}; split the \
@@ -45,7 +40,7 @@ impl Engine for PsyncEngine {
         }
         let fd = target.raw_fd()?;
         let max_io = self.config.max_io_bytes;
-        run_workers(target, jobs, tick, |job, abort, epoch| {
+        run_workers(work, |job, abort, epoch| {
             worker(target, fd, max_io, job, abort, epoch)
         })
     }

@@ -12,7 +12,7 @@ use std::time::Instant;
 use io_uring::{opcode, squeue, types, IoUring};
 use probe::iouring::memlock_limit;
 
-use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Target};
+use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Target, Work};
 use crate::error::BenchError;
 use crate::report::EngineKind;
 use crate::workload::{Direction, Io, Job};
@@ -138,16 +138,11 @@ impl Engine for UringEngine {
         EngineKind::IoUring
     }
 
-    fn run(
-        &self,
-        target: &Target,
-        queue_depth: u32,
-        jobs: &mut [&mut dyn Job],
-        tick: &mut dyn FnMut(),
-    ) -> Result<(), BenchError> {
+    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
+        let (target, queue_depth) = (work.target, work.queue_depth.max(1));
         let fd = target.raw_fd()?;
-        run_workers(target, jobs, tick, |job, abort, epoch| {
-            self.run_worker(target, fd, queue_depth.max(1), job, abort, epoch)
+        run_workers(work, |job, abort, epoch| {
+            self.run_worker(target, fd, queue_depth, job, abort, epoch)
         })
     }
 

@@ -64,7 +64,7 @@ pub struct BenchArgs {
 
     /// Free space to keep on the file system, e.g. 5G. Default max(10 % of the file system,
     /// 50 GiB); lower it only on a disk that no node uses.
-    #[arg(long, value_parser = parse_size_arg)]
+    #[arg(long, value_parser = units::size::parse_file_size)]
     pub reserve: Option<u64>,
 
     /// Run even though an Ethereum client is running (its I/O skews the figures, and the
@@ -108,7 +108,7 @@ pub struct BenchArgs {
 
     /// Seed of the random offsets (the same seed gives the same sequence, like fio's
     /// randrepeat=1).
-    #[arg(long, default_value_t = bench::run::DEFAULT_SEED)]
+    #[arg(long, default_value_t = bench::plan::DEFAULT_SEED)]
     pub seed: u64,
 
     /// Write burst size of `--test sync`, e.g. 1G, at least 1M (see docs/behaviour.md for the
@@ -118,7 +118,7 @@ pub struct BenchArgs {
 
     /// Most bytes `--test cliff` may write, e.g. 200G [default: 1T]. It overwrites the test
     /// file in place, so this bounds wear and time, not space.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = units::size::parse_file_size)]
     pub cliff_budget: Option<u64>,
 
     /// Draw the sync, cliff or span result to this SVG file and a PNG beside it (latency over
@@ -134,12 +134,8 @@ pub struct BenchArgs {
     pub no_redact: bool,
 }
 
-fn parse_size_arg(text: &str) -> Result<u64, String> {
-    bench::error::parse_size(text)
-}
-
 fn parse_burst_arg(text: &str) -> Result<u64, String> {
-    let bytes = bench::error::parse_size(text)?;
+    let bytes = units::size::parse_file_size(text).map_err(|err| err.to_string())?;
     let min = bench::behaviour::sync::MIN_BURST_BYTES;
     if bytes < min {
         return Err(format!(

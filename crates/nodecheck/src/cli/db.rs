@@ -6,7 +6,6 @@ use super::help::{DB_LIST_EXAMPLES, DB_LOOKUP_EXAMPLES};
 use super::output::FormatArgs;
 use crate::config::{CommandConfig, DbListConfig, DbLookupConfig};
 use crate::render::database::{Listing, LookupAnswer};
-use crate::size::parse_size;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GradeArg {
@@ -33,7 +32,7 @@ pub struct DbLookupArgs {
     #[arg(long)]
     pub firmware: Option<String>,
     /// Capacity: `2TB`, `1.5TiB`, `500G` or bytes.
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = units::size::parse_capacity)]
     pub capacity: Option<u64>,
     #[command(flatten)]
     pub output: FormatArgs,

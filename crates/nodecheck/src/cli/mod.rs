@@ -167,15 +167,10 @@ pub struct CheckArgs {
     pub bench_runtime: Option<u64>,
     /// Free space the test file must leave, e.g. 2G [default: 5G for quick, max(10 % of the
     /// file system, 50 GiB) for full]; lower it only on a disk no node uses.
-    #[arg(long, value_name = "SIZE", value_parser = parse_bench_size)]
+    #[arg(long, value_name = "SIZE", value_parser = units::size::parse_file_size)]
     pub bench_reserve: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// Test file sizes are binary, as in `nodecheck bench --size`.
-fn parse_bench_size(text: &str) -> Result<u64, String> {
-    ::bench::error::parse_size(text)
 }
 
 /// Where the probe's smartctl data comes from, on the commands that probe.

@@ -4,7 +4,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::time::Duration;
 
 use anyhow::Context;
-use bench::run::{BenchTarget, NoProgress, Plan, Progress};
+use bench::{BenchTarget, NoProgress, Plan, Progress, Selection};
 
 use crate::commands::hints::{self, Printer};
 use crate::commands::{emit, UsageError};
@@ -38,11 +38,15 @@ pub fn plan(config: &BenchConfig) -> Result<Plan, UsageError> {
             "--cliff-budget must be above zero: the cliff test needs to write".to_string(),
         ));
     }
-    let mut plan = Plan::new(target);
+    let mut plan = Plan::custom(
+        target,
+        Selection {
+            qd1: matches!(config.test, BenchTest::Qd1 | BenchTest::Both),
+            randrw: matches!(config.test, BenchTest::Randrw | BenchTest::Both),
+            behaviour: behaviour_tests(config),
+        },
+    );
     plan.live_node_clients = crate::config::ClientName::processes();
-    plan.qd1 = matches!(config.test, BenchTest::Qd1 | BenchTest::Both);
-    plan.randrw = matches!(config.test, BenchTest::Randrw | BenchTest::Both);
-    plan.behaviour = behaviour_tests(config);
     plan.runtime = runtime(config);
     plan.size = config.size;
     plan.reserve = config.reserve;
@@ -111,7 +115,7 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
     let given_a_device = config.device.is_none()
         && std::fs::metadata(&config.path).is_ok_and(|m| m.file_type().is_block_device());
     if given_a_device {
-        let path = verdict::findings::mount::shell_quote(&config.path.display().to_string());
+        let path = units::text::shell_quote(&config.path.display().to_string());
         return Err(UsageError(format!(
             "{path} is a block device: the bench never writes to a device; give a directory on \
              its file system, or `--device {path} --test qd1` for the read-only qd1 test"

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use bench::BenchReport;
 use probe::root::Root;
 use probe::Facts;
-use verdict::findings::mount::shell_quote;
+use units::text::shell_quote;
 use verdict::judge::ClientChoice;
 
 use super::{emit, is_root, measure, say, UsageError};

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use bench::BenchError;
-use verdict::findings::mount::shell_quote;
+use units::text::shell_quote;
 
 /// The command whose options a hint may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,6 @@ fn hint(err: &BenchError, printer: Printer, dir: &Path) -> Option<String> {
 pub fn stale_files_hint(warnings: &[String]) -> Option<String> {
     warnings
         .iter()
-        .any(|w| w.starts_with(bench::run::STALE_FILE_WARNING))
+        .any(|w| w.starts_with(bench::STALE_FILE_WARNING))
         .then(|| "rerun with --clean-stale to remove the stale test files".to_string())
 }

@@ -2,24 +2,12 @@
 //! which directory a path is measured in, and how a measurement stopped by a signal ends.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use bench::behaviour::{span::SpanPlan, sync::SyncPlan, BehaviourTests};
 use bench::{BenchReport, BenchTarget, Plan};
 use probe::Facts;
 
 use super::{is_root, say};
 use crate::config::{BenchDepth, BenchTuning, CheckConfig, Format, GlobalOptions};
-
-/// About ten seconds of QD1 reads, like `ioping -D -c 30` but with enough samples for p99.9.
-const QUICK_RUNTIME: Duration = Duration::from_secs(10);
-/// The quick test file: big enough to leave the drive's own cache, small enough to write in
-/// a second or two.
-const QUICK_FILE_BYTES: u64 = 1 << 30;
-/// Free space the quick test leaves untouched. The bench's default reserve (10 % or 50 GiB)
-/// is sized for a 150 GiB file; for 1 GiB a few GiB keep a running node safe without
-/// refusing the check on small volumes.
-const QUICK_RESERVE_BYTES: u64 = 5 << 30;
 
 /// Runs the measurement `config.bench` asks for. A measurement that cannot run (an Ethereum
 /// client is running, no space, io_uring blocked and no fallback) does not stop the check: the
@@ -140,66 +128,26 @@ fn capitalized(text: &str) -> String {
 
 /// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.
 fn plan_for_depth(target: BenchTarget, depth: BenchDepth, tuning: &BenchTuning) -> Plan {
-    let mut plan = Plan::new(target);
+    let mut plan = match depth {
+        BenchDepth::Full => Plan::full(target),
+        BenchDepth::Quick | BenchDepth::None => Plan::quick(target),
+    };
     plan.live_node_clients = crate::config::ClientName::processes();
     let on_file = matches!(plan.target, BenchTarget::Directory(_));
-    plan.qd1 = true;
-    plan.randrw = depth == BenchDepth::Full;
     // Reading the raw device is what `ioping -D` does beside a running node: it writes
     // nothing, so a running client only skews the figures (the bench says so in a warning).
     plan.force = !on_file;
-    if depth == BenchDepth::Quick {
-        plan.runtime = QUICK_RUNTIME;
-        if on_file {
-            plan.size = Some(QUICK_FILE_BYTES);
-            plan.reserve = Some(QUICK_RESERVE_BYTES);
-        }
-    }
     if let Some(runtime) = tuning.runtime {
         plan.runtime = runtime;
     }
     if on_file {
         plan.size = tuning.size.or(plan.size);
         plan.reserve = tuning.reserve.or(plan.reserve);
-        if depth == BenchDepth::Full {
-            plan.behaviour = full_behaviour(plan.runtime, plan.size, plan.seed);
-        }
+    }
+    if depth == BenchDepth::Full {
+        plan = plan.with_scaled_behaviour();
     }
     plan
-}
-
-/// The behaviour tests of `--bench full`: the sync cycle and the span test, which grade a
-/// drive the database does not know by what it does rather than its name (docs/behaviour.md).
-/// On the full 150 GiB file and a 60 s runtime they run with their documented defaults; a
-/// smaller file or shorter runtime (`--bench-size`, `--bench-runtime`) scales them down so that
-/// they still see several spans and a whole cycle in about the runtime.
-fn full_behaviour(runtime: Duration, size: Option<u64>, seed: u64) -> BehaviourTests {
-    const PAGE: u64 = 4096;
-    let file = size.unwrap_or(bench::testfile::COMMUNITY_SIZE);
-    let sync = SyncPlan::default();
-    let span = SpanPlan::default();
-    // A quarter of the file at most, so a burst on a small file does not rewrite it all.
-    let burst_bytes = sync.burst_bytes.min((file / 4).max(1 << 20)) / PAGE * PAGE;
-    let min_span = (span.min_span.min(file / 8) / PAGE * PAGE).max(PAGE);
-    BehaviourTests {
-        sync: Some(SyncPlan {
-            runtime,
-            read_phase: sync.read_phase.min(runtime / 2),
-            recovery_timeout: sync
-                .recovery_timeout
-                .min(runtime.max(Duration::from_secs(2))),
-            burst_bytes,
-            seed,
-            ..sync
-        }),
-        span: Some(SpanPlan {
-            min_span,
-            time_per_span: span.time_per_span.min(runtime),
-            seed,
-            ..span
-        }),
-        cliff: None,
-    }
 }
 
 /// A signal during a measurement: the bench has removed its test file; say so, then end the
@@ -224,7 +172,11 @@ pub(crate) fn stop_on_signal(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use bench::behaviour::{span::SpanPlan, sync::SyncPlan};
+    use bench::plan::{QUICK_FILE_BYTES, QUICK_RUNTIME};
 
     #[test]
     fn full_runs_sync_and_span_with_their_defaults_on_the_community_file() {

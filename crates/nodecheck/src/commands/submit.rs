@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use bench::{BenchReport, BenchTarget, EngineKind, Plan};
+use bench::{BenchReport, BenchTarget, Plan};
 use probe::root::Root;
 use probe::{Drive, Facts, Interface};
 use serde::Serialize;
@@ -116,7 +116,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
         ),
     );
     let directory = super::measure::measured_directory(&path);
-    let mut plan = Plan::new(BenchTarget::Directory(directory));
+    let mut plan = Plan::full(BenchTarget::Directory(directory));
     plan.live_node_clients = crate::config::ClientName::processes();
     let cooperation = crate::signals::cooperate()
         .context("cannot install the Ctrl-C handler that removes the test file")?;
@@ -184,7 +184,7 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
         qd1_read_p50_us: qd1.map(|q| round1(q.lat_us.p50)),
         qd1_read_p99_us: qd1.map(|q| round1(q.lat_us.p99)),
         qd1_read_p999_us: qd1.map(|q| round1(q.lat_us.p999)),
-        engine: engine_id(randrw.engine),
+        engine: randrw.engine.name(),
         span_bytes: randrw.span_bytes,
         nodecheck_version: env!("CARGO_PKG_VERSION").to_string(),
         date: date.to_string(),
@@ -249,14 +249,6 @@ fn round1(value: f64) -> f64 {
 
 fn interface_id(interface: Interface) -> Option<&'static str> {
     verdict::database::EntryInterface::from_probe(interface).map(|i| i.as_str())
-}
-
-fn engine_id(engine: EngineKind) -> &'static str {
-    match engine {
-        EngineKind::IoUring => "io_uring",
-        EngineKind::Psync => "psync",
-        EngineKind::Mock => "mock",
-    }
 }
 
 fn pull_request_steps(facts: &Facts, entry: Option<&str>) -> String {

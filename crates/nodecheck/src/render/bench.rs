@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use bench::{BenchReport, ByteSize, EngineKind, LatencySummary};
+use bench::{BenchReport, ByteSize, LatencySummary};
 
 use super::{json, markdown, Document, Format, RenderOptions};
 
@@ -28,14 +28,6 @@ impl Document for BenchDocument<'_> {
     }
 }
 
-fn engine_name(kind: EngineKind) -> &'static str {
-    match kind {
-        EngineKind::IoUring => "io_uring",
-        EngineKind::Psync => "psync",
-        EngineKind::Mock => "mock",
-    }
-}
-
 fn latency_line(label: &str, lat: &LatencySummary) -> String {
     format!(
         "  {label:<14} mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  max {:.1}\n",
@@ -50,7 +42,7 @@ fn render_text(report: &BenchReport) -> String {
         out,
         "nodecheck bench {} (engine {})",
         report.path,
-        engine_name(report.engine)
+        report.engine.name()
     );
     if let Some(reason) = &report.engine_reason {
         let _ = writeln!(out, "  engine: {reason}");
@@ -118,8 +110,8 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             ByteSize(sync.burst_bytes),
             sync.burst_queue_depth,
             sync.runtime_s,
-            engine_name(sync.engine),
-            engine_name(sync.burst_engine.unwrap_or(sync.engine))
+            sync.engine.name(),
+            sync.burst_engine.unwrap_or(sync.engine).name()
         );
         out.push_str(&latency_line("baseline µs", &sync.baseline_lat_us));
         out.push_str(&latency_line("in burst µs", &sync.burst_lat_us));
@@ -148,7 +140,7 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             "\ncliff: {:.1} GB written in {:.0} s ({}), {:.0} MB/s before any drop",
             cliff.written_bytes as f64 / 1e9,
             cliff.runtime_s,
-            engine_name(cliff.engine),
+            cliff.engine.name(),
             cliff.pre_cliff_mb_s
         );
         match (cliff.cache_estimate_bytes, cliff.post_cliff_mb_s) {
@@ -168,7 +160,7 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
         let _ = writeln!(
             out,
             "\nspan: QD1 read latency over growing spans ({}; largest/smallest mean {:.2}x)",
-            engine_name(span.engine),
+            span.engine.name(),
             span.latency_ratio
         );
         for point in &span.points {

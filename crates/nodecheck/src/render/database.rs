@@ -9,7 +9,7 @@ use verdict::Grade;
 use super::table::new_table;
 use super::{clip, json, printable, Document, Format, RenderOptions};
 use crate::database::{Answer, MatchedBy};
-use crate::size::format_decimal;
+use units::size::decimal as format_decimal;
 
 /// What `db lookup` was asked and what it found.
 pub struct LookupAnswer<'a> {

@@ -292,7 +292,7 @@ fn result_summary(r: &CrowdResult) -> String {
     let mut s = format!("{}/{} r/w IOPS", kilo(r.read_iops), kilo(r.write_iops));
     let mut ctx = Vec::new();
     if let Some(c) = r.capacity_bytes {
-        ctx.push(human_bytes(c));
+        ctx.push(units::size::decimal_compact(c));
     }
     if let Some(f) = &r.firmware {
         ctx.push(format!("firmware {f}"));
@@ -313,32 +313,15 @@ fn kilo(v: u32) -> String {
     }
 }
 
-/// Decimal units, as drive capacities are sold.
-fn human_bytes(b: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [
-        (1_000_000_000_000, "TB"),
-        (1_000_000_000, "GB"),
-        (1_000_000, "MB"),
-    ];
-    for (unit, name) in UNITS {
-        if b >= unit {
-            let v = b as f64 / unit as f64;
-            // Drives sold as "250GB" hold 250.06 GB; within 1% the round figure is the name.
-            return if (v - v.round()).abs() / v < 0.01 {
-                format!("{}{name}", v.round())
-            } else {
-                format!("{v:.1}{name}")
-            };
-        }
-    }
-    format!("{b}B")
-}
-
 fn capacity_range(min: Option<u64>, max: Option<u64>) -> String {
     match (min, max) {
-        (Some(a), Some(b)) => format!("{}–{}", human_bytes(a), human_bytes(b)),
-        (Some(a), None) => format!("≥ {}", human_bytes(a)),
-        (None, Some(b)) => format!("≤ {}", human_bytes(b)),
+        (Some(a), Some(b)) => format!(
+            "{}–{}",
+            units::size::decimal_compact(a),
+            units::size::decimal_compact(b)
+        ),
+        (Some(a), None) => format!("≥ {}", units::size::decimal_compact(a)),
+        (None, Some(b)) => format!("≤ {}", units::size::decimal_compact(b)),
         (None, None) => "any".to_string(),
     }
 }
@@ -346,14 +329,6 @@ fn capacity_range(min: Option<u64>, max: Option<u64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_bytes_uses_sales_units() {
-        assert_eq!(human_bytes(2_000_398_934_016), "2TB");
-        assert_eq!(human_bytes(3_840_000_000_000), "3.8TB");
-        assert_eq!(human_bytes(250_059_350_016), "250GB");
-        assert_eq!(human_bytes(512), "512B");
-    }
 
     #[test]
     fn kilo_rounds_to_thousands() {

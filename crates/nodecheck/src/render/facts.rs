@@ -6,7 +6,7 @@ use probe::{Drive, Facts};
 
 use super::table::new_table;
 use super::{clip, json, printable, text, Document, Format, RenderOptions};
-use crate::size::format_decimal;
+use units::size::decimal as format_decimal;
 
 impl Document for Facts {
     const FORMATS: &'static [Format] = &[Format::Table, Format::Json];

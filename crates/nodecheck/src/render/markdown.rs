@@ -144,7 +144,7 @@ pub fn render_bench(bench: &BenchReport, plot: Option<&str>) -> String {
         "## nodecheck bench `{}` ({} {})\n\n",
         code(&bench.path, 120).replace("\\|", "|"),
         item(&format!("nodecheck {}", env!("CARGO_PKG_VERSION"))),
-        text::engine(bench.engine),
+        bench.engine.name(),
     );
     measurements(bench, &mut out);
     if let Some(plot) = plot {

@@ -163,19 +163,7 @@ impl RenderOptions {
     }
 }
 
-/// Cuts a string to at most `max` characters, marking the cut with `…`. Hostile facts (a 1 MB
-/// model string) must not blow up any output.
-pub fn clip(text: &str, max: usize) -> String {
-    // Stops counting at `max`, so a megabyte string costs no more than a short one.
-    if text.char_indices().nth(max).is_none() {
-        return text.to_string();
-    }
-    let cut = text
-        .char_indices()
-        .nth(max.saturating_sub(1))
-        .map_or(0, |(index, _)| index);
-    format!("{}…", &text[..cut])
-}
+pub use units::text::clip;
 
 /// A client as the findings name it (`Reth`), from its id in the report (`reth`).
 pub fn client_display(id: &str) -> String {

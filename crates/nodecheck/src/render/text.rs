@@ -4,7 +4,8 @@
 use probe::{AtimeMode, Drive, Facts, Interface};
 
 use super::{clip, printable, shown};
-use crate::size::{format_binary, format_decimal, format_latency_us};
+use units::latency::format_us as format_latency_us;
+use units::size::{binary as format_binary, decimal as format_decimal};
 
 pub fn atime(mode: AtimeMode) -> &'static str {
     match mode {
@@ -118,7 +119,7 @@ pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
         q.iops,
         clip(&q.target, 10),
         format_binary(q.span_bytes),
-        engine(q.engine),
+        q.engine.name(),
         if q.cpus.is_empty() {
             String::new()
         } else {
@@ -236,12 +237,4 @@ pub fn plot_caption(bench: &bench::BenchReport) -> String {
     let mut caption = panels.join("; ");
     caption[..1].make_ascii_uppercase();
     caption
-}
-
-pub fn engine(engine: bench::EngineKind) -> &'static str {
-    match engine {
-        bench::EngineKind::IoUring => "io_uring",
-        bench::EngineKind::Psync => "psync",
-        bench::EngineKind::Mock => "simulated",
-    }
 }

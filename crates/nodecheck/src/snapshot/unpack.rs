@@ -65,7 +65,7 @@ pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
             if total > MAX_TOTAL_BYTES {
                 bail!(
                     "{shown}: entry {label} takes the archive past {}, more than any snapshot nodecheck writes",
-                    probe::input::human_bytes(MAX_TOTAL_BYTES)
+                    units::size::binary_exact(MAX_TOTAL_BYTES)
                 );
             }
             Ok(())
@@ -156,7 +156,7 @@ pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
                 if size > MAX_FILE_BYTES {
                     bail!(
                         "{shown}: entry {label} is {size} bytes, larger than any file a snapshot holds ({})",
-                        probe::input::human_bytes(MAX_FILE_BYTES)
+                        units::size::binary_exact(MAX_FILE_BYTES)
                     );
                 }
                 add_to_total(size)?;
@@ -230,7 +230,7 @@ fn read_bounded_entry<R: Read>(
     if size > cap {
         bail!(
             "{size} bytes, longer than any a snapshot holds ({}): not a nodecheck snapshot",
-            probe::input::human_bytes(cap)
+            units::size::binary_exact(cap)
         );
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));

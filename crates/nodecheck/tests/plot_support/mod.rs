@@ -1,8 +1,9 @@
 //! What the plot tests share: a bench report that measured nothing, for each test to add the
 //! results it draws, and one with a span test of a DRAM-less drive.
 
+use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
-use bench::behaviour::span::{run_span, SpanPlan};
+use bench::behaviour::span::SpanPlan;
 use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
 
 pub fn empty_report() -> BenchReport {
@@ -26,7 +27,7 @@ pub fn span_report() -> BenchReport {
         reads_per_span: 500,
         ..SpanPlan::default()
     };
-    let span = run_span(
+    let span = measure(
         &mut MockDrive::new(DriveModel::dramless_tlc(), 128 << 30, 5),
         &plan,
         &|| false,

@@ -353,10 +353,11 @@ pub fn proves_fit(bench: &BenchReport, findings: &[Finding]) -> bool {
 mod tests {
     use std::time::Duration;
 
-    use ::bench::behaviour::cliff::{run_cliff, CliffPlan};
+    use ::bench::behaviour::cliff::CliffPlan;
+    use ::bench::behaviour::measure;
     use ::bench::behaviour::models::{DriveModel, MockDrive};
-    use ::bench::behaviour::span::{run_span, SpanPlan};
-    use ::bench::behaviour::sync::{run_sync, SyncPlan};
+    use ::bench::behaviour::span::SpanPlan;
+    use ::bench::behaviour::sync::SyncPlan;
     use ::bench::{EngineKind, SCHEMA_VERSION};
 
     use super::*;
@@ -379,17 +380,17 @@ mod tests {
             reads_per_span: 3000,
             ..SpanPlan::default()
         };
-        let sync = run_sync(
+        let sync = measure(
             &mut MockDrive::new(model.clone(), file, 3),
             &sync_plan,
             &never,
         );
-        let cliff = run_cliff(
+        let cliff = measure(
             &mut MockDrive::new(model.clone(), file, 3),
             &cliff_plan,
             &never,
         );
-        let span = run_span(&mut MockDrive::new(model, file, 3), &span_plan, &never);
+        let span = measure(&mut MockDrive::new(model, file, 3), &span_plan, &never);
         BenchReport {
             schema_version: SCHEMA_VERSION,
             path: "/var/lib/ethereum".into(),

@@ -141,7 +141,7 @@ fn qd1_latency(
         "QD1 4 KiB random reads ({} reads on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
         qd1.ios,
         qd1.target,
-        engine_name(qd1.engine),
+        qd1.engine.name(),
         format_latency_us(qd1.lat_us.p50),
         format_latency_us(p99),
         format_latency_us(max),
@@ -212,7 +212,7 @@ fn random_io(
         rw.queue_depth,
         format_iops(rw.read_iops),
         format_iops(rw.write_iops),
-        engine_name(rw.engine)
+        rw.engine.name()
     );
     let mut shortfalls: Vec<(String, Vec<String>)> = Vec::new();
     let mut severity = Severity::Ok;
@@ -285,7 +285,7 @@ fn engine_caveat(report: &BenchReport) -> Option<Finding> {
         "Benchmark ran without io_uring",
         format!(
             "The {} engine was used{why}. Its figures are somewhat lower than fio's io_uring/libaio figures at high queue depth; QD1 latency is comparable.",
-            engine_name(report.engine)
+            report.engine.name()
         ),
     ))
 }
@@ -304,12 +304,4 @@ fn bench_caveats(report: &BenchReport) -> Option<Finding> {
 
 fn usable(value: f64) -> bool {
     value.is_finite() && value >= 0.0
-}
-
-fn engine_name(engine: EngineKind) -> &'static str {
-    match engine {
-        EngineKind::IoUring => "io_uring",
-        EngineKind::Psync => "psync",
-        EngineKind::Mock => "mock",
-    }
 }

@@ -554,7 +554,7 @@ pub fn needs_root(facts: &Facts) -> (Vec<String>, Option<Finding>) {
     )
     .with_fix(format!(
         "Rerun as root for the full picture: `sudo nodecheck {}`",
-        super::mount::shell_quote(&facts.path)
+        units::text::shell_quote(&facts.path)
     ));
     (missing, Some(finding))
 }

@@ -113,92 +113,14 @@ impl Finding {
     }
 }
 
-/// Strings the drive reports end up in the text verbatim; a hostile or broken drive can report
-/// kilobytes. Real model strings are at most 40 characters (ATA IDENTIFY words 27-46, NVMe MN).
-pub fn clip(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
+// Findings print sizes as drive labels do, latencies in µs/ms and IOPS as the community list;
+// the formats are shared with every other output (the units crate).
+pub use units::latency::format_us as format_latency_us;
+pub use units::rate::iops as format_iops;
+pub use units::size::decimal as format_bytes;
 
-/// Decimal units, as drive makers and client docs state sizes ("2 TB", "250 GB").
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, f64); 4] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
-    let value = bytes as f64;
-    for (unit, scale) in UNITS {
-        if value >= scale {
-            let scaled = value / scale;
-            return if scaled >= 100.0 || (scaled - scaled.round()).abs() < 0.05 {
-                format!("{:.0} {unit}", scaled)
-            } else {
-                format!("{:.1} {unit}", scaled)
-            };
-        }
-    }
-    format!("{bytes} B")
-}
-
-/// Latencies read best in the unit a person would say: "180 µs", "1.4 ms".
-pub fn format_latency_us(us: f64) -> String {
-    if !us.is_finite() {
-        return "n/a".to_owned();
-    }
-    if us >= 1000.0 {
-        format!("{:.1} ms", us / 1000.0)
-    } else {
-        format!("{:.0} µs", us)
-    }
-}
-
-/// IOPS as the community list writes them: "68k", "950".
-pub fn format_iops(iops: f64) -> String {
-    if !iops.is_finite() {
-        return "n/a".to_owned();
-    }
-    if iops >= 10_000.0 {
-        format!("{:.0}k", iops / 1000.0)
-    } else if iops >= 1000.0 {
-        format!("{:.1}k", iops / 1000.0)
-    } else {
-        format!("{:.0}", iops)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clip_cuts_on_a_char_boundary() {
-        assert_eq!(
-            clip("Samsung SSD 980 PRO 2TB", 64),
-            "Samsung SSD 980 PRO 2TB"
-        );
-        assert_eq!(clip("ääääää", 3), "äää…");
-        assert_eq!(clip("", 3), "");
-    }
-
-    #[test]
-    fn bytes_read_like_a_spec_sheet() {
-        assert_eq!(format_bytes(250_059_350_016), "250 GB");
-        assert_eq!(format_bytes(2_000_398_934_016), "2 TB");
-        assert_eq!(format_bytes(1_200_000_000_000), "1.2 TB");
-        assert_eq!(format_bytes(120_034_123_776), "120 GB");
-        assert_eq!(format_bytes(512), "512 B");
-    }
-
-    #[test]
-    fn latency_switches_to_ms() {
-        assert_eq!(format_latency_us(180.4), "180 µs");
-        assert_eq!(format_latency_us(1400.0), "1.4 ms");
-        assert_eq!(format_latency_us(f64::NAN), "n/a");
-    }
-
-    #[test]
-    fn iops_in_thousands() {
-        assert_eq!(format_iops(68_000.0), "68k");
-        assert_eq!(format_iops(2_500.0), "2.5k");
-        assert_eq!(format_iops(950.0), "950");
-    }
+/// `text` with at most `kept` of its characters, then `…` if anything was cut: findings state
+/// their limits as the characters of a drive string they show.
+pub fn clip(text: &str, kept: usize) -> String {
+    units::text::clip(text, kept.saturating_add(1))
 }

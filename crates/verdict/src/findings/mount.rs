@@ -2,6 +2,7 @@
 //! parts of the stack that could not be resolved.
 
 use probe::{fstab, AtimeMode, Facts, FstabEntry, LayerKind, MountFacts};
+use units::text::shell_quote;
 
 use crate::code::Code;
 use crate::model::{Finding, Severity};
@@ -40,19 +41,6 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
         );
     }
     out
-}
-
-/// Commands in fixes are pasted into a shell: quote anything that is not plainly safe.
-pub fn shell_quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@=,".contains(c));
-    if plain {
-        arg.to_owned()
-    } else {
-        format!("'{}'", arg.replace('\'', r"'\''"))
-    }
 }
 
 /// The user's own fstab line with `noatime` in place of the access-time option it had
