@@ -6,8 +6,12 @@ mod hostile;
 mod platforms;
 mod smartctl;
 mod stacks;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::path::{Path, PathBuf};
+
+use support::data_path;
 
 use ::probe::fixture::{self, SCENARIOS};
 use ::probe::probe as run_probe;

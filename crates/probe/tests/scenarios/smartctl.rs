@@ -7,8 +7,7 @@ fn smartctl_json_is_merged_into_the_matching_drive() {
     let dir = tempfile::tempdir().expect("tempdir");
     fixture::hdd(dir.path()).expect("builds");
     let root = Root::at(dir.path()).expect("root");
-    let saved = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/smartctl/WDC_WD20EFRX-68EUZN0_17.json");
+    let saved = smartctl_data("WDC_WD20EFRX-68EUZN0_17.json");
     let opts = ProbeOptions {
         smartctl_json: vec![saved],
         ..ProbeOptions::default()
@@ -46,9 +45,7 @@ fn smartctl_garbage_is_a_warning() {
 }
 
 fn smartctl_data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/smartctl")
-        .join(name)
+    data_path("smartctl", name)
 }
 
 /// A real saved report with its device name and serial replaced, as a report taken on a

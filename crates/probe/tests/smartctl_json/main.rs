@@ -5,6 +5,8 @@ mod captured;
 mod hostile;
 mod merge;
 mod subprocess;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -16,16 +18,14 @@ use probe::smartctl::{
 use probe::{AtaDetails, Drive, Health, Interface, ModelSource};
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use support::{data_path, read_data};
 
 fn fixture_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/smartctl")
-        .join(name)
+    data_path("smartctl", name)
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = fixture_path(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+    read_data("smartctl", name)
 }
 
 fn report(name: &str) -> SmartctlReport {
