@@ -12,7 +12,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use cli_support::process::{debug_hooks_available, nodecheck_process, wait_exit, wait_for};
-use cli_support::{entries, scratch};
+use cli_support::{entries, entries_where, scratch};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
@@ -57,10 +57,7 @@ fn signal_at(
 }
 
 fn partial_files(dir: &Path) -> Vec<PathBuf> {
-    entries(dir)
-        .into_iter()
-        .filter(|p| p.to_string_lossy().ends_with(".partial"))
-        .collect()
+    entries_where(dir, |p| p.to_string_lossy().ends_with(".partial"))
 }
 
 fn interrupted_write_keeps_the_existing_archive(signal: Signal) {
@@ -185,10 +182,7 @@ fn a_finished_archive_replaces_the_old_one_and_replays() {
 }
 
 fn unpacked_trees(tmp: &Path) -> Vec<PathBuf> {
-    entries(tmp)
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains("nodecheck-snapshot-"))
-        .collect()
+    entries_where(tmp, |p| p.to_string_lossy().contains("nodecheck-snapshot-"))
 }
 
 fn interrupted_replay_removes_the_unpacked_tree(signal: Signal) {

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use cli_support::process::{debug_hooks_available, nodecheck_process, wait_exit, wait_for};
 use cli_support::skip::skip;
-use cli_support::{entries, scratch};
+use cli_support::{entries, entries_where, scratch};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
@@ -47,14 +47,11 @@ fn bench_args(dir: &Path, size: &str, runtime: &str) -> Vec<String> {
 }
 
 fn test_files(dir: &Path) -> Vec<PathBuf> {
-    entries(dir)
-        .into_iter()
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(".nodecheck-bench-"))
-        })
-        .collect()
+    entries_where(dir, |p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(".nodecheck-bench-"))
+    })
 }
 
 /// Bytes the process wrote to storage (O_DIRECT writes count here), from /proc/PID/io.

@@ -82,6 +82,11 @@ pub fn entries(dir: &Path) -> Vec<PathBuf> {
     list
 }
 
+/// The entries of `dir` (sorted) that `keep` selects: a run's own files among others.
+pub fn entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    entries(dir).into_iter().filter(|p| keep(p)).collect()
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }

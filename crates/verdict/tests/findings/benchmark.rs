@@ -6,25 +6,15 @@ use super::*;
 fn nc701_qd1_latency() {
     let facts = nvme_machine();
     let fast = bench_report(latency(70.0, 140.0, 260.0), None, EngineKind::IoUring);
-    let v = judge(
-        &facts,
-        Some(&fast),
-        &db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&facts, &fast, "geth");
     assert_finding(&v, "NC701", Severity::Ok, &["p99 140 µs", "max 260 µs"]);
 
     let spiky = bench_report(latency(70.0, 140.0, 900.0), None, EngineKind::IoUring);
-    let v = judge(
-        &facts,
-        Some(&spiky),
-        &db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&facts, &spiky, "geth");
     assert_finding(&v, "NC701", Severity::Info, &["max 900 µs", "300 µs"]);
 
     let slow = bench_report(latency(600.0, 2_500.0, 9_000.0), None, EngineKind::IoUring);
-    let v = judge(&facts, Some(&slow), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &slow);
     let f = one(&v, "NC701");
     assert!(f.severity >= Severity::Warning, "{f:#?}");
     assert!(f.detail.contains("p99 2.5 ms"), "{f:#?}");
@@ -34,7 +24,7 @@ fn nc701_qd1_latency() {
         None,
         EngineKind::IoUring,
     );
-    let v = judge(&facts, Some(&hopeless), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &hopeless);
     assert_eq!(one(&v, "NC701").severity, Severity::Critical);
 }
 
@@ -46,12 +36,7 @@ fn nc702_randrw_below_the_client_needs() {
         Some((7_000.0, 2_300.0)),
         EngineKind::IoUring,
     );
-    let v = judge(
-        &facts,
-        Some(&report),
-        &db(),
-        &ClientChoice::Named("nethermind".into()),
-    );
+    let v = run_bench_for(&facts, &report, "nethermind");
     assert_finding(
         &v,
         "NC702",
@@ -59,7 +44,7 @@ fn nc702_randrw_below_the_client_needs() {
         &["7.0k/2.3k", "Nethermind needs 10k read and 10k write IOPS"],
     );
 
-    let v = judge(&facts, Some(&report), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &report);
     assert_eq!(
         v.failing_client.as_deref(),
         Some("nethermind"),
@@ -72,12 +57,7 @@ fn nc702_randrw_below_the_client_needs() {
         Some((140_000.0, 46_000.0)),
         EngineKind::IoUring,
     );
-    let v = judge(
-        &facts,
-        Some(&good),
-        &db(),
-        &ClientChoice::Named("nethermind".into()),
-    );
+    let v = run_bench_for(&facts, &good, "nethermind");
     assert_finding(&v, "NC702", Severity::Ok, &["140k/46k"]);
 }
 
@@ -86,12 +66,7 @@ fn nc703_fallback_engine_and_nc704_caveats() {
     let facts = nvme_machine();
     let mut report = bench_report(latency(70.0, 140.0, 260.0), None, EngineKind::Psync);
     report.warnings = vec!["span 4 GiB < 150 GiB: less comparable".into()];
-    let v = judge(
-        &facts,
-        Some(&report),
-        &db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&facts, &report, "geth");
     assert_finding(&v, "NC703", Severity::Info, &["psync", "seccomp"]);
     assert_finding(&v, "NC704", Severity::Info, &["span 4 GiB"]);
 }
@@ -114,12 +89,7 @@ fn nc701_over_nfs_says_what_the_network_adds() {
         None,
         bench::EngineKind::IoUring,
     );
-    let v = judge(
-        &facts,
-        Some(&report),
-        &db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&facts, &report, "geth");
     assert_finding(&v, "NC520", Severity::Critical, &["diskstation.lan"]);
     let f = one(&v, "NC701");
     assert!(

@@ -58,12 +58,7 @@ fn nc602_virtual_disk_without_and_with_a_benchmark() {
 
     // The quick check measured latency, not the provisioned IOPS.
     let report = bench_report(latency(90.0, 180.0, 250.0), None, EngineKind::IoUring);
-    let v = judge(
-        &facts,
-        Some(&report),
-        &db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&facts, &report, "geth");
     let f = one(&v, "NC602");
     assert_eq!(f.severity, Severity::Info);
     assert!(
@@ -77,12 +72,7 @@ fn nc602_virtual_disk_without_and_with_a_benchmark() {
         Some((20_000.0, 7_000.0)),
         EngineKind::IoUring,
     );
-    let v = judge(
-        &facts,
-        Some(&report),
-        &db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&facts, &report, "geth");
     let f = one(&v, "NC602");
     assert_eq!(f.severity, Severity::Info);
     let fix = f.fix.as_deref().unwrap_or("");

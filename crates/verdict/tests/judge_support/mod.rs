@@ -273,6 +273,21 @@ pub fn run(facts: &Facts) -> Verdict {
     judge(facts, None, db(), &ClientChoice::Strictest)
 }
 
+/// `facts` and a benchmark report, judged for the strictest client.
+pub fn run_bench(facts: &Facts, report: &BenchReport) -> Verdict {
+    judge(facts, Some(report), db(), &ClientChoice::Strictest)
+}
+
+/// `facts` and a benchmark report, judged for one named client.
+pub fn run_bench_for(facts: &Facts, report: &BenchReport, client: &str) -> Verdict {
+    judge(
+        facts,
+        Some(report),
+        db(),
+        &ClientChoice::Named(client.into()),
+    )
+}
+
 pub fn run_for(facts: &Facts, client: &str) -> Verdict {
     judge(facts, None, db(), &ClientChoice::Named(client.into()))
 }
