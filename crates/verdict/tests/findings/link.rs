@@ -2,6 +2,16 @@
 
 use super::*;
 
+/// A PCIe link at `current` (GT/s, lanes) of the slot's and drive's `max`.
+fn pcie_link(current: (f64, u32), max: (f64, u32)) -> PcieLink {
+    PcieLink {
+        current_gts: Some(current.0),
+        current_width: Some(current.1),
+        max_gts: Some(max.0),
+        max_width: Some(max.1),
+    }
+}
+
 #[test]
 fn nc401_ide_and_raid_mode_and_ahci() {
     let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
@@ -59,12 +69,7 @@ fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode
 #[test]
 fn nc402_pcie_link_below_maximum() {
     let mut facts = nvme_machine();
-    drive0(&mut facts).pcie_link = Some(PcieLink {
-        current_gts: Some(8.0),
-        current_width: Some(2),
-        max_gts: Some(16.0),
-        max_width: Some(4),
-    });
+    drive0(&mut facts).pcie_link = Some(pcie_link((8.0, 2), (16.0, 4)));
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
@@ -122,12 +127,7 @@ fn nc404_usb_attachment() {
 #[test]
 fn nc402_older_generation_at_full_width_is_info() {
     let mut facts = nvme_machine();
-    drive0(&mut facts).pcie_link = Some(PcieLink {
-        current_gts: Some(8.0),
-        current_width: Some(4),
-        max_gts: Some(16.0),
-        max_width: Some(4),
-    });
+    drive0(&mut facts).pcie_link = Some(pcie_link((8.0, 4), (16.0, 4)));
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
@@ -135,12 +135,7 @@ fn nc402_older_generation_at_full_width_is_info() {
         Severity::Info,
         &["8.0 GT/s x4 of 16.0 GT/s x4"],
     );
-    drive0(&mut facts).pcie_link = Some(PcieLink {
-        current_gts: Some(2.5),
-        current_width: Some(4),
-        max_gts: Some(8.0),
-        max_width: Some(4),
-    });
+    drive0(&mut facts).pcie_link = Some(pcie_link((2.5, 4), (8.0, 4)));
     assert_finding(
         &run_for(&facts, "geth"),
         "NC402",

@@ -2,8 +2,8 @@
 
 use super::*;
 
-#[test]
-fn nc601_vps_platform_from_the_database() {
+/// A QEMU guest whose one disk is a virtio `vda`: no model, no NVMe details, no PCIe link.
+fn qemu_guest(product: &str, cloud: &str) -> probe::Facts {
     let mut facts = nvme_machine();
     let d = drive0(&mut facts);
     d.name = "vda".into();
@@ -11,11 +11,17 @@ fn nc601_vps_platform_from_the_database() {
     d.interface = Some(Interface::Virtio);
     d.nvme = None;
     d.pcie_link = None;
-    d.health = None;
     facts.platform.sys_vendor = Some("QEMU".into());
-    facts.platform.product_name = Some("Standard PC (i440FX + PIIX, 1996)".into());
-    facts.platform.cloud = Some("contabo".into());
+    facts.platform.product_name = Some(product.into());
+    facts.platform.cloud = Some(cloud.into());
     facts.platform.virtualized = Some(true);
+    facts
+}
+
+#[test]
+fn nc601_vps_platform_from_the_database() {
+    let mut facts = qemu_guest("Standard PC (i440FX + PIIX, 1996)", "contabo");
+    drive0(&mut facts).health = None;
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC601");
     assert!(f.title.contains("Contabo"), "{f:#?}");
@@ -29,17 +35,7 @@ fn nc601_vps_platform_from_the_database() {
 
 #[test]
 fn nc602_virtual_disk_without_and_with_a_benchmark() {
-    let mut facts = nvme_machine();
-    let d = drive0(&mut facts);
-    d.name = "vda".into();
-    d.model = None;
-    d.interface = Some(Interface::Virtio);
-    d.nvme = None;
-    d.pcie_link = None;
-    facts.platform.sys_vendor = Some("QEMU".into());
-    facts.platform.product_name = Some("Standard PC (Q35 + ICH9, 2009)".into());
-    facts.platform.cloud = Some("kvm".into());
-    facts.platform.virtualized = Some(true);
+    let facts = qemu_guest("Standard PC (Q35 + ICH9, 2009)", "kvm");
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
