@@ -245,7 +245,7 @@ fn an_unknown_drive_is_graded_by_its_behaviour() {
     let v = judge(
         &facts,
         Some(&behaviour_of(DriveModel::tlc_dram())),
-        &db(),
+        db(),
         &ClientChoice::Strictest,
     );
     assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
@@ -253,7 +253,7 @@ fn an_unknown_drive_is_graded_by_its_behaviour() {
     let v = judge(
         &facts,
         Some(&behaviour_of(DriveModel::qlc_small_slc())),
-        &db(),
+        db(),
         &ClientChoice::Strictest,
     );
     assert!(v.grade >= Grade::Ugly, "{:#?}", v.findings);

@@ -105,7 +105,7 @@ fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
             let v = judge(
                 &report.to_facts("vda"),
                 None,
-                &db(),
+                db(),
                 &ClientChoice::Strictest,
             );
             assert_ne!(v.grade, Grade::Good, "{:#?}", v.findings);

@@ -256,11 +256,7 @@ fn vpd_page_decides_the_probe_rotational_flag_without_identify() {
     )
     .expect("probe");
     assert_eq!(only_drive(&facts).vpd_rotation_rate_rpm, None);
-    assert!(
-        facts.warnings.iter().any(|w| w.contains("vpd_pgb1")),
-        "{:?}",
-        facts.warnings
-    );
+    assert_warning(&facts, "vpd_pgb1");
 }
 
 #[test]

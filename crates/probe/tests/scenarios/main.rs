@@ -71,6 +71,15 @@ fn snapshot(name: &str, facts: &Facts) {
     insta::assert_json_snapshot!(name, facts);
 }
 
+/// The probe warned with a message containing `needle`.
+fn assert_warning(facts: &Facts, needle: &str) {
+    assert!(
+        facts.warnings.iter().any(|w| w.contains(needle)),
+        "{:?}",
+        facts.warnings
+    );
+}
+
 fn only_drive(facts: &Facts) -> &Drive {
     assert_eq!(facts.drives.len(), 1, "drives: {:?}", facts.drives);
     &facts.drives[0]

@@ -36,11 +36,7 @@ fn smartctl_garbage_is_a_warning() {
         ..ProbeOptions::default()
     };
     let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
-    assert!(
-        facts.warnings.iter().any(|w| w.contains("smartctl JSON")),
-        "{:?}",
-        facts.warnings
-    );
+    assert_warning(&facts, "smartctl JSON");
     assert_eq!(only_drive(&facts).health, None);
 }
 

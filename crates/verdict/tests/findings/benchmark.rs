@@ -103,7 +103,7 @@ fn nc701_over_nfs_says_what_the_network_adds() {
     let v = judge(
         &nvme_machine(),
         Some(&report),
-        &db(),
+        db(),
         &ClientChoice::Named("geth".into()),
     );
     assert!(!one(&v, "NC701").detail.contains("Measured over"));

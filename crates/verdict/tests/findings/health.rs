@@ -2,6 +2,19 @@
 
 use super::*;
 
+/// A passing `smartctl` health record with the three sector counts of a SATA drive:
+/// reallocated, pending, uncorrectable.
+fn smartctl_sector_counts(reallocated: u64, pending: u64, uncorrectable: u64) -> Health {
+    Health {
+        source: "smartctl".into(),
+        passed: Some(true),
+        reallocated_sectors: Some(reallocated),
+        pending_sectors: Some(pending),
+        uncorrectable_sectors: Some(uncorrectable),
+        ..Health::default()
+    }
+}
+
 #[test]
 fn nc200_healthy_drive() {
     let v = run_for(&nvme_machine(), "geth");
@@ -92,14 +105,7 @@ fn nc205_media_errors() {
 #[test]
 fn nc206_pending_sectors_are_critical_reallocated_a_warning() {
     let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
-    drive0(&mut facts).health = Some(Health {
-        source: "smartctl".into(),
-        passed: Some(true),
-        reallocated_sectors: Some(8),
-        pending_sectors: Some(0),
-        uncorrectable_sectors: Some(0),
-        ..Health::default()
-    });
+    drive0(&mut facts).health = Some(smartctl_sector_counts(8, 0, 0));
     let v = run_for(&facts, "geth");
     assert_finding(&v, "NC206", Severity::Warning, &["8 reallocated"]);
     health0(&mut facts).pending_sectors = Some(2);
@@ -110,14 +116,7 @@ fn nc206_pending_sectors_are_critical_reallocated_a_warning() {
 #[test]
 fn nc208_mx500_attribute_197_alone_is_not_bad_sectors() {
     let mut facts = sata_machine("CT2000MX500SSD1", 2_000_398_934_016);
-    drive0(&mut facts).health = Some(Health {
-        source: "smartctl".into(),
-        passed: Some(true),
-        reallocated_sectors: Some(0),
-        pending_sectors: Some(1),
-        uncorrectable_sectors: Some(0),
-        ..Health::default()
-    });
+    drive0(&mut facts).health = Some(smartctl_sector_counts(0, 1, 0));
     let v = run_for(&facts, "geth");
     assert!(!has(&v, "NC206"), "{:#?}", v.findings);
     assert_finding(

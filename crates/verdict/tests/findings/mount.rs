@@ -287,7 +287,7 @@ fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::jud
     verdict::judge::judge_node(
         facts,
         None,
-        &db(),
+        db(),
         &verdict::judge::ClientChoice::Named(client.into()),
         Some(consensus),
     )
