@@ -1,5 +1,7 @@
 //! The three simulated drives are told apart by the behaviour workloads, deterministically.
 
+mod support;
+
 use std::time::Duration;
 
 use bench::behaviour::cliff::CliffPlan;
@@ -8,8 +10,8 @@ use bench::behaviour::models::{DriveModel, MockDrive};
 use bench::behaviour::span::SpanPlan;
 use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::{BehaviourError, CliffStop, SyncPhase};
+use support::GIB;
 
-const GIB: u64 = 1 << 30;
 const GB: f64 = 1e9;
 /// The simulated test file: the community's 150 GiB plus room for the span test to outgrow a
 /// DRAM-less drive's mapping cache several times over.

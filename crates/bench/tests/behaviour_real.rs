@@ -3,9 +3,8 @@
 //! behind. Small sizes and seconds, so the figures say nothing about the drive; what is
 //! checked is that the workloads really ran against it.
 
-#[path = "../../nodecheck/tests/cli_support/skip.rs"]
-mod skip;
-use skip::skip;
+mod support;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -15,16 +14,8 @@ use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::{BehaviourTests, CliffStop, SyncPhase, WritePattern};
 use bench::{BenchError, EngineKind};
 use bench::{BenchTarget, NoProgress, Plan};
-
-const MIB: u64 = 1 << 20;
-
-/// A directory on a real disk file system (tmpfs has no O_DIRECT), inside the target dir.
-fn scratch_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("behaviour-real-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("creating a scratch directory")
-}
+use support::skip::skip;
+use support::{scratch_dir, MIB};
 
 fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
     let mut plan = Plan::full(BenchTarget::Directory(dir.to_path_buf()));
@@ -63,7 +54,7 @@ fn assert_empty(dir: &Path) {
 
 #[test]
 fn sync_on_this_disk() {
-    let dir = scratch_dir();
+    let dir = scratch_dir("behaviour-real-");
     let tests = BehaviourTests {
         sync: Some(SyncPlan {
             read_phase: Duration::from_millis(500),
@@ -114,7 +105,7 @@ fn sync_on_this_disk() {
 
 #[test]
 fn span_on_this_disk() {
-    let dir = scratch_dir();
+    let dir = scratch_dir("behaviour-real-");
     let tests = BehaviourTests {
         span: Some(SpanPlan {
             min_span: 16 * MIB,
@@ -144,7 +135,7 @@ fn span_on_this_disk() {
 
 #[test]
 fn cliff_on_this_disk() {
-    let dir = scratch_dir();
+    let dir = scratch_dir("behaviour-real-");
     let tests = BehaviourTests {
         cliff: Some(CliffPlan {
             interval: Duration::from_millis(250),
@@ -201,7 +192,7 @@ fn cliff_on_this_disk() {
 
 #[test]
 fn a_cancelled_run_leaves_nothing_behind() {
-    let dir = scratch_dir();
+    let dir = scratch_dir("behaviour-real-");
     let plan = plan_for(
         dir.path(),
         BehaviourTests {

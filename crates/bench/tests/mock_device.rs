@@ -1,6 +1,8 @@
 //! The mock device makes statistics and stopping exact: every expected number here is computed
 //! by hand from the injected latencies.
 
+mod support;
+
 use std::time::Duration;
 
 use bench::engine::mock::{
@@ -10,8 +12,10 @@ use bench::engine::{Engine, Target, Work};
 use bench::random::{RandomIoJob, RandomPattern};
 use bench::workload::{Direction, Io, Job, ProgressCounter, StopCondition};
 use bench::CancelToken;
+use support::GIB;
 
-const SPAN: u64 = 1 << 30;
+/// The simulated device: a 1 GiB span, small enough for exact hand-computed statistics.
+const SPAN: u64 = GIB;
 
 fn job(read_percent: u32, runtime: Duration, max_ios: Option<u64>) -> RandomIoJob {
     let mut stop = StopCondition::new(runtime, CancelToken::new());

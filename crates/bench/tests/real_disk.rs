@@ -2,9 +2,8 @@
 //! path (test file, prefill, qd1, randrw, cleanup) and a write-then-verify pass through each
 //! engine.
 
-#[path = "../../nodecheck/tests/cli_support/skip.rs"]
-mod skip;
-use skip::skip;
+mod support;
+
 use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
@@ -15,14 +14,8 @@ use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
 use bench::workload::{Direction, Io, Job, ALIGN};
 use bench::{BenchTarget, Phase, Plan, Progress};
 use bench::{EngineKind, LatencySummary};
-
-/// A directory on a disk-backed file system (O_DIRECT works); tmpfs would refuse it.
-fn scratch_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("bench-test-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
-}
+use support::scratch_dir;
+use support::skip::skip;
 
 fn io_uring_available() -> bool {
     match engine::select(EnginePreference::IoUring, EngineConfig::default(), 1 << 20) {
@@ -75,7 +68,7 @@ fn assert_plausible(lat: &LatencySummary) {
 }
 
 fn full_run(preference: EnginePreference, expected: EngineKind) {
-    let dir = scratch_dir();
+    let dir = scratch_dir("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(256 << 20);
     plan.reserve = Some(1 << 30);
@@ -220,7 +213,7 @@ impl Job for WriteThenVerify {
 }
 
 fn write_then_verify(preference: EnginePreference) {
-    let dir = scratch_dir();
+    let dir = scratch_dir("bench-test-");
     let path = dir.path().join("verify.bin");
     let size: u64 = 8 << 20;
     let file = OpenOptions::new()
@@ -304,7 +297,7 @@ fn sqpoll_ring_runs_qd1() {
         skip("io_uring is unavailable here");
         return;
     }
-    let dir = scratch_dir();
+    let dir = scratch_dir("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(32 << 20);
     plan.reserve = Some(1 << 30);
@@ -350,7 +343,7 @@ impl Job for AffinityProbe {
 #[test]
 fn a_pinned_target_runs_its_workers_and_the_ticking_caller_on_those_cpus_then_restores_the_caller()
 {
-    let dir = scratch_dir();
+    let dir = scratch_dir("bench-test-");
     let path = dir.path().join("pinned.dat");
     std::fs::write(&path, vec![7u8; 64 * ALIGN as usize]).unwrap();
     let caller = bench::affinity::allowed_cpus().unwrap();

@@ -2,39 +2,23 @@
 //! the JSON carries the behaviour result, the plot is a real SVG of it, a block device is
 //! refused, and the scratch directory is left empty.
 
-#[path = "cli_support/skip.rs"]
-mod skip;
+mod cli_support;
 
-use skip::skip;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-use assert_cmd::cargo::CommandCargoExt;
-
-/// A scratch directory on a disk-backed file system (O_DIRECT needs one; /tmp may be tmpfs).
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("behaviour-e2e-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
-}
+use cli_support::process::nodecheck_process;
+use cli_support::skip::skip;
+use cli_support::{entries, scratch};
 
 /// Small and safe on a shared machine: a 256 MiB file, a 1 GiB reserve, --force because a
 /// node process on the test machine must not fail unrelated tests.
 fn nodecheck_bench(dir: &Path, extra: &[&str]) -> Command {
-    let mut command = Command::cargo_bin("nodecheck").expect("the nodecheck binary");
-    command.env_remove("NODECHECK_FORCE_NO_IO_URING");
+    let mut command = nodecheck_process();
     command.arg("bench").arg(dir);
     command.args(["--size", "256M", "--reserve", "1G", "--force", "--json"]);
     command.args(extra);
     command
-}
-
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .expect("listing the scratch dir")
-        .map(|e| e.expect("dir entry").path())
-        .collect()
 }
 
 /// The run's output once it succeeded and left nothing behind in `dir`; `None` (after saying
@@ -54,8 +38,8 @@ fn succeeded(output: Output, dir: &Path) -> Option<Output> {
 
 #[test]
 fn sync_with_a_plot() {
-    let dir = scratch();
-    let plots = scratch();
+    let dir = scratch("behaviour-e2e-");
+    let plots = scratch("behaviour-e2e-");
     let plot = plots.path().join("sync.svg");
     let output = nodecheck_bench(
         dir.path(),
@@ -111,7 +95,7 @@ fn sync_with_a_plot() {
 
 #[test]
 fn span_reports_every_span() {
-    let dir = scratch();
+    let dir = scratch("behaviour-e2e-");
     let output = nodecheck_bench(dir.path(), &["--test", "span"])
         .output()
         .expect("running nodecheck");
@@ -128,7 +112,7 @@ fn span_reports_every_span() {
 
 #[test]
 fn behaviour_tests_refuse_a_block_device() {
-    let dir = scratch();
+    let dir = scratch("behaviour-e2e-");
     let output = nodecheck_bench(dir.path(), &["--test", "sync", "--device", "/dev/null"])
         .output()
         .expect("running nodecheck");
@@ -140,8 +124,8 @@ fn behaviour_tests_refuse_a_block_device() {
 
 #[test]
 fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
-    let dir = scratch();
-    let plots = scratch();
+    let dir = scratch("behaviour-e2e-");
+    let plots = scratch("behaviour-e2e-");
     let plot = plots.path().join("sync.jpg");
     let output = nodecheck_bench(dir.path(), &["--test", "sync"])
         .arg("--plot")
@@ -158,11 +142,10 @@ fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
 
 #[test]
 fn span_as_markdown_links_its_plot() {
-    let dir = scratch();
-    let plots = scratch();
+    let dir = scratch("behaviour-e2e-");
+    let plots = scratch("behaviour-e2e-");
     let plot = plots.path().join("span.svg");
-    let output = Command::cargo_bin("nodecheck")
-        .expect("the nodecheck binary")
+    let output = nodecheck_process()
         .arg("bench")
         .arg(dir.path())
         .args(["--size", "256M", "--reserve", "1G", "--force"])

@@ -3,35 +3,17 @@
 //! judges them, the plot is written and linked from the report, and no test file is left.
 //! Shrunk with `--bench-size`, `--bench-runtime` and `--bench-reserve` to finish in seconds.
 
-#[path = "cli_support/skip.rs"]
-mod skip;
+mod cli_support;
 
-use skip::skip;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-use assert_cmd::cargo::CommandCargoExt;
-
-/// A scratch directory on a disk-backed file system (O_DIRECT needs one; /tmp may be tmpfs).
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("check-full-e2e-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
-}
-
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .expect("listing the scratch dir")
-        .map(|e| e.expect("dir entry").path())
-        .collect()
-}
+use cli_support::process::nodecheck_process;
+use cli_support::skip::skip;
+use cli_support::{entries, scratch};
 
 fn check_full(dir: &Path, plot: &Path, format: &[&str]) -> Output {
-    Command::cargo_bin("nodecheck")
-        .expect("the nodecheck binary")
-        .env_remove("NODECHECK_FORCE_NO_IO_URING")
-        .env("NO_COLOR", "1")
+    nodecheck_process()
         .arg("check")
         .arg(dir)
         .args([
@@ -74,8 +56,8 @@ fn run_to_a_verdict(dir: &Path, plot: &Path, format: &[&str]) -> Option<String> 
 
 #[test]
 fn full_check_plots_and_links_the_behaviour_tests() {
-    let dir = scratch();
-    let plots = scratch();
+    let dir = scratch("check-full-e2e-");
+    let plots = scratch("check-full-e2e-");
     let plot = plots.path().join("node sync.svg");
     let Some(stdout) = run_to_a_verdict(dir.path(), &plot, &["--format", "markdown"]) else {
         return;
@@ -120,8 +102,8 @@ fn full_check_plots_and_links_the_behaviour_tests() {
 
 #[test]
 fn full_check_json_carries_sync_span_and_the_plot() {
-    let dir = scratch();
-    let plots = scratch();
+    let dir = scratch("check-full-e2e-");
+    let plots = scratch("check-full-e2e-");
     let plot = plots.path().join("full.svg");
     let Some(stdout) = run_to_a_verdict(dir.path(), &plot, &["--json"]) else {
         return;
@@ -178,8 +160,8 @@ fn full_check_json_carries_sync_span_and_the_plot() {
 
 #[test]
 fn a_plot_without_the_full_bench_is_refused_before_measuring() {
-    let dir = scratch();
-    let plots = scratch();
+    let dir = scratch("check-full-e2e-");
+    let plots = scratch("check-full-e2e-");
     for (args, wanted) in [
         (&["--bench", "quick"][..], "--bench full"),
         (&["--bench", "full"][..], "name the file *.svg or *.png"),
@@ -189,8 +171,7 @@ fn a_plot_without_the_full_bench_is_refused_before_measuring() {
         } else {
             "p.jpg"
         });
-        let output = Command::cargo_bin("nodecheck")
-            .expect("the nodecheck binary")
+        let output = nodecheck_process()
             .arg("check")
             .arg(dir.path())
             .args(args)

@@ -66,6 +66,16 @@ fn lookup_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
     (out.status.code(), doc)
 }
 
+/// What `db lookup MODEL` prints for a person.
+fn lookup_text(model: &str) -> String {
+    stdout(
+        &nodecheck()
+            .args(["db", "lookup", model])
+            .output()
+            .expect("runs"),
+    )
+}
+
 #[test]
 fn lookup_finds_family_names_as_db_list_prints_them_and_says_so() {
     for (name, id, grade) in [
@@ -89,12 +99,7 @@ fn lookup_finds_family_names_as_db_list_prints_them_and_says_so() {
             "{name}: {codes:?}"
         );
     }
-    let text = stdout(
-        &nodecheck()
-            .args(["db", "lookup", "Crucial P3"])
-            .output()
-            .expect("runs"),
-    );
+    let text = lookup_text("Crucial P3");
     assert!(text.contains("family name (not a model string)"), "{text}");
 }
 
@@ -144,12 +149,7 @@ fn lookup_of_a_near_miss_suggests_the_nearest_families() {
     assert_eq!(code, Some(1), "{doc}");
     assert_eq!(doc["grade"], "unknown");
     assert_eq!(doc["suggestions"][0]["id"], "samsung-980-pro", "{doc}");
-    let text = stdout(
-        &nodecheck()
-            .args(["db", "lookup", "Samsng 980 PRO"])
-            .output()
-            .expect("runs"),
-    );
+    let text = lookup_text("Samsng 980 PRO");
     assert!(text.contains("Nearest families"), "{text}");
     assert!(
         text.contains("nodecheck db lookup 'Samsung 980 PRO'"),
@@ -177,12 +177,7 @@ fn lookup_of_a_cut_short_model_lists_every_family_it_could_be() {
         candidates,
         [("samsung-870-evo", "good"), ("samsung-870-qvo", "ugly")]
     );
-    let text = stdout(
-        &nodecheck()
-            .args(["db", "lookup", "Samsung SSD 870 "])
-            .output()
-            .expect("runs"),
-    );
+    let text = lookup_text("Samsung SSD 870 ");
     assert!(text.contains("Samsung 870 QVO (ugly)"), "{text}");
     assert!(text.contains("smartctl -d sat -i"), "{text}");
 }

@@ -63,17 +63,24 @@ fn comparable(mut report: Report) -> Report {
     report
 }
 
-#[test]
-fn snapshot_then_replay_reproduces_the_report() {
-    let dir = scratch_dir();
-    let archive = dir.path().join("node.tar.gz");
+/// `snapshot FLAGS -o ARCHIVE /`, which must succeed.
+fn snapshot_root(archive: &Path, flags: &[&str]) {
     let out = nodecheck()
-        .args(["-q", "snapshot", "--no-redact", "-o"])
-        .arg(&archive)
+        .args(["-q", "snapshot"])
+        .args(flags)
+        .arg("-o")
+        .arg(archive)
         .arg("/")
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn snapshot_then_replay_reproduces_the_report() {
+    let dir = scratch_dir();
+    let archive = dir.path().join("node.tar.gz");
+    snapshot_root(&archive, &["--no-redact"]);
     let live = check_json(&["/"]);
     let replay = check_json(&["--snapshot", archive.to_str().expect("utf-8 path")]);
     assert!(!replay.facts.live);
@@ -85,13 +92,7 @@ fn snapshot_then_replay_reproduces_the_report() {
 fn a_redacted_snapshot_holds_no_serials_and_still_replays() {
     let dir = scratch_dir();
     let archive = dir.path().join("node.tar.gz");
-    let out = nodecheck()
-        .args(["-q", "snapshot", "-o"])
-        .arg(&archive)
-        .arg("/")
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    snapshot_root(&archive, &[]);
     let live = check_json(&["/"]);
     let unpacked = dir.path().join("unpacked");
     std::fs::create_dir(&unpacked).expect("mkdir");

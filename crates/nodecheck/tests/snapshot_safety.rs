@@ -4,47 +4,21 @@
 //! during `check --snapshot` removes the unpacked tree. The moments
 //! are made exact with the debug-build pause hook (`bench::hook`).
 
+mod cli_support;
+
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::Duration;
 
-use assert_cmd::cargo::CommandCargoExt;
+use cli_support::process::{debug_hooks_available, nodecheck_process, wait_exit, wait_for};
+use cli_support::{entries, entries_where, scratch};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("snapshot-e2e-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
-}
-
-fn nodecheck() -> Command {
-    Command::cargo_bin("nodecheck").expect("the nodecheck binary")
-}
-
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    let mut list: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    list.sort();
-    list
-}
-
-fn debug_hooks_available() -> bool {
-    if !cfg!(debug_assertions) {
-        println!(
-            "skipping: the pause hook exists only in debug builds (cargo test without --release)"
-        );
-    }
-    cfg!(debug_assertions)
-}
-
 /// A good archive of this machine at `out`; its bytes.
 fn good_archive(out: &Path) -> Vec<u8> {
-    let output = nodecheck()
+    let output = nodecheck_process()
         .args(["-q", "snapshot", "-o"])
         .arg(out)
         .arg(env!("CARGO_TARGET_TMPDIR"))
@@ -52,31 +26,6 @@ fn good_archive(out: &Path) -> Vec<u8> {
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     std::fs::read(out).unwrap()
-}
-
-fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !condition() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn wait_exit(child: &mut Child) -> ExitStatus {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if started.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            panic!("nodecheck did not stop within 30 s of the signal");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 /// Starts `command` paused at `stage`, sends `signal` once it is there, and returns how it
@@ -87,7 +36,7 @@ fn signal_at(
     signal: Signal,
     at_pause: impl FnOnce(),
 ) -> ExitStatus {
-    let markers = scratch();
+    let markers = scratch("snapshot-e2e-");
     let marker = markers.path().join("paused");
     let mut child = command
         .env(
@@ -98,30 +47,27 @@ fn signal_at(
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_for("the pause", || {
+    wait_for("the pause", Duration::from_secs(60), || {
         marker.exists() || child.try_wait().unwrap().is_some()
     });
     assert!(marker.exists(), "nodecheck ended before pausing at {stage}");
     at_pause();
     kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-    wait_exit(&mut child)
+    wait_exit(&mut child, Duration::from_secs(30))
 }
 
 fn partial_files(dir: &Path) -> Vec<PathBuf> {
-    entries(dir)
-        .into_iter()
-        .filter(|p| p.to_string_lossy().ends_with(".partial"))
-        .collect()
+    entries_where(dir, |p| p.to_string_lossy().ends_with(".partial"))
 }
 
 fn interrupted_write_keeps_the_existing_archive(signal: Signal) {
     if !debug_hooks_available() {
         return;
     }
-    let dir = scratch();
+    let dir = scratch("snapshot-e2e-");
     let out = dir.path().join("node.tar.gz");
     let before = good_archive(&out);
-    let mut command = nodecheck();
+    let mut command = nodecheck_process();
     command
         .args(["-q", "snapshot", "-o"])
         .arg(&out)
@@ -155,10 +101,10 @@ fn sigterm_while_writing_keeps_the_existing_archive() {
 
 #[test]
 fn a_full_disk_keeps_the_existing_archive_and_leaves_no_partial() {
-    let dir = scratch();
+    let dir = scratch("snapshot-e2e-");
     let out = dir.path().join("node.tar.gz");
     let before = good_archive(&out);
-    let mut command = nodecheck();
+    let mut command = nodecheck_process();
     command
         .args(["-q", "snapshot", "-o"])
         .arg(&out)
@@ -194,7 +140,7 @@ fn a_full_disk_keeps_the_existing_archive_and_leaves_no_partial() {
 
 #[test]
 fn an_output_that_is_not_a_regular_file_is_refused_untouched() {
-    let dir = scratch();
+    let dir = scratch("snapshot-e2e-");
     let victim = dir.path().join("victim");
     std::fs::write(&victim, b"precious").unwrap();
     let link = dir.path().join("node.tar.gz");
@@ -202,7 +148,7 @@ fn an_output_that_is_not_a_regular_file_is_refused_untouched() {
     let fifo = dir.path().join("fifo.tar.gz");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     for (out, kind) in [(&link, "a symlink"), (&fifo, "a device, FIFO or socket")] {
-        let output = nodecheck()
+        let output = nodecheck_process()
             .args(["-q", "snapshot", "-o"])
             .arg(out)
             .arg(env!("CARGO_TARGET_TMPDIR"))
@@ -219,12 +165,12 @@ fn an_output_that_is_not_a_regular_file_is_refused_untouched() {
 
 #[test]
 fn a_finished_archive_replaces_the_old_one_and_replays() {
-    let dir = scratch();
+    let dir = scratch("snapshot-e2e-");
     let out = dir.path().join("node.tar.gz");
     std::fs::write(&out, b"an older, smaller file").unwrap();
     good_archive(&out);
     assert_eq!(entries(dir.path()), vec![out.clone()]);
-    let replay = nodecheck()
+    let replay = nodecheck_process()
         .args(["check", "--json", "--snapshot"])
         .arg(&out)
         .output()
@@ -236,21 +182,18 @@ fn a_finished_archive_replaces_the_old_one_and_replays() {
 }
 
 fn unpacked_trees(tmp: &Path) -> Vec<PathBuf> {
-    entries(tmp)
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains("nodecheck-snapshot-"))
-        .collect()
+    entries_where(tmp, |p| p.to_string_lossy().contains("nodecheck-snapshot-"))
 }
 
 fn interrupted_replay_removes_the_unpacked_tree(signal: Signal) {
     if !debug_hooks_available() {
         return;
     }
-    let dir = scratch();
+    let dir = scratch("snapshot-e2e-");
     let archive = dir.path().join("node.tar.gz");
     good_archive(&archive);
-    let tmp = scratch();
-    let mut command = nodecheck();
+    let tmp = scratch("snapshot-e2e-");
+    let mut command = nodecheck_process();
     command
         .env("TMPDIR", tmp.path())
         .args(["check", "--json", "--snapshot"])

@@ -1,20 +1,14 @@
 //! ATA IDENTIFY parsing: real sysfs-format dumps, words set one by one, the builder, and
 //! hostile text.
 
-use std::path::PathBuf;
+mod support;
 
 use probe::ata::{
     encode_identify_text, parse_identify_text, parse_identify_words, parse_identify_words_text,
     AtaIdentify, IdentifyBuilder, IdentifyError, IDENTIFY_WORDS,
 };
 use proptest::prelude::*;
-
-fn data(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/ata")
-        .join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-}
+use support::read_data;
 
 /// Puts an ATA string into words the way a drive does: first character in the high byte.
 fn put_ata_string(words: &mut [u16; IDENTIFY_WORDS], first_word: usize, len_words: usize, s: &str) {
@@ -28,7 +22,7 @@ fn put_ata_string(words: &mut [u16; IDENTIFY_WORDS], first_word: usize, len_word
 
 #[test]
 fn real_seagate_dump_from_sysfs_format() {
-    let id = parse_identify_text(&data("ST3160023AS.id")).expect("real dump parses");
+    let id = parse_identify_text(&read_data("ata", "ST3160023AS.id")).expect("real dump parses");
     assert_eq!(
         id,
         AtaIdentify {
@@ -51,7 +45,7 @@ fn real_seagate_dump_from_sysfs_format() {
 
 #[test]
 fn real_maxtor_dump_from_sysfs_format() {
-    let id = parse_identify_text(&data("Maxtor_6B200M0.id")).expect("real dump parses");
+    let id = parse_identify_text(&read_data("ata", "Maxtor_6B200M0.id")).expect("real dump parses");
     assert_eq!(id.model, "Maxtor 6B200M0");
     assert_eq!(id.firmware, "BANC1BY0");
     assert_eq!(id.serial, "B41RVC2H");
@@ -63,14 +57,14 @@ fn real_maxtor_dump_from_sysfs_format() {
 
 #[test]
 fn real_dump_survives_encode_round_trip_byte_for_byte() {
-    let text = data("ST3160023AS.id");
+    let text = read_data("ata", "ST3160023AS.id");
     let words = parse_identify_words_text(&text).expect("parses");
     assert_eq!(encode_identify_text(&words).as_bytes(), text.as_slice());
 }
 
 #[test]
 fn a_corrupted_word_breaks_the_checksum() {
-    let mut words = parse_identify_words_text(&data("ST3160023AS.id")).expect("parses");
+    let mut words = parse_identify_words_text(&read_data("ata", "ST3160023AS.id")).expect("parses");
     words[27] ^= 0x0100;
     assert_eq!(parse_identify_words(&words).checksum_ok, Some(false));
 }
@@ -208,7 +202,7 @@ fn empty_file_is_a_port_multiplier() {
 
 #[test]
 fn truncated_dump_is_rejected() {
-    let text = data("ST3160023AS.id");
+    let text = read_data("ata", "ST3160023AS.id");
     let half = &text[..text.len() / 2];
     assert!(matches!(
         parse_identify_text(half),
@@ -218,7 +212,7 @@ fn truncated_dump_is_rejected() {
 
 #[test]
 fn too_many_words_are_rejected_with_their_count() {
-    let mut text = data("ST3160023AS.id");
+    let mut text = read_data("ata", "ST3160023AS.id");
     text.extend_from_slice(b"0000 0000\n");
     assert_eq!(
         parse_identify_text(&text),
@@ -228,7 +222,7 @@ fn too_many_words_are_rejected_with_their_count() {
 
 #[test]
 fn bad_words_are_named() {
-    let mut text = data("ST3160023AS.id");
+    let mut text = read_data("ata", "ST3160023AS.id");
     text[5..9].copy_from_slice(b"zz3f");
     assert_eq!(
         parse_identify_text(&text),
@@ -237,7 +231,7 @@ fn bad_words_are_named() {
             text: "zz3f".into()
         })
     );
-    let mut text = data("ST3160023AS.id");
+    let mut text = read_data("ata", "ST3160023AS.id");
     text[0] = 0xFF; // non-UTF-8
     assert!(matches!(
         parse_identify_text(&text),

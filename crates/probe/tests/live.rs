@@ -1,10 +1,9 @@
 //! The probe on the machine running the tests.
 
-#[path = "../../nodecheck/tests/cli_support/skip.rs"]
-mod skip;
+mod support;
 
-use skip::skip;
 use std::path::Path;
+use support::skip::skip;
 
 use ::probe::probe as run_probe;
 use ::probe::{Interface, ProbeOptions, Root};

@@ -1,11 +1,10 @@
 //! NVMe Identify Controller and SMART / Health log parsing from raw pages, the page builders,
 //! and the admin ioctl's error paths.
 
-#[path = "../../nodecheck/tests/cli_support/skip.rs"]
-mod skip;
+mod support;
 
-use skip::skip;
 use std::path::Path;
+use support::skip::skip;
 
 use probe::nvme::{
     admin_identify_controller, admin_smart_log, parse_identify_controller, parse_smart_log,

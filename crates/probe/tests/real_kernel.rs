@@ -7,6 +7,8 @@
 //! mode and driver, layer kinds, TRIM through the stack). Models, serials and sizes differ by
 //! design and are not compared.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -14,13 +16,12 @@ use ::probe::fixture;
 use ::probe::probe as run_probe;
 use ::probe::{AtimeMode, ControllerMode, Drive, Facts, Interface, LayerKind, ProbeOptions, Root};
 use serde_json::Value;
+use support::{build_scenario, data_path};
 
 const DATADIR: &str = "/var/lib/ethereum";
 
 fn tree(scenario: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/qemu")
-        .join(scenario)
+    data_path("qemu", scenario)
 }
 
 /// Only what sysfs and procfs hold: the fixtures carry no smartctl output.
@@ -40,8 +41,7 @@ fn real(scenario: &str) -> Facts {
 
 fn hand_written(name: &str) -> Facts {
     let scenario = fixture::scenario_named(name).expect("fixture");
-    let dir = tempfile::tempdir().expect("tempdir");
-    (scenario.build)(dir.path()).expect("builds");
+    let dir = build_scenario(scenario);
     let root = Root::at(dir.path()).expect("root");
     run_probe(&root, Path::new(scenario.probe_path), &tree_only()).expect("probe")
 }

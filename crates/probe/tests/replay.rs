@@ -1,6 +1,8 @@
 //! What a recording Root lists is enough to replay the probe: copy exactly those files,
 //! directories and symlinks into a fresh tree, probe the copy, get the same facts.
 
+mod support;
+
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
@@ -10,6 +12,7 @@ use ::probe::probe as run_probe;
 use ::probe::root::{AccessKind, AccessedPath};
 use ::probe::space::SNAPSHOT_STATVFS;
 use ::probe::{Facts, ProbeOptions, Root};
+use support::build_scenario;
 
 /// What `nodecheck snapshot` does with the list, minus the archive.
 fn copy_accessed(root: &Root, accessed: &[AccessedPath], dest: &Path) {
@@ -48,8 +51,7 @@ fn without_root(facts: &Facts) -> Facts {
 #[test]
 fn every_scenario_replays_from_what_was_recorded() {
     for scenario in SCENARIOS {
-        let original = tempfile::tempdir().expect("tempdir");
-        (scenario.build)(original.path()).expect("builds");
+        let original = build_scenario(scenario);
         let root = Root::at(original.path()).expect("root").recording();
         let path = Path::new(scenario.probe_path);
         let first = run_probe(&root, path, &ProbeOptions::default()).expect("probe");

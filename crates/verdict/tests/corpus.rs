@@ -2,13 +2,16 @@
 //! to its family and no other, every unlisted one to no entry and its expected class, and each
 //! of the list's generic rules is reached by some real unlisted string.
 
+mod judge_support;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use judge_support::db;
 use verdict::database::corpus::{
     evaluate, parse_corpus, CorpusRow, Expect, SAMPLE_UNKNOWN_GATE_PERCENT,
 };
-use verdict::database::{ClassQuery, Database, EntryInterface};
+use verdict::database::{ClassQuery, EntryInterface};
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus")
@@ -37,11 +40,6 @@ fn read_tsv_dir(dir: &std::path::Path) -> Vec<CorpusRow> {
         rows.extend(parse_corpus(&text, &name).unwrap_or_else(|e| panic!("{e}")));
     }
     rows
-}
-
-fn db() -> &'static Database {
-    static DB: std::sync::OnceLock<Database> = std::sync::OnceLock::new();
-    DB.get_or_init(|| Database::embedded().expect("embedded database parses"))
 }
 
 #[test]

@@ -39,12 +39,12 @@ fn unknown_drive_without_problems_is_unknown_until_measured() {
         Some((150_000.0, 50_000.0)),
         EngineKind::IoUring,
     );
-    let v = judge(&facts, Some(&fast), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &fast);
     assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
 
     // Fast QD1 reads alone do not vouch: QLC drives read fine and fail on writes.
     let reads_only = bench_report(latency(60.0, 120.0, 240.0), None, EngineKind::IoUring);
-    let v = judge(&facts, Some(&reads_only), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &reads_only);
     assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
     assert_eq!(one(&v, "NC701").severity, Severity::Ok);
 
@@ -54,7 +54,7 @@ fn unknown_drive_without_problems_is_unknown_until_measured() {
         rw.fio_comparable = false;
         rw.span_bytes = 4 << 30;
     }
-    let v = judge(&facts, Some(&small_span), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &small_span);
     assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
 }
 
@@ -186,12 +186,7 @@ fn behaviour_findings_join_the_verdict_and_flag_a_listed_drive_that_measures_wor
         latency_ratio: 190.0 / 80.0,
         p99_ratio: 190.0 / 80.0,
     });
-    let v = judge(
-        &facts,
-        Some(&report),
-        &db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&facts, &report, "geth");
     let span = one(&v, "NC805");
     assert!(span.severity >= Severity::Warning, "{span:#?}");
     let worse = one(&v, "NC807");
@@ -255,7 +250,7 @@ fn an_unknown_drive_is_graded_by_its_behaviour() {
     let v = judge(
         &facts,
         Some(&behaviour_of(DriveModel::tlc_dram())),
-        &db(),
+        db(),
         &ClientChoice::Strictest,
     );
     assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
@@ -263,7 +258,7 @@ fn an_unknown_drive_is_graded_by_its_behaviour() {
     let v = judge(
         &facts,
         Some(&behaviour_of(DriveModel::qlc_small_slc())),
-        &db(),
+        db(),
         &ClientChoice::Strictest,
     );
     assert!(v.grade >= Grade::Ugly, "{:#?}", v.findings);
@@ -331,7 +326,7 @@ fn snapshot_budget_qlc_on_luks() {
         Some((9_500.0, 3_100.0)),
         EngineKind::IoUring,
     );
-    let v = judge(&facts, Some(&report), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &report);
     assert_eq!(v.grade, Grade::Bad);
     insta::assert_json_snapshot!("budget_qlc_on_luks", snapshot(v));
 }
@@ -387,12 +382,7 @@ fn snapshot_vps_virtio_in_docker() {
     m.free_bytes = Some(1_800 * GB);
     m.total_bytes = Some(2_163 * GB);
     let report = bench_report(latency(380.0, 1_100.0, 4_800.0), None, EngineKind::Psync);
-    let v = judge(
-        &facts,
-        Some(&report),
-        &db(),
-        &ClientChoice::Named("nethermind".into()),
-    );
+    let v = run_bench_for(&facts, &report, "nethermind");
     insta::assert_json_snapshot!("vps_virtio_in_docker", snapshot(v));
 }
 
@@ -465,7 +455,7 @@ fn a_nonsense_benchmark_never_vouches_for_a_drive() {
         Some((f64::NAN, -1.0)),
         EngineKind::IoUring,
     );
-    let v = judge(&facts, Some(&nan), &db(), &ClientChoice::Strictest);
+    let v = run_bench(&facts, &nan);
     assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
     let f = one(&v, "NC705");
     assert!(f.title.contains("unusable"), "{f:#?}");

@@ -8,7 +8,7 @@ use judge_support::*;
 use probe::fixture::{scenario_named, SCENARIOS};
 use probe::root::Root;
 use probe::ProbeOptions;
-use verdict::judge::{judge, ClientChoice, Verdict};
+use verdict::judge::Verdict;
 use verdict::{Grade, Severity};
 
 fn judged(name: &str) -> Verdict {
@@ -22,7 +22,7 @@ fn judged(name: &str) -> Verdict {
         &ProbeOptions::default(),
     )
     .unwrap_or_else(|e| panic!("{name}: {e}"));
-    judge(&facts, None, &db(), &ClientChoice::Strictest)
+    run(&facts)
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn every_scenario_is_judged_without_panicking() {
         ) else {
             continue;
         };
-        let v = judge(&facts, None, &db(), &ClientChoice::Strictest);
+        let v = run(&facts);
         assert_eq!(v.drives.len(), facts.drives.len(), "{}", scenario.name);
         let severities: Vec<Severity> = v.findings.iter().map(|f| f.severity).collect();
         assert!(

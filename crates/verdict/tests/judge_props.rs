@@ -168,7 +168,7 @@ proptest! {
         facts.path = path;
         facts.trim_effective = None;
         let choice = client.map_or(ClientChoice::Strictest, ClientChoice::Named);
-        let v = judge(&facts, bench.as_ref(), &db(), &choice);
+        let v = judge(&facts, bench.as_ref(), db(), &choice);
         // Whatever came in, the verdict stays well-formed.
         let severities: Vec<Severity> = v.findings.iter().map(|f| f.severity).collect();
         prop_assert!(severities.windows(2).all(|w| w[0] >= w[1]));

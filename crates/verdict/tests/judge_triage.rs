@@ -4,20 +4,27 @@
 
 mod judge_support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use judge_support::*;
 use verdict::judge::{judge, ClientChoice, Verdict};
 use verdict::{Grade, Severity};
 
-fn triage(file: &str) -> Verdict {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../probe/tests/data/smartctl")
-        .join(file);
+/// The verdict on a saved `smartctl -j` report in `dir`, as `nodecheck triage` gives it.
+fn triage_in(dir: &Path, file: &str) -> Verdict {
+    let path = dir.join(file);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let report = probe::smartctl::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
     let facts = report.to_facts(file);
-    judge(&facts, None, &db(), &ClientChoice::Strictest)
+    run(&facts)
+}
+
+/// A report from the probe crate's captures.
+fn triage(file: &str) -> Verdict {
+    triage_in(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../probe/tests/data/smartctl"),
+        file,
+    )
 }
 
 #[test]
@@ -98,7 +105,7 @@ fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
             let v = judge(
                 &report.to_facts("vda"),
                 None,
-                &db(),
+                db(),
                 &ClientChoice::Strictest,
             );
             assert_ne!(v.grade, Grade::Good, "{:#?}", v.findings);
@@ -112,13 +119,10 @@ fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
 /// (crates/verdict/tests/data/smartctl): their part-number scheme classes them, and the list's
 /// data-center rule grades them good; never unknown.
 fn triage_unlisted(file: &str) -> Verdict {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/smartctl")
-        .join(file);
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let report = probe::smartctl::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let facts = report.to_facts(file);
-    judge(&facts, None, &db(), &ClientChoice::Strictest)
+    triage_in(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/smartctl"),
+        file,
+    )
 }
 
 #[test]

@@ -1,15 +1,11 @@
 //! Drives whose names differ by a word must not match each other's entries: the list's own
 //! warnings ("980 Pro, not 980", "SN750 but not SN750 SE") and the other near-twins.
 
-use std::sync::OnceLock;
+mod judge_support;
 
-use verdict::database::{Database, DriveQuery};
+use judge_support::db;
+use verdict::database::DriveQuery;
 use verdict::Grade;
-
-fn db() -> &'static Database {
-    static DB: OnceLock<Database> = OnceLock::new();
-    DB.get_or_init(|| Database::embedded().expect("embedded database parses"))
-}
 
 /// The entry id a model string resolves to, `None` when nothing matches.
 fn id(model: &str) -> Option<&'static str> {

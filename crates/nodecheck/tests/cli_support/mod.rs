@@ -1,7 +1,9 @@
-//! Shared helpers for the binary's end-to-end tests: fixture roots and running the binary.
+//! Shared helpers for the binary's end-to-end tests: fixture roots, scratch directories on a
+//! real disk, and running the binary (to completion, or as a child to signal and watch).
 
 #![allow(dead_code)] // each test file uses a different subset
 
+pub mod process;
 pub mod skip;
 
 use std::os::unix::process::CommandExt;
@@ -59,6 +61,30 @@ pub fn nodecheck() -> Command {
         .env("HOME", "/nonexistent-home")
         .env_remove("SUDO_USER");
     cmd
+}
+
+/// A scratch directory on a disk-backed file system inside the target directory: O_DIRECT
+/// needs one, and /tmp may be tmpfs. `prefix` names the test file that made it.
+pub fn scratch(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("scratch dir")
+}
+
+/// What `dir` holds, sorted: the tests check that runs leave nothing behind.
+pub fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("listing the scratch dir")
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    list.sort();
+    list
+}
+
+/// The entries of `dir` (sorted) that `keep` selects: a run's own files among others.
+pub fn entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    entries(dir).into_iter().filter(|p| keep(p)).collect()
 }
 
 pub fn stdout(output: &Output) -> String {

@@ -5,6 +5,8 @@
 // Each test crate that includes this module uses a different part of it.
 #![allow(dead_code)]
 
+use std::sync::OnceLock;
+
 use bench::{BenchReport, EngineKind, LatencySummary, Qd1Result, RandRwResult};
 use probe::{
     AtimeMode, ControllerMode, Drive, Facts, FstabEntry, Health, Interface, IoUringStatus, Layer,
@@ -17,8 +19,10 @@ use verdict::{Finding, Severity};
 pub const TB: u64 = 1_000_000_000_000;
 pub const GB: u64 = 1_000_000_000;
 
-pub fn db() -> Database {
-    Database::embedded().expect("the embedded database loads")
+/// The embedded database, parsed once per test binary.
+pub fn db() -> &'static Database {
+    static DB: OnceLock<Database> = OnceLock::new();
+    DB.get_or_init(|| Database::embedded().expect("the embedded database loads"))
 }
 
 /// A Samsung 970 EVO Plus 2TB in a CPU-attached M.2 slot, ext4 on a partition, noatime,
@@ -266,11 +270,26 @@ pub fn bench_report(
 }
 
 pub fn run(facts: &Facts) -> Verdict {
-    judge(facts, None, &db(), &ClientChoice::Strictest)
+    judge(facts, None, db(), &ClientChoice::Strictest)
+}
+
+/// `facts` and a benchmark report, judged for the strictest client.
+pub fn run_bench(facts: &Facts, report: &BenchReport) -> Verdict {
+    judge(facts, Some(report), db(), &ClientChoice::Strictest)
+}
+
+/// `facts` and a benchmark report, judged for one named client.
+pub fn run_bench_for(facts: &Facts, report: &BenchReport, client: &str) -> Verdict {
+    judge(
+        facts,
+        Some(report),
+        db(),
+        &ClientChoice::Named(client.into()),
+    )
 }
 
 pub fn run_for(facts: &Facts, client: &str) -> Verdict {
-    judge(facts, None, &db(), &ClientChoice::Named(client.into()))
+    judge(facts, None, db(), &ClientChoice::Named(client.into()))
 }
 
 pub fn codes(v: &Verdict) -> Vec<&str> {

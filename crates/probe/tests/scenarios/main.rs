@@ -1,0 +1,86 @@
+//! The probe against every fixture scenario: explicit checks of the facts that matter plus a
+//! JSON snapshot of the whole document.
+
+mod drives;
+mod hostile;
+mod platforms;
+mod smartctl;
+mod stacks;
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::data_path;
+
+use ::probe::fixture::{self, SCENARIOS};
+use ::probe::probe as run_probe;
+use ::probe::root::{AccessKind, ATTR_CAP};
+use ::probe::{
+    AtimeMode, ControllerMode, Drive, Facts, Interface, LayerKind, ModelSource, ProbeOptions, Root,
+    SCHEMA_VERSION,
+};
+
+struct Probed {
+    _dir: tempfile::TempDir,
+    root_dir: PathBuf,
+    facts: Facts,
+}
+
+fn run(name: &str) -> Probed {
+    let scenario = fixture::scenario_named(name).unwrap_or_else(|| panic!("no scenario {name}"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root_dir = dir.path().join("root");
+    (scenario.build)(&root_dir).expect("fixture builds");
+    let root = Root::at(&root_dir).expect("root").recording();
+    let facts = run_probe(
+        &root,
+        Path::new(scenario.probe_path),
+        &ProbeOptions::default(),
+    )
+    .unwrap_or_else(|err| panic!("{name}: probe failed: {err}"));
+    let accessed = root.accessed();
+    assert!(!accessed.is_empty(), "{name}: recording saw nothing");
+    for entry in &accessed {
+        // Everything read must exist inside the fixture, as the kind recorded.
+        let host = root.host_path(&entry.path);
+        let metadata = std::fs::symlink_metadata(&host).unwrap_or_else(|err| {
+            panic!("{name}: recorded {} missing: {err}", entry.path.display())
+        });
+        match entry.kind {
+            AccessKind::Symlink { .. } => assert!(metadata.file_type().is_symlink()),
+            AccessKind::Dir => assert!(metadata.is_dir()),
+            AccessKind::File => assert!(metadata.is_file()),
+            AccessKind::Present => {
+                assert!(!metadata.is_dir() && !metadata.file_type().is_symlink())
+            }
+        }
+    }
+    Probed {
+        _dir: dir,
+        root_dir,
+        facts,
+    }
+}
+
+/// Taken here rather than in each module so every snapshot file is named after this test
+/// binary (`scenarios__NAME.snap`), whichever module the scenario's test lives in.
+fn snapshot(name: &str, facts: &Facts) {
+    let mut facts = facts.clone();
+    facts.root = "[fixture]".to_string();
+    insta::assert_json_snapshot!(name, facts);
+}
+
+/// The probe warned with a message containing `needle`.
+fn assert_warning(facts: &Facts, needle: &str) {
+    assert!(
+        facts.warnings.iter().any(|w| w.contains(needle)),
+        "{:?}",
+        facts.warnings
+    );
+}
+
+fn only_drive(facts: &Facts) -> &Drive {
+    assert_eq!(facts.drives.len(), 1, "drives: {:?}", facts.drives);
+    &facts.drives[0]
+}

@@ -1,0 +1,218 @@
+//! What sits between the data directory and the drives: LVM, md, dm-crypt, btrfs, ZFS, overlay
+//! and network shares.
+
+use super::*;
+
+#[test]
+fn network_and_host_shares_name_their_server_and_export() {
+    use ::probe::ShareKind;
+    // (scenario, kind, fs type, server, address, export)
+    let cases = [
+        (
+            "nfs4_nas",
+            ShareKind::Nfs,
+            "nfs4",
+            Some("diskstation.lan"),
+            Some("192.168.1.10"),
+            Some("/volume1/ethereum"),
+        ),
+        (
+            "cifs_nas",
+            ShareKind::Smb,
+            "cifs",
+            Some("192.168.1.10"),
+            None,
+            Some("ethereum"),
+        ),
+        (
+            "cephfs",
+            ShareKind::Ceph,
+            "ceph",
+            Some("10.0.0.11:3300, 10.0.0.12:3300, 10.0.0.13:3300"),
+            None,
+            Some("/volumes/eth (file system cephfs)"),
+        ),
+        (
+            "glusterfs",
+            ShareKind::Glusterfs,
+            "fuse.glusterfs",
+            Some("gluster1.lan"),
+            None,
+            Some("gv0"),
+        ),
+        (
+            "vm_9p_host_share",
+            ShareKind::NineP,
+            "9p",
+            None,
+            None,
+            Some("ethdata"),
+        ),
+        (
+            "vm_virtiofs_host_share",
+            ShareKind::Virtiofs,
+            "virtiofs",
+            None,
+            None,
+            Some("ethdata"),
+        ),
+    ];
+    for (name, kind, fs_type, server, address, export) in cases {
+        let probed = run(name);
+        let facts = &probed.facts;
+        let mount = facts.mount.as_ref().expect("mount");
+        assert_eq!(mount.mount_point, fixture::DATADIR, "{name}");
+        assert_eq!(mount.fs_type, fs_type, "{name}");
+        let share = mount
+            .network
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no share"));
+        assert_eq!(share.kind, kind, "{name}");
+        assert_eq!(share.server.as_deref(), server, "{name}");
+        assert_eq!(share.address.as_deref(), address, "{name}");
+        assert_eq!(share.export.as_deref(), export, "{name}");
+        assert!(facts.drives.is_empty(), "{name}: {:?}", facts.drives);
+        assert!(
+            facts
+                .unresolved
+                .iter()
+                .any(|u| u.contains("network or host-shared file system")),
+            "{name}: {:?}",
+            facts.unresolved
+        );
+        assert!(mount.free_bytes.is_some(), "{name}");
+    }
+    let nfs = run("nfs4_nas");
+    let share = nfs.facts.mount.as_ref().and_then(|m| m.network.clone());
+    let share = share.expect("share");
+    assert_eq!(share.version.as_deref(), Some("4.2"));
+    assert_eq!(share.transport.as_deref(), Some("tcp"));
+    let local = run("sata_ahci");
+    assert_eq!(
+        local.facts.mount.as_ref().and_then(|m| m.network.clone()),
+        None
+    );
+}
+
+#[test]
+fn lvm_on_partition() {
+    let probed = run("lvm_on_partition");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["dm-0", "nvme0n1p3", "nvme0n1"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Lvm);
+    assert_eq!(facts.layers[0].detail.as_deref(), Some("vg0-ethereum"));
+    assert_eq!(facts.layers[1].kind, LayerKind::Partition);
+    assert_eq!(facts.layers[1].detail.as_deref(), Some("partition 3"));
+    assert_eq!(facts.layers[2].kind, LayerKind::Disk);
+    assert_eq!(
+        facts.layers.iter().map(|l| l.depth).collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
+    assert_eq!(facts.trim_effective, Some(true));
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.source, "/dev/mapper/vg0-ethereum");
+    assert_eq!(mount.atime, AtimeMode::Noatime);
+    assert_eq!(
+        only_drive(facts).model.as_deref(),
+        Some("WDS200T3X0C-00SJG0")
+    );
+    snapshot("lvm_on_partition", facts);
+}
+
+#[test]
+fn md_raid1() {
+    let probed = run("md_raid1");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["md0", "sda1", "sda", "sdb1", "sdb"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Md);
+    assert_eq!(facts.layers[0].detail.as_deref(), Some("raid1"));
+    assert_eq!(facts.layers[0].lower, vec!["sda1", "sdb1"]);
+    assert_eq!(facts.drives.len(), 2);
+    assert_eq!(facts.drives[0].name, "sda");
+    assert_eq!(facts.drives[1].serial.as_deref(), Some("2235E6A1B2C4"));
+    assert_eq!(facts.trim_effective, Some(true));
+    snapshot("md_raid1", facts);
+}
+
+#[test]
+fn dm_crypt_without_allow_discards_blocks_trim() {
+    let probed = run("dm_crypt");
+    let facts = &probed.facts;
+    assert_eq!(facts.stack, vec!["dm-0", "nvme0n1p2", "nvme0n1"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Crypt);
+    assert_eq!(facts.layers[0].discard_max_bytes, Some(0));
+    assert_eq!(facts.trim_effective, Some(false));
+    assert_eq!(only_drive(facts).trim_supported, Some(true));
+    snapshot("dm_crypt", facts);
+}
+
+#[test]
+fn btrfs_over_two_drives() {
+    let probed = run("btrfs_two_devices");
+    let facts = &probed.facts;
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.fs_type, "btrfs");
+    assert_eq!(mount.dev, "0:33");
+    assert!(mount.discard);
+    assert_eq!(
+        facts.stack,
+        vec!["nvme0n1p1", "nvme0n1", "nvme1n1p1", "nvme1n1"]
+    );
+    assert_eq!(facts.drives.len(), 2);
+    assert_eq!(facts.drives[1].serial.as_deref(), Some("S6B0NL0T412399M"));
+    assert_eq!(facts.trim_effective, Some(true));
+    assert!(facts.unresolved.is_empty(), "{:?}", facts.unresolved);
+    snapshot("btrfs_two_devices", facts);
+}
+
+#[test]
+fn a_symlinked_datadir_is_followed_inside_the_root() {
+    let probed = run("datadir_symlink");
+    let facts = &probed.facts;
+    assert_eq!(facts.path, fixture::DATADIR);
+    let mount = facts.mount.as_ref().expect("mount");
+    assert_eq!(mount.mount_point, "/mnt/fast");
+    assert_eq!(facts.stack, vec!["nvme0n1p1", "nvme0n1"]);
+    assert_eq!(
+        only_drive(facts).model.as_deref(),
+        Some("Samsung SSD 980 PRO 2TB")
+    );
+}
+
+#[test]
+fn zfs_is_said_plainly() {
+    let probed = run("zfs_dataset");
+    let facts = &probed.facts;
+    assert_eq!(
+        facts.mount.as_ref().map(|m| m.fs_type.as_str()),
+        Some("zfs")
+    );
+    assert!(facts.stack.is_empty() && facts.drives.is_empty());
+    assert_eq!(facts.trim_effective, None);
+    assert_eq!(facts.unresolved.len(), 1);
+    assert!(
+        facts.unresolved[0].contains("pool tank"),
+        "{:?}",
+        facts.unresolved
+    );
+}
+
+#[test]
+fn overlay_is_said_plainly() {
+    let probed = run("docker_overlay");
+    let facts = &probed.facts;
+    assert_eq!(
+        facts.mount.as_ref().map(|m| m.fs_type.as_str()),
+        Some("overlay")
+    );
+    assert!(facts.drives.is_empty());
+    assert!(
+        facts.unresolved[0].contains("overlay"),
+        "{:?}",
+        facts.unresolved
+    );
+    assert_eq!(
+        facts.platform.virtualized, None,
+        "no DMI, no drives: cannot tell"
+    );
+}

@@ -1,0 +1,134 @@
+//! Running smartctl: stand-in scripts for each way it can end, and the real one when it is
+//! installed.
+
+use super::*;
+
+#[test]
+fn stand_in_smartctl_nonzero_exit_with_json_is_normal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture = fixture_path(KINGSTON_A400);
+    // The script checks it was called as `smartctl -j -x DEV` before answering.
+    let script = write_script(
+        dir.path(),
+        "smartctl",
+        &format!(
+            "[ \"$1\" = -j ] && [ \"$2\" = -x ] && [ \"$3\" = /dev/sdz ] || exit 64\n\
+             cat '{}'\nexit 4\n",
+            fixture.display()
+        ),
+    );
+    let r = run_smartctl_with(&script, Path::new("/dev/sdz"), Duration::from_secs(10))
+        .expect("non-zero exit with JSON is a report")
+        .report;
+    assert_eq!(r.model_name.as_deref(), Some("KINGSTON SA400M8120G"));
+    assert_eq!(r.exit_status, Some(4));
+
+    let err =
+        run_smartctl_with(&script, Path::new("/dev/other"), Duration::from_secs(10)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SmartctlError::NoOutput {
+                status: Some(64),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn stand_in_smartctl_6_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = write_script(
+        dir.path(),
+        "smartctl",
+        "echo 'smartctl 6.6 2017-11-05 r4594 [x86_64-linux-4.14.74] (local build)'\n\
+         echo '=======> UNRECOGNIZED OPTION: j'\nexit 1\n",
+    );
+    let err =
+        run_smartctl_with(&script, Path::new("/dev/sda"), Duration::from_secs(10)).unwrap_err();
+    assert!(matches!(err, SmartctlError::TooOld { ref version } if version == "6.6"));
+}
+
+#[test]
+fn stand_in_smartctl_that_prints_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = write_script(
+        dir.path(),
+        "smartctl",
+        "echo 'Permission denied' >&2\nexit 2\n",
+    );
+    let err =
+        run_smartctl_with(&script, Path::new("/dev/sda"), Duration::from_secs(10)).unwrap_err();
+    match err {
+        SmartctlError::NoOutput { status, stderr, .. } => {
+            assert_eq!(status, Some(2));
+            assert_eq!(stderr, "Permission denied");
+        }
+        other => panic!("expected NoOutput, got {other:?}"),
+    }
+}
+
+#[test]
+fn hung_smartctl_times_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = write_script(dir.path(), "smartctl", "exec sleep 30\n");
+    let started = Instant::now();
+    let err =
+        run_smartctl_with(&script, Path::new("/dev/sda"), Duration::from_millis(300)).unwrap_err();
+    assert!(matches!(err, SmartctlError::Timeout { .. }), "{err:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the child was killed promptly"
+    );
+}
+
+#[test]
+fn missing_smartctl_says_what_to_install() {
+    let err = run_smartctl_with(
+        Path::new("/nonexistent/bin/smartctl"),
+        Path::new("/dev/sda"),
+        Duration::from_secs(1),
+    )
+    .unwrap_err();
+    assert!(matches!(err, SmartctlError::NotInstalled { .. }));
+    assert!(err.to_string().contains("smartmontools >= 7.0"));
+}
+
+#[test]
+fn real_smartctl_on_this_machine() {
+    let Some(device) = ["/dev/nvme0", "/dev/sda", "/dev/vda"]
+        .into_iter()
+        .map(Path::new)
+        .find(|path| path.exists())
+    else {
+        println!("skipped: no /dev/nvme0, /dev/sda or /dev/vda on this machine");
+        return;
+    };
+    match run_smartctl(device) {
+        Ok(SmartctlRun { report, .. }) => {
+            // Whatever the device, the decoded bits must agree with the exit status.
+            let status = report
+                .exit_status
+                .expect("smartctl always reports exit_status");
+            assert_eq!(report.status, decode_exit_status(status));
+            assert!(report.smartctl_version.is_some_and(|(major, _)| major >= 7));
+        }
+        Err(SmartctlError::NotInstalled { .. }) => {
+            println!("skipped: smartctl is not installed");
+        }
+        Err(SmartctlError::TooOld { version }) => {
+            println!("skipped: installed smartctl {version} predates JSON output");
+        }
+        Err(other) => panic!("smartctl on {}: {other}", device.display()),
+    }
+}
+
+fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).expect("write script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}

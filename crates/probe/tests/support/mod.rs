@@ -1,0 +1,34 @@
+//! Shared helpers for the probe crate's integration tests: the saved captures under
+//! `tests/data/`, fixture scenarios built into temporary trees, and the `SKIPPED` line for a
+//! test this machine cannot run.
+
+// Each test file uses a different part of this module.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use probe::fixture::Scenario;
+
+#[path = "../../../nodecheck/tests/cli_support/skip.rs"]
+pub mod skip;
+
+/// A saved capture: `tests/data/<kind>/<name>` (`ata`, `smartctl`, `qemu`, ...).
+pub fn data_path(kind: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(kind)
+        .join(name)
+}
+
+/// The bytes of a saved capture (see [`data_path`]).
+pub fn read_data(kind: &str, name: &str) -> Vec<u8> {
+    let path = data_path(kind, name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// `scenario`'s tree, built in a fresh temporary directory that lives as long as the result.
+pub fn build_scenario(scenario: &Scenario) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    (scenario.build)(dir.path()).expect("builds");
+    dir
+}

@@ -1,0 +1,182 @@
+//! Validation of a parsed database: ambiguous or uncited entries, smart-attribute quirks.
+
+use super::*;
+
+#[test]
+fn validation_catches_examples_matching_two_entries_and_bad_order() {
+    let text = format!(
+        "{MINIMAL}\n[[drives]]\nid = \"aaa-greedy\"\nvendor = \"Aaa\"\nfamily = \"Greedy\"\ninterface = \"nvme\"\nclass = \"budget\"\ngrade = \"bad\"\nnotes = \"n\"\nsources = [\"s\"]\nmodels = ['Samsung SSD .*']\nexamples = [\"Samsung SSD 970 EVO 1TB\"]\n"
+    );
+    let db = parse(&text).expect("parses; validation finds the problems");
+    let issues = db.validate();
+    let errors: Vec<String> = issues
+        .iter()
+        .filter(|i| i.level == IssueLevel::Error)
+        .map(|i| i.to_string())
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("also matches entry `aaa-greedy`")),
+        "{errors:#?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.contains("out of order")),
+        "{errors:#?}"
+    );
+}
+
+#[test]
+fn validation_catches_uncited_entries_and_unknown_sources() {
+    let text = MINIMAL.replace("sources = [\"s\"]", "sources = [\"nowhere\"]");
+    let issues = parse(&text).expect("parses").validate();
+    assert!(
+        issues
+            .iter()
+            .any(|i| i.to_string().contains("unknown source `nowhere`")),
+        "{issues:#?}"
+    );
+    let text = MINIMAL.replace("sources = [\"s\"]", "sources = []");
+    let issues = parse(&text).expect("parses").validate();
+    assert!(
+        issues.iter().any(|i| i.message.contains("has no source")),
+        "{issues:#?}"
+    );
+}
+
+#[test]
+fn validation_catches_an_example_that_misses_its_own_entry() {
+    let text = MINIMAL.replace(
+        "examples = [\"Samsung SSD 980 PRO 2TB\"]",
+        "examples = [\"Samsung SSD 980 PRO 2TB\", \"Samsung SSD 980 2TB\"]",
+    );
+    let issues = parse(&text).expect("parses").validate();
+    assert!(
+        issues
+            .iter()
+            .any(|i| i.message.contains("`Samsung SSD 980 2TB` does not match")),
+        "{issues:#?}"
+    );
+}
+
+/// A SATA family with one SMART attribute quirk, to bend per test.
+const QUIRKY: &str = r#"
+schema_version = 1
+version = "t"
+
+[[sources]]
+id = "s"
+title = "a source"
+
+[[drives]]
+id = "crucial-mx500"
+vendor = "Crucial"
+family = "MX500"
+interface = "sata"
+class = "mainstream"
+grade = "good"
+notes = "n"
+sources = ["s"]
+models = ['CT\d+MX500SSD[14]']
+examples = ["CT2000MX500SSD1"]
+[[drives.smart_attributes]]
+id = "flips"
+attribute = 197
+name = "Current_Pending_ECC_Cnt"
+benign_raw_max = 1
+text = "flips between 0 and 1"
+sources = ["s"]
+"#;
+
+/// Errors about the drive entries of `text`. The embedded classes come along with any drives
+/// file and cite the shipped file's sources, which a minimal test file does not carry.
+fn quirk_errors(text: &str) -> Vec<String> {
+    let db = parse(text).expect("parses");
+    let class_prefixes: Vec<String> = db
+        .classes
+        .iter()
+        .map(|class| format!("error: {}: ", class.id))
+        .collect();
+    db.validate()
+        .into_iter()
+        .filter(|i| i.level == IssueLevel::Error)
+        .map(|i| i.to_string())
+        .filter(|line| !class_prefixes.iter().any(|p| line.starts_with(p)))
+        .collect()
+}
+
+#[test]
+fn smart_attribute_quirks_parse_and_validate() {
+    let db = parse(QUIRKY).expect("parses");
+    let quirk = db.drives[0].smart_attribute(197).expect("quirk");
+    assert_eq!(quirk.name, "Current_Pending_ECC_Cnt");
+    assert_eq!(quirk.benign_raw_max, 1);
+    assert!(
+        quirk_errors(QUIRKY).is_empty(),
+        "{:?}",
+        quirk_errors(QUIRKY)
+    );
+
+    let cases = [
+        (
+            QUIRKY.replace("attribute = 197", "attribute = 9"),
+            "not one nodecheck reads as a bad-sector count",
+        ),
+        (
+            QUIRKY.replace("interface = \"sata\"", "interface = \"nvme\""),
+            "only ATA drives report attributes",
+        ),
+        (
+            {
+                let quirk_sources = QUIRKY.rfind("sources = [\"s\"]").expect("quirk sources");
+                format!(
+                    "{}sources = [\"nowhere\"]{}",
+                    &QUIRKY[..quirk_sources],
+                    &QUIRKY[quirk_sources + "sources = [\"s\"]".len()..]
+                )
+            },
+            "unknown source `nowhere`",
+        ),
+        (
+            QUIRKY.replace("text = \"flips between 0 and 1\"", "text = \" \""),
+            "say why",
+        ),
+        (
+            format!(
+                "{QUIRKY}[[drives.smart_attributes]]\nid = \"again\"\nattribute = 197\nname = \"X\"\nbenign_raw_max = 0\ntext = \"t\"\nsources = [\"s\"]\n"
+            ),
+            "more than one quirk",
+        ),
+        (
+            QUIRKY.replace("name = \"Current_Pending_ECC_Cnt\"", "name = \"Current Pending\""),
+            "as smartctl prints it",
+        ),
+    ];
+    for (text, expected) in cases {
+        let errors = quirk_errors(&text);
+        assert!(
+            errors.iter().any(|e| e.contains(expected)),
+            "expected `{expected}` in {errors:#?}"
+        );
+    }
+    // A quirk id shares the entry's rule namespace and a typo'd key fails to parse.
+    let dup = format!(
+        "{QUIRKY}[[drives.advisories]]\nid = \"flips\"\nseverity = \"info\"\ntext = \"t\"\n"
+    );
+    let err = parse(&dup).expect_err("one rule id twice");
+    assert_eq!(err.kind(), Some(ErrorKind::DuplicateId), "{err}");
+    let typo = QUIRKY.replace("benign_raw_max", "benign_max");
+    assert!(parse(&typo).is_err());
+}
+
+#[test]
+fn validation_rejects_an_entry_graded_unknown() {
+    let text = MINIMAL.replace("grade = \"good\"", "grade = \"unknown\"");
+    let issues = parse(&text).expect("parses").validate();
+    assert!(
+        issues
+            .iter()
+            .any(|i| i.message.contains("must be good, ugly or bad")),
+        "{issues:#?}"
+    );
+}

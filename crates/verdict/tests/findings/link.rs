@@ -1,0 +1,145 @@
+//! NC4xx: the controller mode and the PCIe, SATA or USB link the drive sits behind.
+
+use super::*;
+
+/// A PCIe link at `current` (GT/s, lanes) of the slot's and drive's `max`.
+fn pcie_link(current: (f64, u32), max: (f64, u32)) -> PcieLink {
+    PcieLink {
+        current_gts: Some(current.0),
+        current_width: Some(current.1),
+        max_gts: Some(max.0),
+        max_width: Some(max.1),
+    }
+}
+
+#[test]
+fn nc401_ide_and_raid_mode_and_ahci() {
+    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC401", Severity::Ok, &["AHCI"]);
+    drive0(&mut facts).controller_mode = Some(ControllerMode::Ide);
+    drive0(&mut facts).controller_driver = Some("ata_piix".into());
+    drive0(&mut facts).controller_pci_class = Some("0x01018a".into());
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC401",
+        Severity::Warning,
+        &["IDE", "ata_piix", "AHCI in the UEFI/BIOS"],
+    );
+    drive0(&mut facts).controller_mode = Some(ControllerMode::Raid);
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC401", Severity::Warning, &["RAID mode", "AHCI"]);
+}
+
+#[test]
+fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode() {
+    let mut facts = sata_machine("QEMU HARDDISK", 1 << 30);
+    let drive = drive0(&mut facts);
+    drive.interface = Some(Interface::Unknown);
+    drive.controller_mode = Some(ControllerMode::Raid);
+    drive.controller_driver = Some("megaraid_sas".into());
+    drive.controller_pci_class = Some("0x010400".into());
+    drive.ata = None;
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC401",
+        Severity::Warning,
+        &[
+            "hardware RAID controller",
+            "megaraid_sas",
+            "SMART health",
+            "HBA/JBOD (IT) mode",
+            "-d megaraid,N /dev/sda",
+        ],
+    );
+    let finding = v
+        .findings
+        .iter()
+        .find(|f| f.code == "NC401")
+        .expect("NC401");
+    assert!(
+        !finding.fix.as_deref().unwrap_or_default().contains("UEFI"),
+        "a RAID card has no SATA mode in the UEFI: {:?}",
+        finding.fix
+    );
+}
+
+#[test]
+fn nc402_pcie_link_below_maximum() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).pcie_link = Some(pcie_link((8.0, 2), (16.0, 4)));
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC402",
+        Severity::Warning,
+        &["8.0 GT/s x2 of 16.0 GT/s x4", "lanes"],
+    );
+    let v = run_for(&nvme_machine(), "geth");
+    assert_finding(&v, "NC402", Severity::Ok, &["8.0 GT/s x4"]);
+}
+
+#[test]
+fn nc403_sata_link_below_maximum() {
+    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    drive0(&mut facts).sata_link_gbps = Some(3.0);
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC403",
+        Severity::Warning,
+        &["3.0 Gb/s of 6.0 Gb/s", "cable"],
+    );
+}
+
+#[test]
+fn nc404_usb_attachment() {
+    let mut facts = nvme_machine();
+    let d = drive0(&mut facts);
+    d.name = "sda".into();
+    d.interface = Some(Interface::Usb);
+    d.model = Some("PSSD T7".into());
+    d.nvme = None;
+    d.pcie_link = None;
+    d.usb = Some(UsbDetails {
+        driver: Some("uas".into()),
+        vendor_id: Some("04e8".into()),
+        product_id: Some("4001".into()),
+        manufacturer: Some("Samsung".into()),
+        product: Some("PSSD T7".into()),
+        speed_mbps: Some(10000),
+    });
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC404",
+        Severity::Warning,
+        &["USB via PSSD T7 at 10000 Mb/s", "uas"],
+    );
+    drive0(&mut facts).usb.as_mut().expect("usb").speed_mbps = Some(480);
+    drive0(&mut facts).usb.as_mut().expect("usb").driver = Some("usb-storage".into());
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC404", Severity::Critical, &["480 Mb/s", "USB 2"]);
+}
+
+#[test]
+fn nc402_older_generation_at_full_width_is_info() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).pcie_link = Some(pcie_link((8.0, 4), (16.0, 4)));
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC402",
+        Severity::Info,
+        &["8.0 GT/s x4 of 16.0 GT/s x4"],
+    );
+    drive0(&mut facts).pcie_link = Some(pcie_link((2.5, 4), (8.0, 4)));
+    assert_finding(
+        &run_for(&facts, "geth"),
+        "NC402",
+        Severity::Warning,
+        &["2.5 GT/s x4 of 8.0 GT/s x4"],
+    );
+}

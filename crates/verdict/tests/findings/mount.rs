@@ -1,0 +1,409 @@
+//! NC5xx: the file system, its mount options and its free space against the clients.
+
+use super::*;
+
+#[test]
+fn nc501_atime_edits_the_users_own_fstab_line() {
+    let mut facts = nvme_machine();
+    assert_finding(
+        &run_for(&facts, "geth"),
+        "NC501",
+        Severity::Ok,
+        &["noatime"],
+    );
+    let m = facts.mount.as_mut().expect("mount");
+    m.atime = AtimeMode::Relatime;
+    m.mount_options = vec!["rw".into(), "relatime".into()];
+    m.super_options = vec!["rw".into(), "discard".into()];
+    m.fstab = FstabEntry::Line {
+        number: 9,
+        text: "UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab /var/lib/ethereum ext4 defaults,discard,relatime 0 2".into(),
+    };
+    let v = run_for(&facts, "geth");
+    let f = one(&v, "NC501");
+    assert_eq!(f.severity, Severity::Info);
+    let fix = f.fix.as_deref().unwrap_or("");
+    // The user's device spec and `discard` stay; only the access-time option changes.
+    assert!(
+        fix.contains("to `UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab /var/lib/ethereum ext4 defaults,discard,noatime 0 2`"),
+        "{fix}"
+    );
+    assert!(fix.contains("change line 9"), "{fix}");
+    assert!(
+        fix.contains("`sudo mount -o remount,noatime /var/lib/ethereum`"),
+        "{fix}"
+    );
+    assert!(
+        !fix.contains("/dev/nvme0n1p2"),
+        "no invented device spec: {fix}"
+    );
+
+    let m = facts.mount.as_mut().expect("mount");
+    m.atime = AtimeMode::Strictatime;
+    m.fstab = FstabEntry::Line {
+        number: 3,
+        text: "LABEL=chain\t/var/lib/ethereum\txfs\tstrictatime,nofail".into(),
+    };
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        fix.contains("`LABEL=chain /var/lib/ethereum xfs noatime,nofail`"),
+        "{fix}"
+    );
+}
+
+#[test]
+fn nc501_without_an_fstab_line_names_the_mount_unit() {
+    let mut facts = nvme_machine();
+    let m = facts.mount.as_mut().expect("mount");
+    m.atime = AtimeMode::Relatime;
+    m.mount_options = vec!["rw".into(), "relatime".into()];
+    m.mount_point = "/mnt/eth data".into();
+    m.fstab = FstabEntry::NoLine;
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        fix.contains("/etc/fstab has no line for /mnt/eth data"),
+        "{fix}"
+    );
+    assert!(
+        fix.contains(r"systemctl cat 'mnt-eth\x20data.mount'"),
+        "{fix}"
+    );
+    assert!(fix.contains("remount,noatime '/mnt/eth data'"), "{fix}");
+
+    facts.mount.as_mut().expect("mount").fstab = FstabEntry::Unreadable;
+    let fix = one(&run_for(&facts, "geth"), "NC501")
+        .fix
+        .clone()
+        .unwrap_or_default();
+    assert!(fix.contains("/etc/fstab could not be read"), "{fix}");
+    assert!(!fix.contains(" 0 2"), "no invented fstab line: {fix}");
+}
+
+#[test]
+fn mount_unit_names_follow_systemd_escape() {
+    use verdict::findings::mount::mount_unit_name;
+    assert_eq!(mount_unit_name("/"), "-.mount");
+    assert_eq!(
+        mount_unit_name("/var/lib/ethereum"),
+        "var-lib-ethereum.mount"
+    );
+    assert_eq!(mount_unit_name("/mnt/my-disk/"), r"mnt-my\x2ddisk.mount");
+    assert_eq!(mount_unit_name("/srv/.hidden"), r"srv-.hidden.mount");
+    assert_eq!(mount_unit_name("/.data"), r"\x2edata.mount");
+}
+
+#[test]
+fn nc502_btrfs_and_nc503_zfs() {
+    let mut facts = nvme_machine();
+    let m = facts.mount.as_mut().expect("mount");
+    m.fs_type = "btrfs".into();
+    m.super_options = vec!["rw".into(), "ssd".into(), "space_cache=v2".into()];
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC502",
+        Severity::Warning,
+        &["copy-on-write", "sudo chattr +C /var/lib/ethereum"],
+    );
+    facts
+        .mount
+        .as_mut()
+        .expect("mount")
+        .super_options
+        .push("nodatacow".into());
+    assert!(!has(&run_for(&facts, "geth"), "NC502"));
+
+    let m = facts.mount.as_mut().expect("mount");
+    m.fs_type = "zfs".into();
+    m.source = "tank/ethereum".into();
+    m.atime = AtimeMode::Relatime;
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC503",
+        Severity::Info,
+        &["tank/ethereum", "recordsize=16K", "atime=off"],
+    );
+    assert_finding(
+        &v,
+        "NC501",
+        Severity::Info,
+        &["sudo zfs set atime=off tank/ethereum"],
+    );
+    assert_finding(
+        &v,
+        "NC303",
+        Severity::Info,
+        &["sudo zpool set autotrim=on tank"],
+    );
+}
+
+#[test]
+fn nc504_parity_raid() {
+    let mut facts = nvme_machine();
+    facts.layers.insert(
+        0,
+        layer(
+            "md127",
+            LayerKind::Md,
+            Some("raid6"),
+            0,
+            &["sda", "sdb", "sdc", "sdd"],
+            1 << 30,
+        ),
+    );
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC504",
+        Severity::Warning,
+        &["md127", "raid6", "sda, sdb, sdc, sdd", "RAID10"],
+    );
+}
+
+#[test]
+fn nc505_read_only_file_system() {
+    let mut facts = nvme_machine();
+    facts.mount.as_mut().expect("mount").read_only = true;
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC505",
+        Severity::Critical,
+        &["read-only", "sudo mount -o remount,rw /var/lib/ethereum"],
+    );
+    assert_eq!(v.grade, Grade::Bad);
+}
+
+#[test]
+fn nc506_unresolved_stack() {
+    let mut facts = nvme_machine();
+    facts.unresolved = vec!["overlay: no backing device".into()];
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC506", Severity::Info, &["overlay: no backing device"]);
+}
+
+#[test]
+fn nc509_unknown_client_falls_back_to_strictest() {
+    let v = run_for(&nvme_machine(), "parity");
+    assert_finding(&v, "NC509", Severity::Warning, &["parity", "geth"]);
+    assert_eq!(v.client, "strictest");
+}
+
+#[test]
+fn nc510_capacity_against_the_client() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).capacity_bytes = Some(500_107_862_016);
+    let v = run_for(&facts, "nethermind");
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Critical,
+        &["500 GB", "Nethermind needs at least 2 TB"],
+    );
+    assert_eq!(v.grade, Grade::Bad);
+    assert_eq!(
+        v.failing_client, None,
+        "only strictest names a failing client"
+    );
+
+    // A 1.92 TB data-center drive is the 2 TB class.
+    drive0(&mut facts).capacity_bytes = Some(1_920_383_410_176);
+    let v = run_for(&facts, "nethermind");
+    assert_finding(&v, "NC510", Severity::Ok, &["1.9 TB"]);
+
+    // Nethermind's minimum is its recommendation: said once.
+    drive0(&mut facts).capacity_bytes = Some(500_107_862_016);
+    let f = one(&run_for(&facts, "nethermind"), "NC510").clone();
+    assert!(!f.detail.contains("recommended"), "{}", f.detail);
+    // Erigon's differ (1 TB minimum, 2 TB recommended): both are said.
+    let f = one(&run_for(&facts, "erigon"), "NC510").clone();
+    assert!(
+        f.detail.contains("at least 1 TB (recommended 2 TB)"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn nc510_strictest_names_the_most_demanding_failing_client() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).capacity_bytes = Some(1_000_204_886_016);
+    let v = run(&facts);
+    let f = one(&v, "NC510");
+    assert_eq!(f.severity, Severity::Critical);
+    let failing = v.failing_client.clone().expect("a failing client");
+    let needs = db();
+    let client = needs.client(&failing).expect("known client");
+    assert!(f.detail.contains(&client.display), "{f:#?}");
+    assert!(f.detail.contains("most demanding"), "{f:#?}");
+    // Nothing is more demanding in size than the one named.
+    let max_min = needs
+        .clients
+        .iter()
+        .map(|c| c.min_disk_bytes)
+        .max()
+        .unwrap_or(0);
+    assert_eq!(client.min_disk_bytes, max_min);
+    // A client that fits a 1 TB drive passes the same facts.
+    let lenient = needs
+        .clients
+        .iter()
+        .find(|c| c.min_disk_bytes <= 1_000_000_000_000)
+        .expect("some client fits 1 TB");
+    let v = run_for(&facts, &lenient.name);
+    assert!(all(&v, "NC510")
+        .iter()
+        .all(|f| f.severity < Severity::Critical));
+}
+
+#[test]
+fn nc511_free_space() {
+    let mut facts = nvme_machine();
+    facts.mount.as_mut().expect("mount").free_bytes = Some(120 * GB);
+    let v = run_for(&facts, "nethermind");
+    assert_finding(
+        &v,
+        "NC511",
+        Severity::Warning,
+        &["120 GB free", "94% used", "Nethermind", "322 GB"],
+    );
+    facts.mount.as_mut().expect("mount").free_bytes = Some(1_500 * GB);
+    assert_finding(
+        &run_for(&facts, "nethermind"),
+        "NC511",
+        Severity::Ok,
+        &["1.5 TB free"],
+    );
+}
+
+fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
+    verdict::judge::judge_node(
+        facts,
+        None,
+        db(),
+        &verdict::judge::ClientChoice::Named(client.into()),
+        Some(consensus),
+    )
+}
+
+#[test]
+fn nc510_nc511_judge_the_execution_and_consensus_client_together() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).capacity_bytes = Some(2_000_398_934_016);
+    facts.mount.as_mut().expect("mount").free_bytes = Some(1_100 * GB);
+
+    // Geth alone: a 2 TB drive is its recommended size, 1.1 TB free is enough.
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Ok,
+        &[
+            "recommended size for Geth",
+            "takes up to 200 GB more",
+            "name yours to count it",
+            "4 TB the conservative choice",
+        ],
+    );
+    assert_finding(&v, "NC511", Severity::Ok, &["1.1 TB free"]);
+    assert_eq!(v.consensus_client, None);
+
+    // With Lighthouse on the same disk: the drive still fits, the free space does not
+    // (Geth's 1 TB plus Lighthouse's 200 GB).
+    let v = run_pair(&facts, "geth", "lighthouse");
+    assert_eq!(v.consensus_client.as_deref(), Some("lighthouse"));
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Ok,
+        &[
+            "Geth + Lighthouse",
+            "Lighthouse's beacon database adds about 200 GB",
+        ],
+    );
+    assert_finding(
+        &v,
+        "NC511",
+        Severity::Warning,
+        &["Geth + Lighthouse", "1.2 TB"],
+    );
+
+    // Lodestar's documentation asks for 4 TB for the whole node.
+    facts.mount.as_mut().expect("mount").free_bytes = Some(1_500 * GB);
+    let v = run_pair(&facts, "geth", "lodestar");
+    assert_finding(
+        &v,
+        "NC510",
+        Severity::Warning,
+        &[
+            "Geth + Lodestar",
+            "below the recommended 4 TB",
+            "recommends 4 TB for the whole node",
+        ],
+    );
+
+    // The conservative note is not made for a drive that already has 4 TB.
+    drive0(&mut facts).capacity_bytes = Some(4_000_787_030_016);
+    let v = run_pair(&facts, "geth", "nimbus");
+    let f = one(&v, "NC510");
+    assert!(!f.detail.contains("conservative"), "{f:#?}");
+}
+
+#[test]
+fn nc509_unknown_consensus_client_is_said_and_not_counted() {
+    let v = run_pair(&nvme_machine(), "geth", "grandine-typo");
+    assert_finding(
+        &v,
+        "NC509",
+        Severity::Warning,
+        &["grandine-typo", "lighthouse"],
+    );
+    assert_eq!(v.consensus_client, None);
+}
+
+#[test]
+fn nc511_is_critical_when_a_sync_or_prune_cannot_finish() {
+    let mut facts = nvme_machine();
+    let mount = facts.mount.as_mut().expect("mount");
+    // 96 % used: more than a quarter of Nethermind's 322 GB is free, but the disk is full for
+    // a client running as its own user.
+    mount.total_bytes = Some(2_000 * GB);
+    mount.free_bytes = Some(90 * GB);
+    let v = run_for(&facts, "nethermind");
+    assert_finding(
+        &v,
+        "NC511",
+        Severity::Critical,
+        &["90 GB free", "96% used", "Too little free space"],
+    );
+    assert_eq!(v.grade, Grade::Bad);
+
+    // Under a quarter of Nethermind's 322 GB left, on a volume far from full (70 %).
+    let mount = facts.mount.as_mut().expect("mount");
+    mount.total_bytes = Some(233 * GB);
+    mount.free_bytes = Some(70 * GB);
+    assert_finding(
+        &run_for(&facts, "nethermind"),
+        "NC511",
+        Severity::Critical,
+        &["70 GB free"],
+    );
+
+    // Below the need but able to finish: a warning.
+    let mount = facts.mount.as_mut().expect("mount");
+    mount.total_bytes = Some(2_000 * GB);
+    mount.free_bytes = Some(200 * GB);
+    assert_finding(
+        &run_for(&facts, "nethermind"),
+        "NC511",
+        Severity::Warning,
+        &["200 GB free", "Little free space"],
+    );
+}

@@ -1,0 +1,184 @@
+//! NC3xx: whether TRIM reaches the drive through every layer, and whether it runs.
+
+use super::*;
+
+#[test]
+fn nc300_trim_passes_through() {
+    let v = run_for(&nvme_machine(), "geth");
+    assert_finding(&v, "NC300", Severity::Ok, &["nvme0n1p2"]);
+}
+
+#[test]
+fn nc301_drive_without_trim() {
+    let mut facts = nvme_machine();
+    drive0(&mut facts).trim_supported = Some(false);
+    facts.trim_effective = Some(false);
+    for l in &mut facts.layers {
+        l.discard_max_bytes = Some(0);
+    }
+    let v = run_for(&facts, "geth");
+    assert_finding(&v, "NC301", Severity::Warning, &["does not report TRIM"]);
+    // The disk layer's zero is the drive's own doing, not a second finding.
+    assert!(!has(&v, "NC302"), "{:?}", codes(&v));
+    assert!(!has(&v, "NC303"));
+}
+
+#[test]
+fn nc302_dm_crypt_without_allow_discards_gets_the_exact_command() {
+    let mut facts = nvme_machine();
+    facts.stack = vec!["dm-0".into(), "nvme0n1p3".into(), "nvme0n1".into()];
+    facts.layers = vec![
+        layer(
+            "dm-0",
+            LayerKind::Crypt,
+            Some("luks-3f2a"),
+            0,
+            &["nvme0n1p3"],
+            0,
+        ),
+        layer(
+            "nvme0n1p3",
+            LayerKind::Partition,
+            Some("3"),
+            1,
+            &["nvme0n1"],
+            2_199_023_255_040,
+        ),
+        layer("nvme0n1", LayerKind::Disk, None, 2, &[], 2_199_023_255_040),
+    ];
+    facts.trim_effective = Some(false);
+    let v = run_for(&facts, "geth");
+    let f = one(&v, "NC302");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(f.title.contains("dm-crypt"), "{f:#?}");
+    assert!(
+        f.fix
+            .as_deref()
+            .unwrap_or("")
+            .contains("sudo cryptsetup --allow-discards --persistent refresh luks-3f2a"),
+        "{f:#?}"
+    );
+    assert_eq!(f.subject.as_deref(), Some("dm-0"));
+}
+
+#[test]
+fn nc302_names_the_lowest_blocking_layer_only() {
+    let mut facts = nvme_machine();
+    facts.layers = vec![
+        layer("dm-1", LayerKind::Lvm, Some("vg-eth"), 0, &["dm-0"], 0),
+        layer(
+            "dm-0",
+            LayerKind::Crypt,
+            Some("cryptdata"),
+            1,
+            &["nvme0n1p2"],
+            0,
+        ),
+        layer(
+            "nvme0n1p2",
+            LayerKind::Partition,
+            Some("2"),
+            2,
+            &["nvme0n1"],
+            2_199_023_255_040,
+        ),
+        layer("nvme0n1", LayerKind::Disk, None, 3, &[], 2_199_023_255_040),
+    ];
+    facts.trim_effective = Some(false);
+    let v = run_for(&facts, "geth");
+    let f = one(&v, "NC302");
+    assert!(f.detail.contains("cryptdata"), "{f:#?}");
+}
+
+#[test]
+fn nc302_md_raid_and_raid_controller() {
+    let mut facts = nvme_machine();
+    facts.layers = vec![
+        layer(
+            "md0",
+            LayerKind::Md,
+            Some("raid5"),
+            0,
+            &["nvme0n1", "nvme1n1", "nvme2n1"],
+            0,
+        ),
+        layer("nvme0n1", LayerKind::Disk, None, 1, &[], 2_199_023_255_040),
+    ];
+    facts.trim_effective = Some(false);
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC302",
+        Severity::Warning,
+        &["md RAID", "raid5", "devices_handle_discard_safely=Y"],
+    );
+
+    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    drive0(&mut facts).trim_supported = Some(false);
+    drive0(&mut facts).controller_mode = Some(ControllerMode::Raid);
+    drive0(&mut facts).controller_driver = Some("megaraid_sas".into());
+    drive0(&mut facts).controller_pci_class = Some("0x010400".into());
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC302",
+        Severity::Warning,
+        &["RAID controller", "megaraid_sas", "HBA"],
+    );
+}
+
+#[test]
+fn nc303_no_periodic_trim() {
+    let mut facts = nvme_machine();
+    facts.fstrim_timer = Some(false);
+    let v = run_for(&facts, "geth");
+    let f = one(&v, "NC303");
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(
+        f.fix.as_deref(),
+        Some("sudo systemctl enable --now fstrim.timer")
+    );
+    // Online discard counts as periodic TRIM.
+    facts.mount.as_mut().expect("mount").discard = true;
+    assert!(!has(&run_for(&facts, "geth"), "NC303"));
+    // Without systemd configuration it cannot be told.
+    facts.mount.as_mut().expect("mount").discard = false;
+    facts.fstrim_timer = None;
+    assert_finding(
+        &run_for(&facts, "geth"),
+        "NC303",
+        Severity::Info,
+        &["fstrim"],
+    );
+}
+
+#[test]
+fn nc301_usb_bridge_gets_the_udev_unmap_rule() {
+    let mut facts = nvme_machine();
+    let d = drive0(&mut facts);
+    d.name = "sdb".into();
+    d.interface = Some(Interface::Usb);
+    d.model = Some("Portable SSD T5".into());
+    d.trim_supported = Some(false);
+    d.nvme = None;
+    d.pcie_link = None;
+    d.usb = Some(UsbDetails {
+        driver: Some("uas".into()),
+        vendor_id: Some("04e8".into()),
+        product_id: Some("61f5".into()),
+        manufacturer: Some("Samsung".into()),
+        product: Some("Portable SSD T5".into()),
+        speed_mbps: Some(5000),
+    });
+    let v = run_for(&facts, "geth");
+    assert_finding(
+        &v,
+        "NC301",
+        Severity::Warning,
+        &[
+            "over USB",
+            r#"ATTRS{idVendor}=="04e8", ATTRS{idProduct}=="61f5", SUBSYSTEM=="scsi_disk", ATTR{provisioning_mode}="unmap""#,
+            "sg_vpd -p lbpv /dev/sdb",
+        ],
+    );
+}
