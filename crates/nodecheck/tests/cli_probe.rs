@@ -1,4 +1,4 @@
-//! `nodecheck probe`: the facts document of issue 2's output section, from fixture roots and
+//! `nodecheck probe`: the facts document (docs/json.md), from fixture roots and
 //! from this machine, and its readable table.
 
 mod cli_support;
