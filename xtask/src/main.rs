@@ -10,6 +10,7 @@ mod db_coverage;
 mod dist;
 mod fixture;
 mod fuzz;
+mod tidy;
 mod vm;
 
 use std::path::PathBuf;
