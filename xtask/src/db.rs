@@ -63,8 +63,11 @@ pub fn check(args: &[String]) -> Result<()> {
     }
     let behaviour = behaviour.map_or_else(String::new, |t| {
         format!(
-            "; {BEHAVIOUR}: read p99 warn {} us, recovery warn {} ms, post-cliff warn {} MB/s, span warn {}x",
-            t.read.warn_p99_us, t.recovery.warn_ms, t.cliff.warn_post_cliff_mb_s, t.span.warn_ratio
+            "; {BEHAVIOUR}: read p99 warn {}, recovery warn {} ms, post-cliff warn {} MB/s, span warn {}x",
+            units::latency::format_us(t.read.warn_p99_us),
+            t.recovery.warn_ms,
+            t.cliff.warn_post_cliff_mb_s,
+            t.span.warn_ratio
         )
     });
     println!(
