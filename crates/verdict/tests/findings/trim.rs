@@ -26,27 +26,7 @@ fn nc301_drive_without_trim() {
 #[test]
 fn nc302_dm_crypt_without_allow_discards_gets_the_exact_command() {
     let mut facts = nvme_machine();
-    facts.stack = vec!["dm-0".into(), "nvme0n1p3".into(), "nvme0n1".into()];
-    facts.layers = vec![
-        layer(
-            "dm-0",
-            LayerKind::Crypt,
-            Some("luks-3f2a"),
-            0,
-            &["nvme0n1p3"],
-            0,
-        ),
-        layer(
-            "nvme0n1p3",
-            LayerKind::Partition,
-            Some("3"),
-            1,
-            &["nvme0n1"],
-            2_199_023_255_040,
-        ),
-        layer("nvme0n1", LayerKind::Disk, None, 2, &[], 2_199_023_255_040),
-    ];
-    facts.trim_effective = Some(false);
+    luks_without_discards(&mut facts, "luks-3f2a");
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC302");
     assert_eq!(f.severity, Severity::Warning);
@@ -74,16 +54,13 @@ fn nc302_names_the_lowest_blocking_layer_only() {
             &["nvme0n1p2"],
             0,
         ),
-        layer(
-            "nvme0n1p2",
-            LayerKind::Partition,
-            Some("2"),
-            2,
-            &["nvme0n1"],
-            2_199_023_255_040,
-        ),
-        layer("nvme0n1", LayerKind::Disk, None, 3, &[], 2_199_023_255_040),
     ];
+    facts.layers.extend(partition_on_disk(
+        "nvme0n1p2",
+        "nvme0n1",
+        2,
+        2_199_023_255_040,
+    ));
     facts.trim_effective = Some(false);
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC302");
@@ -155,21 +132,8 @@ fn nc303_no_periodic_trim() {
 #[test]
 fn nc301_usb_bridge_gets_the_udev_unmap_rule() {
     let mut facts = nvme_machine();
-    let d = drive0(&mut facts);
-    d.name = "sdb".into();
-    d.interface = Some(Interface::Usb);
-    d.model = Some("Portable SSD T5".into());
-    d.trim_supported = Some(false);
-    d.nvme = None;
-    d.pcie_link = None;
-    d.usb = Some(UsbDetails {
-        driver: Some("uas".into()),
-        vendor_id: Some("04e8".into()),
-        product_id: Some("61f5".into()),
-        manufacturer: Some("Samsung".into()),
-        product: Some("Portable SSD T5".into()),
-        speed_mbps: Some(5000),
-    });
+    samsung_over_usb(&mut facts, "sdb", "Portable SSD T5", "61f5", 5000).trim_supported =
+        Some(false);
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
