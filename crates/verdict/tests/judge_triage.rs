@@ -10,9 +10,10 @@ use judge_support::*;
 use verdict::judge::{judge, ClientChoice, Verdict};
 use verdict::{Grade, Severity};
 
-/// The verdict on a saved `smartctl -j` report in `dir`, as `nodecheck triage` gives it.
-fn triage_in(dir: &Path, file: &str) -> Verdict {
-    let path = dir.join(file);
+/// The verdict on a saved `smartctl -j` report in `dir` (relative to this crate), as
+/// `nodecheck triage` gives it.
+fn triage_in(dir: &str, file: &str) -> Verdict {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(file);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let report = probe::smartctl::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
     let facts = report.to_facts(file);
@@ -21,10 +22,7 @@ fn triage_in(dir: &Path, file: &str) -> Verdict {
 
 /// A report from the probe crate's captures.
 fn triage(file: &str) -> Verdict {
-    triage_in(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../probe/tests/data/smartctl"),
-        file,
-    )
+    triage_in("../probe/tests/data/smartctl", file)
 }
 
 #[test]
@@ -119,10 +117,7 @@ fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
 /// (crates/verdict/tests/data/smartctl): their part-number scheme classes them, and the list's
 /// data-center rule grades them good; never unknown.
 fn triage_unlisted(file: &str) -> Verdict {
-    triage_in(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/smartctl"),
-        file,
-    )
+    triage_in("tests/data/smartctl", file)
 }
 
 #[test]
