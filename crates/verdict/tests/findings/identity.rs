@@ -124,13 +124,20 @@ fn nc105_hard_disk() {
     );
 }
 
-#[test]
-fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
-    let mut facts = sata_machine("NoSuchVendor SATA 2TB", 2_000_398_934_016);
+/// A 2 TB SATA `model` that reports no rotation rate while the kernel's queue flag calls it
+/// rotational.
+fn sata_flagged_rotational_by_the_kernel_only(model: &str) -> probe::Facts {
+    let mut facts = sata_machine(model, 2_000_398_934_016);
     let d = drive0(&mut facts);
     d.rotation_rate_rpm = None;
     d.queue_rotational = Some(true);
     d.rotational = Some(true);
+    facts
+}
+
+#[test]
+fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
+    let facts = sata_flagged_rotational_by_the_kernel_only("NoSuchVendor SATA 2TB");
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
@@ -143,11 +150,7 @@ fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
 
 #[test]
 fn nc105_not_for_a_known_ssd_the_kernel_marks_rotational() {
-    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
-    let d = drive0(&mut facts);
-    d.rotation_rate_rpm = None;
-    d.queue_rotational = Some(true);
-    d.rotational = Some(true);
+    let facts = sata_flagged_rotational_by_the_kernel_only("Samsung SSD 870 EVO 2TB");
     let v = run_for(&facts, "geth");
     assert!(!has(&v, "NC105"), "{:?}", codes(&v));
     assert_finding(

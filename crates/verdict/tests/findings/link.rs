@@ -37,9 +37,7 @@ fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode
     let mut facts = sata_machine("QEMU HARDDISK", 1 << 30);
     let drive = drive0(&mut facts);
     drive.interface = Some(Interface::Unknown);
-    drive.controller_mode = Some(ControllerMode::Raid);
-    drive.controller_driver = Some("megaraid_sas".into());
-    drive.controller_pci_class = Some("0x010400".into());
+    behind_megaraid(drive);
     drive.ata = None;
     let v = run_for(&facts, "geth");
     assert_finding(

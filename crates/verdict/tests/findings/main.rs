@@ -71,3 +71,10 @@ fn samsung_over_usb<'a>(
     });
     d
 }
+
+/// Puts the first drive behind a hardware RAID card (a MegaRAID SAS controller).
+fn behind_megaraid(drive: &mut probe::Drive) {
+    drive.controller_mode = Some(ControllerMode::Raid);
+    drive.controller_driver = Some("megaraid_sas".into());
+    drive.controller_pci_class = Some("0x010400".into());
+}

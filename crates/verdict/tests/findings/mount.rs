@@ -370,40 +370,41 @@ fn nc509_unknown_consensus_client_is_said_and_not_counted() {
 
 #[test]
 fn nc511_is_critical_when_a_sync_or_prune_cannot_finish() {
-    let mut facts = nvme_machine();
-    let mount = facts.mount.as_mut().expect("mount");
-    // 96 % used: more than a quarter of Nethermind's 322 GB is free, but the disk is full for
-    // a client running as its own user.
-    mount.total_bytes = Some(2_000 * GB);
-    mount.free_bytes = Some(90 * GB);
-    let v = run_for(&facts, "nethermind");
-    assert_finding(
-        &v,
-        "NC511",
-        Severity::Critical,
-        &["90 GB free", "96% used", "Too little free space"],
-    );
-    assert_eq!(v.grade, Grade::Bad);
-
-    // Under a quarter of Nethermind's 322 GB left, on a volume far from full (70 %).
-    let mount = facts.mount.as_mut().expect("mount");
-    mount.total_bytes = Some(233 * GB);
-    mount.free_bytes = Some(70 * GB);
-    assert_finding(
-        &run_for(&facts, "nethermind"),
-        "NC511",
-        Severity::Critical,
-        &["70 GB free"],
-    );
-
-    // Below the need but able to finish: a warning.
-    let mount = facts.mount.as_mut().expect("mount");
-    mount.total_bytes = Some(2_000 * GB);
-    mount.free_bytes = Some(200 * GB);
-    assert_finding(
-        &run_for(&facts, "nethermind"),
-        "NC511",
-        Severity::Warning,
-        &["200 GB free", "Little free space"],
-    );
+    let with_space = |total_gb: u64, free_gb: u64| {
+        let mut facts = nvme_machine();
+        let mount = facts.mount.as_mut().expect("mount");
+        mount.total_bytes = Some(total_gb * GB);
+        mount.free_bytes = Some(free_gb * GB);
+        facts
+    };
+    let cases = [
+        FindingCase {
+            name: "96% used: more than a quarter of Nethermind's 322 GB is free, but the disk \
+                   is full for a client running as its own user",
+            facts: with_space(2_000, 90),
+            code: "NC511",
+            severity: Severity::Critical,
+            needles: &["90 GB free", "96% used", "Too little free space"],
+        },
+        FindingCase {
+            name: "under a quarter of Nethermind's 322 GB left, on a volume far from full (70%)",
+            facts: with_space(233, 70),
+            code: "NC511",
+            severity: Severity::Critical,
+            needles: &["70 GB free"],
+        },
+        FindingCase {
+            name: "below the need but able to finish: a warning",
+            facts: with_space(2_000, 200),
+            code: "NC511",
+            severity: Severity::Warning,
+            needles: &["200 GB free", "Little free space"],
+        },
+    ];
+    for case in &cases {
+        let v = case.check("nethermind");
+        if case.severity == Severity::Critical {
+            assert_eq!(v.grade, Grade::Bad, "{}", case.name);
+        }
+    }
 }

@@ -92,9 +92,7 @@ fn nc302_md_raid_and_raid_controller() {
 
     let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
     drive0(&mut facts).trim_supported = Some(false);
-    drive0(&mut facts).controller_mode = Some(ControllerMode::Raid);
-    drive0(&mut facts).controller_driver = Some("megaraid_sas".into());
-    drive0(&mut facts).controller_pci_class = Some("0x010400".into());
+    behind_megaraid(drive0(&mut facts));
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
