@@ -193,36 +193,55 @@ fn nc208_mx500_attribute_197_alone_is_not_bad_sectors() {
     assert_finding(&v, "NC206", Severity::Critical, &["1 pending"]);
 }
 
+/// The drive's temperature against the 50 C a sync wants and the drive's own limit
+/// (WCTEMP 358 K = 85 C).
 #[test]
 fn nc210_temperature_ok_warm_and_over_the_drive_limit() {
-    let mut facts = nvme_machine();
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Ok, &["38 C"]);
-    drive0(&mut facts).temperature_c = Some(57.0);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC210",
-        Severity::Warning,
-        &["57 C", "below 50 C", "heatsink"],
-    );
-    assert_eq!(v.grade, Grade::Ugly);
-    // WCTEMP 358 K = 85 C.
-    drive0(&mut facts).temperature_c = Some(86.0);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Critical, &["86 C", "85 C"]);
-}
-
-#[test]
-fn nc210_a_temperature_just_under_the_limit_does_not_round_up_to_it() {
-    // 323 K from an NVMe SMART log (QEMU's default) is 49.85 C.
-    let mut facts = nvme_machine();
-    drive0(&mut facts).temperature_c = Some(49.85);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Ok, &["49.8 C", "below 50 C"]);
-    drive0(&mut facts).temperature_c = Some(49.4);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Ok, &["49 C", "below 50 C"]);
+    let at = |celsius| nvme_with_drive(|d| d.temperature_c = Some(celsius));
+    let cases = [
+        FindingCase {
+            name: "cool",
+            facts: nvme_machine(),
+            code: "NC210",
+            severity: Severity::Ok,
+            needles: &["38 C"],
+        },
+        FindingCase {
+            name: "warm",
+            facts: at(57.0),
+            code: "NC210",
+            severity: Severity::Warning,
+            needles: &["57 C", "below 50 C", "heatsink"],
+        },
+        FindingCase {
+            name: "over the drive's limit",
+            facts: at(86.0),
+            code: "NC210",
+            severity: Severity::Critical,
+            needles: &["86 C", "85 C"],
+        },
+        // 323 K from an NVMe SMART log (QEMU's default) is 49.85 C.
+        FindingCase {
+            name: "just under 50 C does not round up to it",
+            facts: at(49.85),
+            code: "NC210",
+            severity: Severity::Ok,
+            needles: &["49.8 C", "below 50 C"],
+        },
+        FindingCase {
+            name: "under 50 C by more than a rounding",
+            facts: at(49.4),
+            code: "NC210",
+            severity: Severity::Ok,
+            needles: &["49 C", "below 50 C"],
+        },
+    ];
+    for case in &cases {
+        let v = case.check("geth");
+        if case.severity == Severity::Warning {
+            assert_eq!(v.grade, Grade::Ugly, "{}", case.name);
+        }
+    }
 }
 
 #[test]
@@ -230,6 +249,6 @@ fn smart_fixes_name_the_device() {
     let mut facts = nvme_machine();
     health0(&mut facts).media_errors = Some(1);
     let v = run_for(&facts, "geth");
-    let fix = one(&v, "NC205").fix.clone().unwrap_or_default();
+    let fix = fix_of(&v, "NC205");
     assert!(fix.contains("sudo smartctl -x /dev/nvme0n1"), "{fix}");
 }

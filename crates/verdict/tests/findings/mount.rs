@@ -44,10 +44,7 @@ fn nc501_atime_edits_the_users_own_fstab_line() {
         number: 3,
         text: "LABEL=chain\t/var/lib/ethereum\txfs\tstrictatime,nofail".into(),
     };
-    let fix = one(&run_for(&facts, "geth"), "NC501")
-        .fix
-        .clone()
-        .unwrap_or_default();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
     assert!(
         fix.contains("`LABEL=chain /var/lib/ethereum xfs noatime,nofail`"),
         "{fix}"
@@ -62,10 +59,7 @@ fn nc501_without_an_fstab_line_names_the_mount_unit() {
     m.mount_options = vec!["rw".into(), "relatime".into()];
     m.mount_point = "/mnt/eth data".into();
     m.fstab = FstabEntry::NoLine;
-    let fix = one(&run_for(&facts, "geth"), "NC501")
-        .fix
-        .clone()
-        .unwrap_or_default();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
     assert!(
         fix.contains("/etc/fstab has no line for /mnt/eth data"),
         "{fix}"
@@ -77,10 +71,7 @@ fn nc501_without_an_fstab_line_names_the_mount_unit() {
     assert!(fix.contains("remount,noatime '/mnt/eth data'"), "{fix}");
 
     facts.mount.as_mut().expect("mount").fstab = FstabEntry::Unreadable;
-    let fix = one(&run_for(&facts, "geth"), "NC501")
-        .fix
-        .clone()
-        .unwrap_or_default();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
     assert!(fix.contains("/etc/fstab could not be read"), "{fix}");
     assert!(!fix.contains(" 0 2"), "no invented fstab line: {fix}");
 }

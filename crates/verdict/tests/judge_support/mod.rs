@@ -352,6 +352,11 @@ pub fn one<'a>(v: &'a Verdict, code: &str) -> &'a Finding {
     found[0]
 }
 
+/// The fix of the one finding with a code, empty when it has none.
+pub fn fix_of(v: &Verdict, code: &str) -> String {
+    one(v, code).fix.clone().unwrap_or_default()
+}
+
 pub fn has(v: &Verdict, code: &str) -> bool {
     v.findings.iter().any(|f| f.code == code)
 }
