@@ -67,19 +67,6 @@ fn assert_each_refused(cases: &[(String, &str)], errors: impl Fn(&str) -> Vec<St
     }
 }
 
-fn expect_error(text: &str, kind: ErrorKind, line: usize, column: usize) -> String {
-    let err = parse(text).expect_err("must not parse");
-    assert_eq!(err.kind(), Some(kind), "{err}");
-    assert_eq!(err.position(), Some((line, column)), "{err}");
-    let msg = err.to_string();
-    assert!(
-        msg.starts_with(&format!("test.toml:{line}:{column}: ")),
-        "message must start with file:line:col: {msg}"
-    );
-    assert!(msg.contains("\n  fix: "), "message must carry a fix: {msg}");
-    msg
-}
-
 #[test]
 fn samsung_870_evo_early_firmware_is_an_advisory_with_its_fix() {
     let db = db();
