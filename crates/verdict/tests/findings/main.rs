@@ -78,3 +78,19 @@ fn behind_megaraid(drive: &mut probe::Drive) {
     drive.controller_driver = Some("megaraid_sas".into());
     drive.controller_pci_class = Some("0x010400".into());
 }
+
+/// The stock NVMe machine with another drive in its slot: `model` on `firmware`.
+fn nvme_drive(model: &str, firmware: &str) -> probe::Facts {
+    nvme_with_drive(|d| {
+        d.model = Some(model.into());
+        d.firmware = Some(firmware.into());
+    })
+}
+
+/// The stock NVMe machine with a DRAM-less `model` in its slot that borrows host memory (HMB).
+fn nvme_hmb_drive(model: &str) -> probe::Facts {
+    nvme_with_drive(|d| {
+        d.model = Some(model.into());
+        d.hmb = Some(true);
+    })
+}
