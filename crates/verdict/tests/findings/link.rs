@@ -12,24 +12,43 @@ fn pcie_link(current: (f64, u32), max: (f64, u32)) -> PcieLink {
     }
 }
 
+/// The SATA controller's mode: AHCI is right; IDE and RAID mode are set in the UEFI/BIOS.
 #[test]
 fn nc401_ide_and_raid_mode_and_ahci() {
-    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC401", Severity::Ok, &["AHCI"]);
-    drive0(&mut facts).controller_mode = Some(ControllerMode::Ide);
-    drive0(&mut facts).controller_driver = Some("ata_piix".into());
-    drive0(&mut facts).controller_pci_class = Some("0x01018a".into());
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC401",
-        Severity::Warning,
-        &["IDE", "ata_piix", "AHCI in the UEFI/BIOS"],
-    );
-    drive0(&mut facts).controller_mode = Some(ControllerMode::Raid);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC401", Severity::Warning, &["RAID mode", "AHCI"]);
+    let in_legacy_mode = |mode| {
+        let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+        let d = drive0(&mut facts);
+        d.controller_mode = Some(mode);
+        d.controller_driver = Some("ata_piix".into());
+        d.controller_pci_class = Some("0x01018a".into());
+        facts
+    };
+    let cases = [
+        FindingCase {
+            name: "AHCI",
+            facts: sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016),
+            code: "NC401",
+            severity: Severity::Ok,
+            needles: &["AHCI"],
+        },
+        FindingCase {
+            name: "IDE mode",
+            facts: in_legacy_mode(ControllerMode::Ide),
+            code: "NC401",
+            severity: Severity::Warning,
+            needles: &["IDE", "ata_piix", "AHCI in the UEFI/BIOS"],
+        },
+        FindingCase {
+            name: "RAID mode",
+            facts: in_legacy_mode(ControllerMode::Raid),
+            code: "NC401",
+            severity: Severity::Warning,
+            needles: &["RAID mode", "AHCI"],
+        },
+    ];
+    for case in &cases {
+        case.check("geth");
+    }
 }
 
 #[test]

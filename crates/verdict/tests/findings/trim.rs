@@ -69,8 +69,8 @@ fn nc302_names_the_lowest_blocking_layer_only() {
 
 #[test]
 fn nc302_md_raid_and_raid_controller() {
-    let mut facts = nvme_machine();
-    facts.layers = vec![
+    let mut md_raid = nvme_machine();
+    md_raid.layers = vec![
         layer(
             "md0",
             LayerKind::Md,
@@ -81,25 +81,29 @@ fn nc302_md_raid_and_raid_controller() {
         ),
         layer("nvme0n1", LayerKind::Disk, None, 1, &[], 2_199_023_255_040),
     ];
-    facts.trim_effective = Some(false);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC302",
-        Severity::Warning,
-        &["md RAID", "raid5", "devices_handle_discard_safely=Y"],
-    );
-
-    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
-    drive0(&mut facts).trim_supported = Some(false);
-    behind_megaraid(drive0(&mut facts));
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC302",
-        Severity::Warning,
-        &["RAID controller", "megaraid_sas", "HBA"],
-    );
+    md_raid.trim_effective = Some(false);
+    let mut raid_card = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    drive0(&mut raid_card).trim_supported = Some(false);
+    behind_megaraid(drive0(&mut raid_card));
+    let cases = [
+        FindingCase {
+            name: "md RAID",
+            facts: md_raid,
+            code: "NC302",
+            severity: Severity::Warning,
+            needles: &["md RAID", "raid5", "devices_handle_discard_safely=Y"],
+        },
+        FindingCase {
+            name: "RAID controller",
+            facts: raid_card,
+            code: "NC302",
+            severity: Severity::Warning,
+            needles: &["RAID controller", "megaraid_sas", "HBA"],
+        },
+    ];
+    for case in &cases {
+        case.check("geth");
+    }
 }
 
 #[test]
