@@ -254,26 +254,6 @@ fn nc510_strictest_names_the_most_demanding_failing_client() {
         .all(|f| f.severity < Severity::Critical));
 }
 
-#[test]
-fn nc511_free_space() {
-    let mut facts = nvme_machine();
-    facts.mount.as_mut().expect("mount").free_bytes = Some(120 * GB);
-    let v = run_for(&facts, "nethermind");
-    assert_finding(
-        &v,
-        "NC511",
-        Severity::Warning,
-        &["120 GB free", "94% used", "Nethermind", "322 GB"],
-    );
-    facts.mount.as_mut().expect("mount").free_bytes = Some(1_500 * GB);
-    assert_finding(
-        &run_for(&facts, "nethermind"),
-        "NC511",
-        Severity::Ok,
-        &["1.5 TB free"],
-    );
-}
-
 fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
     verdict::judge::judge_node(
         facts,
@@ -359,8 +339,10 @@ fn nc509_unknown_consensus_client_is_said_and_not_counted() {
     assert_eq!(v.consensus_client, None);
 }
 
+/// Free space against Nethermind's need: plenty, short of it, and too little for a sync or
+/// prune to finish.
 #[test]
-fn nc511_is_critical_when_a_sync_or_prune_cannot_finish() {
+fn nc511_free_space_against_the_client() {
     let with_space = |total_gb: u64, free_gb: u64| {
         let mut facts = nvme_machine();
         let mount = facts.mount.as_mut().expect("mount");
@@ -369,6 +351,20 @@ fn nc511_is_critical_when_a_sync_or_prune_cannot_finish() {
         facts
     };
     let cases = [
+        FindingCase {
+            name: "a warning that names the client and its need",
+            facts: with_space(1_967, 120),
+            code: "NC511",
+            severity: Severity::Warning,
+            needles: &["120 GB free", "94% used", "Nethermind", "322 GB"],
+        },
+        FindingCase {
+            name: "plenty free",
+            facts: with_space(1_967, 1_500),
+            code: "NC511",
+            severity: Severity::Ok,
+            needles: &["1.5 TB free"],
+        },
         FindingCase {
             name: "96% used: more than a quarter of Nethermind's 322 GB is free, but the disk \
                    is full for a client running as its own user",
