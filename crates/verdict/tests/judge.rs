@@ -84,20 +84,10 @@ fn findings_are_sorted_by_severity_and_keep_check_order_within_one() {
     sorted.sort_by(|a, b| b.cmp(a));
     assert_eq!(severities, sorted, "{:?}", codes(&v));
     // Warnings in the order the checks ran: temperature (NC2xx) before TRIM (NC3xx).
-    let warnings: Vec<&str> = v
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Warning)
-        .map(|f| f.code.as_str())
-        .collect();
+    let warnings = codes_at(&v, Severity::Warning);
     assert_eq!(warnings, ["NC210", "NC303"], "{:?}", codes(&v));
     assert_eq!(v.findings[0].code, "NC510");
-    let oks: Vec<&str> = v
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Ok)
-        .map(|f| f.code.as_str())
-        .collect();
+    let oks = codes_at(&v, Severity::Ok);
     let mut in_check_order = oks.clone();
     in_check_order.sort();
     assert_eq!(oks, in_check_order);
@@ -293,27 +283,7 @@ fn snapshot_budget_qlc_on_luks() {
         h.thermal_throttle_t1_transitions = Some(212);
         h.percentage_used = Some(41);
     }
-    facts.stack = vec!["dm-0".into(), "nvme0n1p3".into(), "nvme0n1".into()];
-    facts.layers = vec![
-        layer(
-            "dm-0",
-            LayerKind::Crypt,
-            Some("luks-8c1d"),
-            0,
-            &["nvme0n1p3"],
-            0,
-        ),
-        layer(
-            "nvme0n1p3",
-            LayerKind::Partition,
-            Some("3"),
-            1,
-            &["nvme0n1"],
-            2_199_023_255_040,
-        ),
-        layer("nvme0n1", LayerKind::Disk, None, 2, &[], 2_199_023_255_040),
-    ];
-    facts.trim_effective = Some(false);
+    luks_without_discards(&mut facts, "luks-8c1d");
     facts.fstrim_timer = Some(false);
     let m = facts.mount.as_mut().expect("mount");
     m.source = "/dev/mapper/luks-8c1d".into();
@@ -346,17 +316,7 @@ fn snapshot_vps_virtio_in_docker() {
         ..probe::Drive::default()
     };
     facts.stack = vec!["vda1".into(), "vda".into()];
-    facts.layers = vec![
-        layer(
-            "vda1",
-            LayerKind::Partition,
-            Some("1"),
-            0,
-            &["vda"],
-            1 << 30,
-        ),
-        layer("vda", LayerKind::Disk, None, 1, &[], 1 << 30),
-    ];
+    facts.layers = partition_on_disk("vda1", "vda", 0, 1 << 30);
     facts.platform = probe::Platform {
         sys_vendor: Some("QEMU".into()),
         product_name: Some("Standard PC (Q35 + ICH9, 2009)".into()),

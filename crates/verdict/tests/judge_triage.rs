@@ -10,9 +10,10 @@ use judge_support::*;
 use verdict::judge::{judge, ClientChoice, Verdict};
 use verdict::{Grade, Severity};
 
-/// The verdict on a saved `smartctl -j` report in `dir`, as `nodecheck triage` gives it.
-fn triage_in(dir: &Path, file: &str) -> Verdict {
-    let path = dir.join(file);
+/// The verdict on a saved `smartctl -j` report in `dir` (relative to this crate), as
+/// `nodecheck triage` gives it.
+fn triage_in(dir: &str, file: &str) -> Verdict {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(file);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let report = probe::smartctl::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
     let facts = report.to_facts(file);
@@ -21,10 +22,7 @@ fn triage_in(dir: &Path, file: &str) -> Verdict {
 
 /// A report from the probe crate's captures.
 fn triage(file: &str) -> Verdict {
-    triage_in(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../probe/tests/data/smartctl"),
-        file,
-    )
+    triage_in("../probe/tests/data/smartctl", file)
 }
 
 #[test]
@@ -54,22 +52,27 @@ fn kingston_a400_is_a_budget_sata_drive() {
     assert_eq!(v.grade, Grade::Bad);
 }
 
+/// The verdict on a report of a listed data-center drive, checked good and classed by its
+/// entry.
+fn triage_listed_data_center(file: &str) -> Verdict {
+    let v = triage(file);
+    assert_eq!(v.grade, Grade::Good, "{file}: {:#?}", v.findings);
+    let entry = v.drives[0].entry.as_ref().expect("entry");
+    assert_eq!(entry.class, "data_center", "{file}");
+    v
+}
+
 #[test]
 fn intel_p4510_data_center_nvme_is_good() {
-    let v = triage("INTEL_SSDPE2KX080T8_1.json");
-    assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
+    let v = triage_listed_data_center("INTEL_SSDPE2KX080T8_1.json");
     let entry = v.drives[0].entry.as_ref().expect("entry");
-    assert_eq!(entry.class, "data_center");
     assert_eq!(entry.grade, Grade::Good);
     assert!(v.findings.iter().all(|f| f.severity <= Severity::Info));
 }
 
 #[test]
 fn samsung_pm883_data_center_sata_is_good() {
-    let v = triage("sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json");
-    assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
-    let entry = v.drives[0].entry.as_ref().expect("entry");
-    assert_eq!(entry.class, "data_center");
+    let v = triage_listed_data_center("sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json");
     // 1.92 TB is the 2 TB class every client accepts.
     assert_finding(&v, "NC510", Severity::Ok, &["1.9 TB"]);
 }
@@ -119,10 +122,7 @@ fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
 /// (crates/verdict/tests/data/smartctl): their part-number scheme classes them, and the list's
 /// data-center rule grades them good; never unknown.
 fn triage_unlisted(file: &str) -> Verdict {
-    triage_in(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/smartctl"),
-        file,
-    )
+    triage_in("tests/data/smartctl", file)
 }
 
 #[test]

@@ -37,70 +37,103 @@ fn minimal_file_parses() {
     );
 }
 
+/// A broken file fails with the error's kind at the line and column of the fault, in a message
+/// that starts with `file:line:column:`, says what is wrong and carries a fix.
 #[test]
-fn syntax_error_points_at_the_line_and_column() {
-    let text = MINIMAL.replace("family = \"980 PRO\"", "family = \"980 PRO");
-    // Column 18 is the end of the line, where the string should have been closed.
-    let msg = expect_error(&text, ErrorKind::Syntax, 11, 18);
-    assert!(msg.contains("TOML syntax"), "{msg}");
-}
-
-#[test]
-fn unknown_field_points_at_the_key_and_says_to_remove_it() {
-    let text = MINIMAL.replace("notes = \"n\"", "notes = \"n\"\ncolour = \"red\"");
-    let msg = expect_error(&text, ErrorKind::UnknownField, 16, 1);
-    assert!(msg.contains("colour"), "{msg}");
-    assert!(msg.contains("remove the key"), "{msg}");
-}
-
-#[test]
-fn unknown_enum_value_is_a_bad_value() {
-    let text = MINIMAL.replace("grade = \"good\"", "grade = \"great\"");
-    let msg = expect_error(&text, ErrorKind::BadValue, 14, 9);
-    assert!(msg.contains("great"), "{msg}");
-}
-
-#[test]
-fn bad_regex_points_at_the_pattern_and_quotes_the_reason() {
-    let text = MINIMAL.replace(
-        r"models = ['Samsung SSD 980 PRO \d+[GT]B']",
-        "models = ['Samsung SSD (980 PRO']",
-    );
-    let msg = expect_error(&text, ErrorKind::BadRegex, 17, 11);
-    assert!(msg.contains("unclosed group"), "{msg}");
-    assert!(msg.contains("Samsung SSD (980 PRO"), "{msg}");
-}
-
-#[test]
-fn bad_firmware_regex_points_at_the_firmware_pattern() {
-    let text = format!("{MINIMAL}[[drives.firmware]]\nid = \"x\"\nmatch = '3B2Q[GXA7'\nseverity = \"info\"\ntext = \"t\"\n");
-    expect_error(&text, ErrorKind::BadRegex, 21, 9);
-}
-
-#[test]
-fn duplicate_id_names_both_places() {
-    let second = MINIMAL
+fn load_errors_point_at_the_fault() {
+    struct Case {
+        name: &'static str,
+        text: String,
+        kind: ErrorKind,
+        at: (usize, usize),
+        says: &'static [&'static str],
+    }
+    let second_entry = MINIMAL
         .split_once("[[drives]]")
         .map(|(_, entry)| format!("\n[[drives]]{entry}"))
         .expect("template has an entry");
-    let text = format!("{MINIMAL}{second}");
-    let msg = expect_error(&text, ErrorKind::DuplicateId, 21, 6);
-    assert!(msg.contains("already used at line 9, column 6"), "{msg}");
-}
-
-#[test]
-fn duplicate_rule_id_within_an_entry_is_rejected() {
     let rule = "[[drives.advisories]]\nid = \"a\"\nseverity = \"info\"\ntext = \"t\"\n";
-    let text = format!("{MINIMAL}{rule}{rule}");
-    let msg = expect_error(&text, ErrorKind::DuplicateId, 24, 6);
-    assert!(msg.contains("already used at line 20, column 6"), "{msg}");
-}
-
-#[test]
-fn wrong_schema_version_is_rejected_with_its_position() {
-    let text = MINIMAL.replace("schema_version = 1", "schema_version = 2");
-    let msg = expect_error(&text, ErrorKind::SchemaVersion, 1, 18);
-    assert!(msg.contains("schema_version = 2"), "{msg}");
+    let cases = [
+        Case {
+            name: "syntax error",
+            text: MINIMAL.replace("family = \"980 PRO\"", "family = \"980 PRO"),
+            kind: ErrorKind::Syntax,
+            // Column 18 is the end of the line, where the string should have been closed.
+            at: (11, 18),
+            says: &["TOML syntax"],
+        },
+        Case {
+            name: "unknown field points at the key and says to remove it",
+            text: MINIMAL.replace("notes = \"n\"", "notes = \"n\"\ncolour = \"red\""),
+            kind: ErrorKind::UnknownField,
+            at: (16, 1),
+            says: &["colour", "remove the key"],
+        },
+        Case {
+            name: "unknown enum value",
+            text: MINIMAL.replace("grade = \"good\"", "grade = \"great\""),
+            kind: ErrorKind::BadValue,
+            at: (14, 9),
+            says: &["great"],
+        },
+        Case {
+            name: "bad regex quotes the pattern and the reason",
+            text: MINIMAL.replace(
+                r"models = ['Samsung SSD 980 PRO \d+[GT]B']",
+                "models = ['Samsung SSD (980 PRO']",
+            ),
+            kind: ErrorKind::BadRegex,
+            at: (17, 11),
+            says: &["unclosed group", "Samsung SSD (980 PRO"],
+        },
+        Case {
+            name: "bad firmware regex points at the firmware pattern",
+            text: format!("{MINIMAL}[[drives.firmware]]\nid = \"x\"\nmatch = '3B2Q[GXA7'\nseverity = \"info\"\ntext = \"t\"\n"),
+            kind: ErrorKind::BadRegex,
+            at: (21, 9),
+            says: &[],
+        },
+        Case {
+            name: "duplicate entry id names both places",
+            text: format!("{MINIMAL}{second_entry}"),
+            kind: ErrorKind::DuplicateId,
+            at: (21, 6),
+            says: &["already used at line 9, column 6"],
+        },
+        Case {
+            name: "duplicate rule id within an entry",
+            text: format!("{MINIMAL}{rule}{rule}"),
+            kind: ErrorKind::DuplicateId,
+            at: (24, 6),
+            says: &["already used at line 20, column 6"],
+        },
+        Case {
+            name: "wrong schema version",
+            text: MINIMAL.replace("schema_version = 1", "schema_version = 2"),
+            kind: ErrorKind::SchemaVersion,
+            at: (1, 18),
+            says: &["schema_version = 2"],
+        },
+    ];
+    for case in &cases {
+        let name = case.name;
+        let err = parse(&case.text).expect_err(name);
+        assert_eq!(err.kind(), Some(case.kind), "{name}: {err}");
+        assert_eq!(err.position(), Some(case.at), "{name}: {err}");
+        let msg = err.to_string();
+        let (line, column) = case.at;
+        assert!(
+            msg.starts_with(&format!("test.toml:{line}:{column}: ")),
+            "{name}: message must start with file:line:col: {msg}"
+        );
+        assert!(
+            msg.contains("\n  fix: "),
+            "{name}: message must carry a fix: {msg}"
+        );
+        for words in case.says {
+            assert!(msg.contains(words), "{name}: {msg}");
+        }
+    }
 }
 
 #[test]

@@ -56,17 +56,15 @@ fn parse(text: &str) -> Result<Database, DbError> {
     Database::parse(text, "test.toml")
 }
 
-fn expect_error(text: &str, kind: ErrorKind, line: usize, column: usize) -> String {
-    let err = parse(text).expect_err("must not parse");
-    assert_eq!(err.kind(), Some(kind), "{err}");
-    assert_eq!(err.position(), Some((line, column)), "{err}");
-    let msg = err.to_string();
-    assert!(
-        msg.starts_with(&format!("test.toml:{line}:{column}: ")),
-        "message must start with file:line:col: {msg}"
-    );
-    assert!(msg.contains("\n  fix: "), "message must carry a fix: {msg}");
-    msg
+/// Checks that each case's text is refused with an error that contains the case's words.
+fn assert_each_refused(cases: &[(String, &str)], errors: impl Fn(&str) -> Vec<String>) {
+    for (text, expected) in cases {
+        let found = errors(text);
+        assert!(
+            found.iter().any(|e| e.contains(expected)),
+            "expected `{expected}` in {found:#?}"
+        );
+    }
 }
 
 #[test]
@@ -140,13 +138,7 @@ fn consensus_clients_and_sizing_are_present_and_validated() {
             "below a client's recommended size",
         ),
     ];
-    for (text, expected) in cases {
-        let found = errors(&text);
-        assert!(
-            found.iter().any(|e| e.contains(expected)),
-            "expected `{expected}` in {found:#?}"
-        );
-    }
+    assert_each_refused(&cases, errors);
     let no_sizing = EMBEDDED_CLIENTS
         .split("[sizing]")
         .next()

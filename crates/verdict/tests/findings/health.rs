@@ -15,15 +15,105 @@ fn smartctl_sector_counts(reallocated: u64, pending: u64, uncorrectable: u64) ->
     }
 }
 
+/// Each NVMe SMART reading out of bounds on an otherwise healthy drive, and the finding it
+/// raises.
 #[test]
-fn nc200_healthy_drive() {
-    let v = run_for(&nvme_machine(), "geth");
-    assert_finding(
-        &v,
-        "NC200",
-        Severity::Ok,
-        &["3% of rated endurance", "8760 power-on hours"],
-    );
+fn nvme_smart_readings_raise_their_finding() {
+    let cases = [
+        FindingCase {
+            name: "healthy drive",
+            facts: nvme_machine(),
+            code: "NC200",
+            severity: Severity::Ok,
+            needles: &["3% of rated endurance", "8760 power-on hours"],
+        },
+        FindingCase {
+            name: "critical warning bits 0 and 3 are decoded",
+            facts: nvme_with_health(|h| h.critical_warning = Some(0b0000_1001)),
+            code: "NC202",
+            severity: Severity::Critical,
+            needles: &[
+                "0x09",
+                "bit 0: available spare below threshold",
+                "bit 3: media placed in read-only mode",
+            ],
+        },
+        FindingCase {
+            name: "critical warning temperature alone gets the cooling fix",
+            facts: nvme_with_health(|h| h.critical_warning = Some(0b10)),
+            code: "NC202",
+            severity: Severity::Critical,
+            needles: &["bit 1: temperature", "heatsink"],
+        },
+        FindingCase {
+            name: "spare below threshold",
+            facts: nvme_with_health(|h| h.available_spare_pct = Some(5)),
+            code: "NC203",
+            severity: Severity::Critical,
+            needles: &["5% spare", "threshold of 10%"],
+        },
+        FindingCase {
+            name: "wear past 80% warns",
+            facts: nvme_with_health(|h| h.percentage_used = Some(85)),
+            code: "NC204",
+            severity: Severity::Warning,
+            needles: &["85%", "30 TB written"],
+        },
+        FindingCase {
+            name: "wear past the rated endurance is critical",
+            facts: nvme_with_health(|h| h.percentage_used = Some(112)),
+            code: "NC204",
+            severity: Severity::Critical,
+            needles: &["112%"],
+        },
+        FindingCase {
+            name: "media errors",
+            facts: nvme_with_health(|h| h.media_errors = Some(3)),
+            code: "NC205",
+            severity: Severity::Warning,
+            needles: &["3 unrecovered"],
+        },
+        FindingCase {
+            name: "smartctl threshold bits from the past",
+            facts: nvme_with_health(|h| {
+                h.smartctl_status = vec![
+                    "attributes at or below threshold in the past".into(),
+                    "device error log has errors".into(),
+                ];
+            }),
+            code: "NC207",
+            severity: Severity::Info,
+            needles: &["in the past", "error log"],
+        },
+        FindingCase {
+            name: "smartctl threshold bit for now",
+            facts: nvme_with_health(|h| {
+                h.smartctl_status = vec!["prefail attributes at or below threshold now".into()];
+            }),
+            code: "NC207",
+            severity: Severity::Warning,
+            needles: &["threshold now"],
+        },
+        FindingCase {
+            name: "thermal throttling history",
+            facts: nvme_with_health(|h| {
+                h.thermal_throttle_t1_transitions = Some(14);
+                h.warning_temp_minutes = Some(120);
+            }),
+            code: "NC211",
+            severity: Severity::Warning,
+            needles: &["14 light", "120 minutes above the warning"],
+        },
+    ];
+    for case in &cases {
+        case.check("geth");
+    }
+}
+
+#[test]
+fn nc204_wear_below_80_percent_is_not_reported() {
+    let facts = nvme_with_health(|h| h.percentage_used = Some(79));
+    assert!(!has(&run_for(&facts, "geth"), "NC204"));
 }
 
 #[test]
@@ -40,66 +130,6 @@ fn nc201_smart_failing() {
     );
     assert!(!has(&v, "NC200"));
     assert_eq!(v.grade, Grade::Bad);
-}
-
-#[test]
-fn nc202_critical_warning_bits_are_decoded() {
-    let mut facts = nvme_machine();
-    health0(&mut facts).critical_warning = Some(0b0000_1001);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC202",
-        Severity::Critical,
-        &[
-            "0x09",
-            "bit 0: available spare below threshold",
-            "bit 3: media placed in read-only mode",
-        ],
-    );
-    // Temperature alone gets the cooling fix.
-    health0(&mut facts).critical_warning = Some(0b10);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC202",
-        Severity::Critical,
-        &["bit 1: temperature", "heatsink"],
-    );
-}
-
-#[test]
-fn nc203_spare_below_threshold() {
-    let mut facts = nvme_machine();
-    health0(&mut facts).available_spare_pct = Some(5);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC203",
-        Severity::Critical,
-        &["5% spare", "threshold of 10%"],
-    );
-}
-
-#[test]
-fn nc204_wear_warns_then_becomes_critical() {
-    let mut facts = nvme_machine();
-    health0(&mut facts).percentage_used = Some(85);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC204", Severity::Warning, &["85%", "30 TB written"]);
-    health0(&mut facts).percentage_used = Some(112);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC204", Severity::Critical, &["112%"]);
-    health0(&mut facts).percentage_used = Some(79);
-    assert!(!has(&run_for(&facts, "geth"), "NC204"));
-}
-
-#[test]
-fn nc205_media_errors() {
-    let mut facts = nvme_machine();
-    health0(&mut facts).media_errors = Some(3);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC205", Severity::Warning, &["3 unrecovered"]);
 }
 
 #[test]
@@ -163,65 +193,55 @@ fn nc208_mx500_attribute_197_alone_is_not_bad_sectors() {
     assert_finding(&v, "NC206", Severity::Critical, &["1 pending"]);
 }
 
-#[test]
-fn nc207_smartctl_threshold_bits() {
-    let mut facts = nvme_machine();
-    health0(&mut facts).smartctl_status = vec![
-        "attributes at or below threshold in the past".into(),
-        "device error log has errors".into(),
-    ];
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC207", Severity::Info, &["in the past", "error log"]);
-    health0(&mut facts).smartctl_status =
-        vec!["prefail attributes at or below threshold now".into()];
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC207", Severity::Warning, &["threshold now"]);
-}
-
+/// The drive's temperature against the 50 C a sync wants and the drive's own limit
+/// (WCTEMP 358 K = 85 C).
 #[test]
 fn nc210_temperature_ok_warm_and_over_the_drive_limit() {
-    let mut facts = nvme_machine();
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Ok, &["38 C"]);
-    drive0(&mut facts).temperature_c = Some(57.0);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC210",
-        Severity::Warning,
-        &["57 C", "below 50 C", "heatsink"],
-    );
-    assert_eq!(v.grade, Grade::Ugly);
-    // WCTEMP 358 K = 85 C.
-    drive0(&mut facts).temperature_c = Some(86.0);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Critical, &["86 C", "85 C"]);
-}
-
-#[test]
-fn nc210_a_temperature_just_under_the_limit_does_not_round_up_to_it() {
-    // 323 K from an NVMe SMART log (QEMU's default) is 49.85 C.
-    let mut facts = nvme_machine();
-    drive0(&mut facts).temperature_c = Some(49.85);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Ok, &["49.8 C", "below 50 C"]);
-    drive0(&mut facts).temperature_c = Some(49.4);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC210", Severity::Ok, &["49 C", "below 50 C"]);
-}
-
-#[test]
-fn nc211_thermal_throttling_history() {
-    let mut facts = nvme_machine();
-    health0(&mut facts).thermal_throttle_t1_transitions = Some(14);
-    health0(&mut facts).warning_temp_minutes = Some(120);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC211",
-        Severity::Warning,
-        &["14 light", "120 minutes above the warning"],
-    );
+    let at = |celsius| nvme_with_drive(|d| d.temperature_c = Some(celsius));
+    let cases = [
+        FindingCase {
+            name: "cool",
+            facts: nvme_machine(),
+            code: "NC210",
+            severity: Severity::Ok,
+            needles: &["38 C"],
+        },
+        FindingCase {
+            name: "warm",
+            facts: at(57.0),
+            code: "NC210",
+            severity: Severity::Warning,
+            needles: &["57 C", "below 50 C", "heatsink"],
+        },
+        FindingCase {
+            name: "over the drive's limit",
+            facts: at(86.0),
+            code: "NC210",
+            severity: Severity::Critical,
+            needles: &["86 C", "85 C"],
+        },
+        // 323 K from an NVMe SMART log (QEMU's default) is 49.85 C.
+        FindingCase {
+            name: "just under 50 C does not round up to it",
+            facts: at(49.85),
+            code: "NC210",
+            severity: Severity::Ok,
+            needles: &["49.8 C", "below 50 C"],
+        },
+        FindingCase {
+            name: "under 50 C by more than a rounding",
+            facts: at(49.4),
+            code: "NC210",
+            severity: Severity::Ok,
+            needles: &["49 C", "below 50 C"],
+        },
+    ];
+    for case in &cases {
+        let v = case.check("geth");
+        if case.severity == Severity::Warning {
+            assert_eq!(v.grade, Grade::Ugly, "{}", case.name);
+        }
+    }
 }
 
 #[test]
@@ -229,6 +249,6 @@ fn smart_fixes_name_the_device() {
     let mut facts = nvme_machine();
     health0(&mut facts).media_errors = Some(1);
     let v = run_for(&facts, "geth");
-    let fix = one(&v, "NC205").fix.clone().unwrap_or_default();
+    let fix = fix_of(&v, "NC205");
     assert!(fix.contains("sudo smartctl -x /dev/nvme0n1"), "{fix}");
 }

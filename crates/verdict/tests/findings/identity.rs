@@ -21,9 +21,7 @@ fn nc101_good_drive_from_the_database() {
 
 #[test]
 fn nc101_bad_drive_makes_the_verdict_bad() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).model = Some("CT1000P1SSD8".into());
-    drive0(&mut facts).firmware = Some("P3CR021".into());
+    let mut facts = nvme_drive("CT1000P1SSD8", "P3CR021");
     drive0(&mut facts).capacity_bytes = Some(1_000_204_886_016);
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC101");
@@ -36,9 +34,7 @@ fn nc101_bad_drive_makes_the_verdict_bad() {
 
 #[test]
 fn nc102_firmware_advisory_980_pro_3b2qgxa7() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).model = Some("Samsung SSD 980 PRO 2TB".into());
-    drive0(&mut facts).firmware = Some("3B2QGXA7".into());
+    let mut facts = nvme_drive("Samsung SSD 980 PRO 2TB", "3B2QGXA7");
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC102");
     assert_eq!(f.severity, Severity::Critical);
@@ -58,9 +54,7 @@ fn nc102_firmware_advisory_980_pro_3b2qgxa7() {
 
 #[test]
 fn nc103_unknown_model_says_what_is_known() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).model = Some("ACME FastDisk 9000 2TB".into());
-    drive0(&mut facts).hmb = Some(true);
+    let facts = nvme_hmb_drive("ACME FastDisk 9000 2TB");
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
@@ -124,13 +118,20 @@ fn nc105_hard_disk() {
     );
 }
 
-#[test]
-fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
-    let mut facts = sata_machine("NoSuchVendor SATA 2TB", 2_000_398_934_016);
+/// A 2 TB SATA `model` that reports no rotation rate while the kernel's queue flag calls it
+/// rotational.
+fn sata_flagged_rotational_by_the_kernel_only(model: &str) -> probe::Facts {
+    let mut facts = sata_machine(model, 2_000_398_934_016);
     let d = drive0(&mut facts);
     d.rotation_rate_rpm = None;
     d.queue_rotational = Some(true);
     d.rotational = Some(true);
+    facts
+}
+
+#[test]
+fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
+    let facts = sata_flagged_rotational_by_the_kernel_only("NoSuchVendor SATA 2TB");
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
@@ -143,11 +144,7 @@ fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
 
 #[test]
 fn nc105_not_for_a_known_ssd_the_kernel_marks_rotational() {
-    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
-    let d = drive0(&mut facts);
-    d.rotation_rate_rpm = None;
-    d.queue_rotational = Some(true);
-    d.rotational = Some(true);
+    let facts = sata_flagged_rotational_by_the_kernel_only("Samsung SSD 870 EVO 2TB");
     let v = run_for(&facts, "geth");
     assert!(!has(&v, "NC105"), "{:?}", codes(&v));
     assert_finding(
@@ -174,9 +171,7 @@ fn nc105_not_for_virtio_disks_that_claim_rotational() {
 
 #[test]
 fn nc106_dram_less_listed_drive_is_info() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).model = Some("Samsung SSD 980 1TB".into());
-    drive0(&mut facts).hmb = Some(true);
+    let facts = nvme_hmb_drive("Samsung SSD 980 1TB");
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
@@ -242,9 +237,7 @@ fn nc102_ebs_volume_needs_provisioned_iops() {
 
 #[test]
 fn nc102_capacity_rule_adata_s40g_4tb_is_qlc_and_bad_2tb_fine() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).model = Some("XPG SPECTRIX S40G".into());
-    drive0(&mut facts).firmware = Some("32B3T8EA".into());
+    let mut facts = nvme_drive("XPG SPECTRIX S40G", "32B3T8EA");
     drive0(&mut facts).capacity_bytes = Some(4_096_805_658_624);
     let v = run_for(&facts, "geth");
     let rule = all(&v, "NC102")
@@ -280,9 +273,7 @@ fn nc102_capacity_rule_adata_s40g_4tb_is_qlc_and_bad_2tb_fine() {
 
 #[test]
 fn nc102_990_pro_before_1b2qjxd7() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).model = Some("Samsung SSD 990 PRO 2TB".into());
-    drive0(&mut facts).firmware = Some("0B2QJXD7".into());
+    let mut facts = nvme_drive("Samsung SSD 990 PRO 2TB", "0B2QJXD7");
     let v = run_for(&facts, "geth");
     assert_finding(&v, "NC102", Severity::Critical, &["0B2QJXD7", "1B2QJXD7"]);
     drive0(&mut facts).firmware = Some("4B2QJXD7".into());

@@ -12,24 +12,43 @@ fn pcie_link(current: (f64, u32), max: (f64, u32)) -> PcieLink {
     }
 }
 
+/// The SATA controller's mode: AHCI is right; IDE and RAID mode are set in the UEFI/BIOS.
 #[test]
 fn nc401_ide_and_raid_mode_and_ahci() {
-    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC401", Severity::Ok, &["AHCI"]);
-    drive0(&mut facts).controller_mode = Some(ControllerMode::Ide);
-    drive0(&mut facts).controller_driver = Some("ata_piix".into());
-    drive0(&mut facts).controller_pci_class = Some("0x01018a".into());
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC401",
-        Severity::Warning,
-        &["IDE", "ata_piix", "AHCI in the UEFI/BIOS"],
-    );
-    drive0(&mut facts).controller_mode = Some(ControllerMode::Raid);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC401", Severity::Warning, &["RAID mode", "AHCI"]);
+    let in_legacy_mode = |mode| {
+        let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+        let d = drive0(&mut facts);
+        d.controller_mode = Some(mode);
+        d.controller_driver = Some("ata_piix".into());
+        d.controller_pci_class = Some("0x01018a".into());
+        facts
+    };
+    let cases = [
+        FindingCase {
+            name: "AHCI",
+            facts: sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016),
+            code: "NC401",
+            severity: Severity::Ok,
+            needles: &["AHCI"],
+        },
+        FindingCase {
+            name: "IDE mode",
+            facts: in_legacy_mode(ControllerMode::Ide),
+            code: "NC401",
+            severity: Severity::Warning,
+            needles: &["IDE", "ata_piix", "AHCI in the UEFI/BIOS"],
+        },
+        FindingCase {
+            name: "RAID mode",
+            facts: in_legacy_mode(ControllerMode::Raid),
+            code: "NC401",
+            severity: Severity::Warning,
+            needles: &["RAID mode", "AHCI"],
+        },
+    ];
+    for case in &cases {
+        case.check("geth");
+    }
 }
 
 #[test]
@@ -37,9 +56,7 @@ fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode
     let mut facts = sata_machine("QEMU HARDDISK", 1 << 30);
     let drive = drive0(&mut facts);
     drive.interface = Some(Interface::Unknown);
-    drive.controller_mode = Some(ControllerMode::Raid);
-    drive.controller_driver = Some("megaraid_sas".into());
-    drive.controller_pci_class = Some("0x010400".into());
+    behind_megaraid(drive);
     drive.ata = None;
     let v = run_for(&facts, "geth");
     assert_finding(
@@ -67,21 +84,6 @@ fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode
 }
 
 #[test]
-fn nc402_pcie_link_below_maximum() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).pcie_link = Some(pcie_link((8.0, 2), (16.0, 4)));
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC402",
-        Severity::Warning,
-        &["8.0 GT/s x2 of 16.0 GT/s x4", "lanes"],
-    );
-    let v = run_for(&nvme_machine(), "geth");
-    assert_finding(&v, "NC402", Severity::Ok, &["8.0 GT/s x4"]);
-}
-
-#[test]
 fn nc403_sata_link_below_maximum() {
     let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
     drive0(&mut facts).sata_link_gbps = Some(3.0);
@@ -97,20 +99,7 @@ fn nc403_sata_link_below_maximum() {
 #[test]
 fn nc404_usb_attachment() {
     let mut facts = nvme_machine();
-    let d = drive0(&mut facts);
-    d.name = "sda".into();
-    d.interface = Some(Interface::Usb);
-    d.model = Some("PSSD T7".into());
-    d.nvme = None;
-    d.pcie_link = None;
-    d.usb = Some(UsbDetails {
-        driver: Some("uas".into()),
-        vendor_id: Some("04e8".into()),
-        product_id: Some("4001".into()),
-        manufacturer: Some("Samsung".into()),
-        product: Some("PSSD T7".into()),
-        speed_mbps: Some(10000),
-    });
+    samsung_over_usb(&mut facts, "sda", "PSSD T7", "4001", 10000);
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,
@@ -124,22 +113,42 @@ fn nc404_usb_attachment() {
     assert_finding(&v, "NC404", Severity::Critical, &["480 Mb/s", "USB 2"]);
 }
 
+/// The PCIe link against the slot's and the drive's best: full speed is fine, an older
+/// generation at full width costs little, lost lanes or a link far below its generation cost more.
 #[test]
-fn nc402_older_generation_at_full_width_is_info() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).pcie_link = Some(pcie_link((8.0, 4), (16.0, 4)));
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC402",
-        Severity::Info,
-        &["8.0 GT/s x4 of 16.0 GT/s x4"],
-    );
-    drive0(&mut facts).pcie_link = Some(pcie_link((2.5, 4), (8.0, 4)));
-    assert_finding(
-        &run_for(&facts, "geth"),
-        "NC402",
-        Severity::Warning,
-        &["2.5 GT/s x4 of 8.0 GT/s x4"],
-    );
+fn nc402_pcie_link_against_its_maximum() {
+    let with_link = |current, max| nvme_with_drive(|d| d.pcie_link = Some(pcie_link(current, max)));
+    let cases = [
+        FindingCase {
+            name: "full link",
+            facts: nvme_machine(),
+            code: "NC402",
+            severity: Severity::Ok,
+            needles: &["8.0 GT/s x4"],
+        },
+        FindingCase {
+            name: "half the lanes of an older generation",
+            facts: with_link((8.0, 2), (16.0, 4)),
+            code: "NC402",
+            severity: Severity::Warning,
+            needles: &["8.0 GT/s x2 of 16.0 GT/s x4", "lanes"],
+        },
+        FindingCase {
+            name: "one generation down at full width",
+            facts: with_link((8.0, 4), (16.0, 4)),
+            code: "NC402",
+            severity: Severity::Info,
+            needles: &["8.0 GT/s x4 of 16.0 GT/s x4"],
+        },
+        FindingCase {
+            name: "two generations down at full width",
+            facts: with_link((2.5, 4), (8.0, 4)),
+            code: "NC402",
+            severity: Severity::Warning,
+            needles: &["2.5 GT/s x4 of 8.0 GT/s x4"],
+        },
+    ];
+    for case in &cases {
+        case.check("geth");
+    }
 }

@@ -44,10 +44,7 @@ fn nc501_atime_edits_the_users_own_fstab_line() {
         number: 3,
         text: "LABEL=chain\t/var/lib/ethereum\txfs\tstrictatime,nofail".into(),
     };
-    let fix = one(&run_for(&facts, "geth"), "NC501")
-        .fix
-        .clone()
-        .unwrap_or_default();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
     assert!(
         fix.contains("`LABEL=chain /var/lib/ethereum xfs noatime,nofail`"),
         "{fix}"
@@ -62,10 +59,7 @@ fn nc501_without_an_fstab_line_names_the_mount_unit() {
     m.mount_options = vec!["rw".into(), "relatime".into()];
     m.mount_point = "/mnt/eth data".into();
     m.fstab = FstabEntry::NoLine;
-    let fix = one(&run_for(&facts, "geth"), "NC501")
-        .fix
-        .clone()
-        .unwrap_or_default();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
     assert!(
         fix.contains("/etc/fstab has no line for /mnt/eth data"),
         "{fix}"
@@ -77,10 +71,7 @@ fn nc501_without_an_fstab_line_names_the_mount_unit() {
     assert!(fix.contains("remount,noatime '/mnt/eth data'"), "{fix}");
 
     facts.mount.as_mut().expect("mount").fstab = FstabEntry::Unreadable;
-    let fix = one(&run_for(&facts, "geth"), "NC501")
-        .fix
-        .clone()
-        .unwrap_or_default();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
     assert!(fix.contains("/etc/fstab could not be read"), "{fix}");
     assert!(!fix.contains(" 0 2"), "no invented fstab line: {fix}");
 }
@@ -263,26 +254,6 @@ fn nc510_strictest_names_the_most_demanding_failing_client() {
         .all(|f| f.severity < Severity::Critical));
 }
 
-#[test]
-fn nc511_free_space() {
-    let mut facts = nvme_machine();
-    facts.mount.as_mut().expect("mount").free_bytes = Some(120 * GB);
-    let v = run_for(&facts, "nethermind");
-    assert_finding(
-        &v,
-        "NC511",
-        Severity::Warning,
-        &["120 GB free", "94% used", "Nethermind", "322 GB"],
-    );
-    facts.mount.as_mut().expect("mount").free_bytes = Some(1_500 * GB);
-    assert_finding(
-        &run_for(&facts, "nethermind"),
-        "NC511",
-        Severity::Ok,
-        &["1.5 TB free"],
-    );
-}
-
 fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
     verdict::judge::judge_node(
         facts,
@@ -368,42 +339,59 @@ fn nc509_unknown_consensus_client_is_said_and_not_counted() {
     assert_eq!(v.consensus_client, None);
 }
 
+/// Free space against Nethermind's need: plenty, short of it, and too little for a sync or
+/// prune to finish.
 #[test]
-fn nc511_is_critical_when_a_sync_or_prune_cannot_finish() {
-    let mut facts = nvme_machine();
-    let mount = facts.mount.as_mut().expect("mount");
-    // 96 % used: more than a quarter of Nethermind's 322 GB is free, but the disk is full for
-    // a client running as its own user.
-    mount.total_bytes = Some(2_000 * GB);
-    mount.free_bytes = Some(90 * GB);
-    let v = run_for(&facts, "nethermind");
-    assert_finding(
-        &v,
-        "NC511",
-        Severity::Critical,
-        &["90 GB free", "96% used", "Too little free space"],
-    );
-    assert_eq!(v.grade, Grade::Bad);
-
-    // Under a quarter of Nethermind's 322 GB left, on a volume far from full (70 %).
-    let mount = facts.mount.as_mut().expect("mount");
-    mount.total_bytes = Some(233 * GB);
-    mount.free_bytes = Some(70 * GB);
-    assert_finding(
-        &run_for(&facts, "nethermind"),
-        "NC511",
-        Severity::Critical,
-        &["70 GB free"],
-    );
-
-    // Below the need but able to finish: a warning.
-    let mount = facts.mount.as_mut().expect("mount");
-    mount.total_bytes = Some(2_000 * GB);
-    mount.free_bytes = Some(200 * GB);
-    assert_finding(
-        &run_for(&facts, "nethermind"),
-        "NC511",
-        Severity::Warning,
-        &["200 GB free", "Little free space"],
-    );
+fn nc511_free_space_against_the_client() {
+    let with_space = |total_gb: u64, free_gb: u64| {
+        let mut facts = nvme_machine();
+        let mount = facts.mount.as_mut().expect("mount");
+        mount.total_bytes = Some(total_gb * GB);
+        mount.free_bytes = Some(free_gb * GB);
+        facts
+    };
+    let cases = [
+        FindingCase {
+            name: "a warning that names the client and its need",
+            facts: with_space(1_967, 120),
+            code: "NC511",
+            severity: Severity::Warning,
+            needles: &["120 GB free", "94% used", "Nethermind", "322 GB"],
+        },
+        FindingCase {
+            name: "plenty free",
+            facts: with_space(1_967, 1_500),
+            code: "NC511",
+            severity: Severity::Ok,
+            needles: &["1.5 TB free"],
+        },
+        FindingCase {
+            name: "96% used: more than a quarter of Nethermind's 322 GB is free, but the disk \
+                   is full for a client running as its own user",
+            facts: with_space(2_000, 90),
+            code: "NC511",
+            severity: Severity::Critical,
+            needles: &["90 GB free", "96% used", "Too little free space"],
+        },
+        FindingCase {
+            name: "under a quarter of Nethermind's 322 GB left, on a volume far from full (70%)",
+            facts: with_space(233, 70),
+            code: "NC511",
+            severity: Severity::Critical,
+            needles: &["70 GB free"],
+        },
+        FindingCase {
+            name: "below the need but able to finish: a warning",
+            facts: with_space(2_000, 200),
+            code: "NC511",
+            severity: Severity::Warning,
+            needles: &["200 GB free", "Little free space"],
+        },
+    ];
+    for case in &cases {
+        let v = case.check("nethermind");
+        if case.severity == Severity::Critical {
+            assert_eq!(v.grade, Grade::Bad, "{}", case.name);
+        }
+    }
 }

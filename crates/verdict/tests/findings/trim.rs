@@ -26,27 +26,7 @@ fn nc301_drive_without_trim() {
 #[test]
 fn nc302_dm_crypt_without_allow_discards_gets_the_exact_command() {
     let mut facts = nvme_machine();
-    facts.stack = vec!["dm-0".into(), "nvme0n1p3".into(), "nvme0n1".into()];
-    facts.layers = vec![
-        layer(
-            "dm-0",
-            LayerKind::Crypt,
-            Some("luks-3f2a"),
-            0,
-            &["nvme0n1p3"],
-            0,
-        ),
-        layer(
-            "nvme0n1p3",
-            LayerKind::Partition,
-            Some("3"),
-            1,
-            &["nvme0n1"],
-            2_199_023_255_040,
-        ),
-        layer("nvme0n1", LayerKind::Disk, None, 2, &[], 2_199_023_255_040),
-    ];
-    facts.trim_effective = Some(false);
+    luks_without_discards(&mut facts, "luks-3f2a");
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC302");
     assert_eq!(f.severity, Severity::Warning);
@@ -74,16 +54,13 @@ fn nc302_names_the_lowest_blocking_layer_only() {
             &["nvme0n1p2"],
             0,
         ),
-        layer(
-            "nvme0n1p2",
-            LayerKind::Partition,
-            Some("2"),
-            2,
-            &["nvme0n1"],
-            2_199_023_255_040,
-        ),
-        layer("nvme0n1", LayerKind::Disk, None, 3, &[], 2_199_023_255_040),
     ];
+    facts.layers.extend(partition_on_disk(
+        "nvme0n1p2",
+        "nvme0n1",
+        2,
+        2_199_023_255_040,
+    ));
     facts.trim_effective = Some(false);
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC302");
@@ -92,8 +69,8 @@ fn nc302_names_the_lowest_blocking_layer_only() {
 
 #[test]
 fn nc302_md_raid_and_raid_controller() {
-    let mut facts = nvme_machine();
-    facts.layers = vec![
+    let mut md_raid = nvme_machine();
+    md_raid.layers = vec![
         layer(
             "md0",
             LayerKind::Md,
@@ -104,27 +81,29 @@ fn nc302_md_raid_and_raid_controller() {
         ),
         layer("nvme0n1", LayerKind::Disk, None, 1, &[], 2_199_023_255_040),
     ];
-    facts.trim_effective = Some(false);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC302",
-        Severity::Warning,
-        &["md RAID", "raid5", "devices_handle_discard_safely=Y"],
-    );
-
-    let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
-    drive0(&mut facts).trim_supported = Some(false);
-    drive0(&mut facts).controller_mode = Some(ControllerMode::Raid);
-    drive0(&mut facts).controller_driver = Some("megaraid_sas".into());
-    drive0(&mut facts).controller_pci_class = Some("0x010400".into());
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
-        "NC302",
-        Severity::Warning,
-        &["RAID controller", "megaraid_sas", "HBA"],
-    );
+    md_raid.trim_effective = Some(false);
+    let mut raid_card = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
+    drive0(&mut raid_card).trim_supported = Some(false);
+    behind_megaraid(drive0(&mut raid_card));
+    let cases = [
+        FindingCase {
+            name: "md RAID",
+            facts: md_raid,
+            code: "NC302",
+            severity: Severity::Warning,
+            needles: &["md RAID", "raid5", "devices_handle_discard_safely=Y"],
+        },
+        FindingCase {
+            name: "RAID controller",
+            facts: raid_card,
+            code: "NC302",
+            severity: Severity::Warning,
+            needles: &["RAID controller", "megaraid_sas", "HBA"],
+        },
+    ];
+    for case in &cases {
+        case.check("geth");
+    }
 }
 
 #[test]
@@ -155,21 +134,8 @@ fn nc303_no_periodic_trim() {
 #[test]
 fn nc301_usb_bridge_gets_the_udev_unmap_rule() {
     let mut facts = nvme_machine();
-    let d = drive0(&mut facts);
-    d.name = "sdb".into();
-    d.interface = Some(Interface::Usb);
-    d.model = Some("Portable SSD T5".into());
-    d.trim_supported = Some(false);
-    d.nvme = None;
-    d.pcie_link = None;
-    d.usb = Some(UsbDetails {
-        driver: Some("uas".into()),
-        vendor_id: Some("04e8".into()),
-        product_id: Some("61f5".into()),
-        manufacturer: Some("Samsung".into()),
-        product: Some("Portable SSD T5".into()),
-        speed_mbps: Some(5000),
-    });
+    samsung_over_usb(&mut facts, "sdb", "Portable SSD T5", "61f5", 5000).trim_supported =
+        Some(false);
     let v = run_for(&facts, "geth");
     assert_finding(
         &v,

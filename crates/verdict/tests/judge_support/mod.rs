@@ -116,17 +116,7 @@ pub fn nvme_machine() -> Facts {
             network: None,
         }),
         stack: vec!["nvme0n1p2".into(), "nvme0n1".into()],
-        layers: vec![
-            layer(
-                "nvme0n1p2",
-                LayerKind::Partition,
-                Some("2"),
-                0,
-                &["nvme0n1"],
-                2_199_023_255_040,
-            ),
-            layer("nvme0n1", LayerKind::Disk, None, 1, &[], 2_199_023_255_040),
-        ],
+        layers: partition_on_disk("nvme0n1p2", "nvme0n1", 0, 2_199_023_255_040),
         trim_effective: Some(true),
         drives: vec![drive],
         platform: Platform {
@@ -172,23 +162,66 @@ pub fn sata_machine(model: &str, capacity: u64) -> Facts {
     };
     facts.drives = vec![drive];
     facts.stack = vec!["sda1".into(), "sda".into()];
-    facts.layers = vec![
-        layer(
-            "sda1",
-            LayerKind::Partition,
-            Some("1"),
-            0,
-            &["sda"],
-            2_147_450_880,
-        ),
-        layer("sda", LayerKind::Disk, None, 1, &[], 2_147_450_880),
-    ];
+    facts.layers = partition_on_disk("sda1", "sda", 0, 2_147_450_880);
     if let Some(m) = facts.mount.as_mut() {
         m.source = "/dev/sda1".into();
         m.total_bytes = Some(capacity - capacity / 50);
         m.free_bytes = Some(capacity / 2);
     }
     facts
+}
+
+/// Puts `facts`' data on a LUKS mapping of the NVMe drive's third partition, opened without
+/// `--allow-discards`: TRIM stops at the crypt layer.
+pub fn luks_without_discards(facts: &mut Facts, mapping: &str) {
+    facts.stack = vec!["dm-0".into(), "nvme0n1p3".into(), "nvme0n1".into()];
+    facts.layers = vec![layer(
+        "dm-0",
+        LayerKind::Crypt,
+        Some(mapping),
+        0,
+        &["nvme0n1p3"],
+        0,
+    )];
+    facts.layers.extend(partition_on_disk(
+        "nvme0n1p3",
+        "nvme0n1",
+        1,
+        2_199_023_255_040,
+    ));
+    facts.trim_effective = Some(false);
+}
+
+/// A partition `depth` layers below the mount and the whole disk under it, both passing
+/// discards of up to `discard_max_bytes`. The partition's number is the digits its name ends
+/// in (`nvme0n1p2` is 2, `sda1` is 1).
+pub fn partition_on_disk(
+    partition: &str,
+    disk: &str,
+    depth: u32,
+    discard_max_bytes: u64,
+) -> Vec<Layer> {
+    let number = &partition[partition
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .len()..];
+    vec![
+        layer(
+            partition,
+            LayerKind::Partition,
+            Some(number),
+            depth,
+            &[disk],
+            discard_max_bytes,
+        ),
+        layer(
+            disk,
+            LayerKind::Disk,
+            None,
+            depth + 1,
+            &[],
+            discard_max_bytes,
+        ),
+    ]
 }
 
 pub fn layer(
@@ -296,6 +329,15 @@ pub fn codes(v: &Verdict) -> Vec<&str> {
     v.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
+/// The codes of the findings at one severity, in the verdict's order.
+pub fn codes_at(v: &Verdict, severity: Severity) -> Vec<&str> {
+    v.findings
+        .iter()
+        .filter(|f| f.severity == severity)
+        .map(|f| f.code.as_str())
+        .collect()
+}
+
 /// The findings with a code, failing with the verdict's codes when there is none.
 pub fn all<'a>(v: &'a Verdict, code: &str) -> Vec<&'a Finding> {
     let found: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
@@ -310,13 +352,25 @@ pub fn one<'a>(v: &'a Verdict, code: &str) -> &'a Finding {
     found[0]
 }
 
+/// The fix of the one finding with a code, empty when it has none.
+pub fn fix_of(v: &Verdict, code: &str) -> String {
+    one(v, code).fix.clone().unwrap_or_default()
+}
+
 pub fn has(v: &Verdict, code: &str) -> bool {
     v.findings.iter().any(|f| f.code == code)
 }
 
 pub fn assert_finding(v: &Verdict, code: &str, severity: Severity, needles: &[&str]) {
-    let f = one(v, code);
-    assert_eq!(f.severity, severity, "{f:#?}");
+    assert_case(code, v, code, severity, needles);
+}
+
+/// [`assert_finding`] for one case of a table: every failure names the case.
+pub fn assert_case(case: &str, v: &Verdict, code: &str, severity: Severity, needles: &[&str]) {
+    let found: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
+    assert_eq!(found.len(), 1, "{case}: {code} not once in {:?}", codes(v));
+    let f = found[0];
+    assert_eq!(f.severity, severity, "{case}: {f:#?}");
     let text = format!(
         "{} {} {}",
         f.title,
@@ -324,6 +378,26 @@ pub fn assert_finding(v: &Verdict, code: &str, severity: Severity, needles: &[&s
         f.fix.as_deref().unwrap_or("")
     );
     for needle in needles {
-        assert!(text.contains(needle), "{code}: {needle:?} not in {text:?}");
+        assert!(text.contains(needle), "{case}: {needle:?} not in {text:?}");
+    }
+}
+
+/// One row of a table-driven finding test: a machine bent to the case and the finding its
+/// verdict must hold.
+pub struct FindingCase {
+    pub name: &'static str,
+    pub facts: Facts,
+    pub code: &'static str,
+    pub severity: Severity,
+    pub needles: &'static [&'static str],
+}
+
+impl FindingCase {
+    /// Judges the case's machine for `client` and checks its finding; returns the verdict for
+    /// what a case checks beyond it.
+    pub fn check(&self, client: &str) -> Verdict {
+        let v = run_for(&self.facts, client);
+        assert_case(self.name, &v, self.code, self.severity, self.needles);
+        v
     }
 }
