@@ -175,29 +175,20 @@ mod tests {
             device: None,
             driver: Some(driver.into()),
         };
-        assert_eq!(
-            function(0x010601, "ahci").controller_mode(),
-            ControllerMode::Ahci
-        );
-        assert_eq!(
-            function(0x01018f, "ata_piix").controller_mode(),
-            ControllerMode::Ide
-        );
-        assert_eq!(
-            function(0x010400, "ahci").controller_mode(),
-            ControllerMode::Raid
-        );
-        assert_eq!(
-            function(0x010700, "mpt3sas").controller_mode(),
-            ControllerMode::Sas
-        );
-        assert_eq!(
-            function(0x010400, "vmd").controller_mode(),
-            ControllerMode::Vmd
-        );
-        assert_eq!(
-            function(0x010802, "nvme").controller_mode(),
-            ControllerMode::Unknown
-        );
+        let cases = [
+            (0x010601, "ahci", ControllerMode::Ahci),
+            (0x01018f, "ata_piix", ControllerMode::Ide),
+            (0x010400, "ahci", ControllerMode::Raid),
+            (0x010700, "mpt3sas", ControllerMode::Sas),
+            (0x010400, "vmd", ControllerMode::Vmd),
+            (0x010802, "nvme", ControllerMode::Unknown),
+        ];
+        for (class, driver, mode) in cases {
+            assert_eq!(
+                function(class, driver).controller_mode(),
+                mode,
+                "class {class:#08x}, driver {driver}"
+            );
+        }
     }
 }
