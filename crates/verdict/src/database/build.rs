@@ -37,32 +37,55 @@ pub(crate) fn database(
     for s in file.sources {
         sources.push(ctx.source(s, &mut ids)?);
     }
-    let benchmarks = ctx.with_unique_ids(file.benchmarks, &mut ids, "benchmark", |b| &b.id, |b| {
-        Ok(Benchmark {
-            id: b.id.into_inner(),
-            description: b.description,
-            command: b.command,
-        })
-    })?;
-    let remarks = ctx.with_unique_ids(file.remarks, &mut ids, "remark", |r| &r.id, |r| {
-        Ok(Remark {
-            id: r.id.into_inner(),
-            topic: r.topic,
-            text: r.text,
-            sources: r.sources,
-        })
-    })?;
-    let generic = ctx.with_unique_ids(file.generic, &mut ids, "generic rule", |g| &g.id, |g| {
-        Ok(GenericRule {
-            id: g.id.into_inner(),
-            when: g.when,
-            grade: g.grade,
-            notes: g.notes,
-            sources: g.sources,
-        })
-    })?;
-    let drives =
-        ctx.with_unique_ids(file.drives, &mut ids, "drive entry", |d| &d.id, |d| ctx.drive(d))?;
+    let benchmarks = ctx.with_unique_ids(
+        file.benchmarks,
+        &mut ids,
+        "benchmark",
+        |b| &b.id,
+        |b| {
+            Ok(Benchmark {
+                id: b.id.into_inner(),
+                description: b.description,
+                command: b.command,
+            })
+        },
+    )?;
+    let remarks = ctx.with_unique_ids(
+        file.remarks,
+        &mut ids,
+        "remark",
+        |r| &r.id,
+        |r| {
+            Ok(Remark {
+                id: r.id.into_inner(),
+                topic: r.topic,
+                text: r.text,
+                sources: r.sources,
+            })
+        },
+    )?;
+    let generic = ctx.with_unique_ids(
+        file.generic,
+        &mut ids,
+        "generic rule",
+        |g| &g.id,
+        |g| {
+            Ok(GenericRule {
+                id: g.id.into_inner(),
+                when: g.when,
+                grade: g.grade,
+                notes: g.notes,
+                sources: g.sources,
+            })
+        },
+    )?;
+    let drives = ctx.with_unique_ids(
+        file.drives,
+        &mut ids,
+        "drive entry",
+        |d| &d.id,
+        |d| ctx.drive(d),
+    )?;
 
     let ClientCatalog {
         clients,
@@ -333,54 +356,76 @@ impl Ctx<'_> {
         }
 
         let mut rule_ids = IdSet::default();
-        let firmware = self.with_unique_ids(d.firmware, &mut rule_ids, "rule", |f| &f.id, |f| {
-            let regex = self.regex(&f.pattern, "firmware pattern")?;
-            Ok(FirmwareRule {
-                id: f.id.into_inner(),
-                pattern: f.pattern.into_inner(),
-                regex,
-                grade: f.grade,
-                severity: f.severity,
-                text: f.text,
-                fix: f.fix,
-            })
-        })?;
-        let capacity = self.with_unique_ids(d.capacity, &mut rule_ids, "rule", |c| &c.id, |c| {
-            if let (Some(min), Some(max)) = (c.min_bytes, c.max_bytes) {
-                if min > max {
-                    return Err(self.err(
-                        ErrorKind::BadValue,
-                        c.id.span().start,
-                        format!(
-                            "capacity rule `{}`: min_bytes {min} > max_bytes {max}",
-                            c.id.get_ref()
-                        ),
-                        "swap min_bytes and max_bytes",
-                    ));
+        let firmware = self.with_unique_ids(
+            d.firmware,
+            &mut rule_ids,
+            "rule",
+            |f| &f.id,
+            |f| {
+                let regex = self.regex(&f.pattern, "firmware pattern")?;
+                Ok(FirmwareRule {
+                    id: f.id.into_inner(),
+                    pattern: f.pattern.into_inner(),
+                    regex,
+                    grade: f.grade,
+                    severity: f.severity,
+                    text: f.text,
+                    fix: f.fix,
+                })
+            },
+        )?;
+        let capacity = self.with_unique_ids(
+            d.capacity,
+            &mut rule_ids,
+            "rule",
+            |c| &c.id,
+            |c| {
+                if let (Some(min), Some(max)) = (c.min_bytes, c.max_bytes) {
+                    if min > max {
+                        return Err(self.err(
+                            ErrorKind::BadValue,
+                            c.id.span().start,
+                            format!(
+                                "capacity rule `{}`: min_bytes {min} > max_bytes {max}",
+                                c.id.get_ref()
+                            ),
+                            "swap min_bytes and max_bytes",
+                        ));
+                    }
                 }
-            }
-            Ok(CapacityRule {
-                id: c.id.into_inner(),
-                min_bytes: c.min_bytes,
-                max_bytes: c.max_bytes,
-                grade: c.grade,
-                nand: c.nand,
-                dram: c.dram,
-                severity: c.severity,
-                text: c.text,
-                fix: c.fix,
-            })
-        })?;
-        let advisories = self.with_unique_ids(d.advisories, &mut rule_ids, "rule", |a| &a.id, |a| {
-            Ok(AdvisoryRule {
-                id: a.id.into_inner(),
-                severity: a.severity,
-                text: a.text,
-                fix: a.fix,
-            })
-        })?;
-        let smart_attributes =
-            self.with_unique_ids(d.smart_attributes, &mut rule_ids, "rule", |q| &q.id, |q| {
+                Ok(CapacityRule {
+                    id: c.id.into_inner(),
+                    min_bytes: c.min_bytes,
+                    max_bytes: c.max_bytes,
+                    grade: c.grade,
+                    nand: c.nand,
+                    dram: c.dram,
+                    severity: c.severity,
+                    text: c.text,
+                    fix: c.fix,
+                })
+            },
+        )?;
+        let advisories = self.with_unique_ids(
+            d.advisories,
+            &mut rule_ids,
+            "rule",
+            |a| &a.id,
+            |a| {
+                Ok(AdvisoryRule {
+                    id: a.id.into_inner(),
+                    severity: a.severity,
+                    text: a.text,
+                    fix: a.fix,
+                })
+            },
+        )?;
+        let smart_attributes = self.with_unique_ids(
+            d.smart_attributes,
+            &mut rule_ids,
+            "rule",
+            |q| &q.id,
+            |q| {
                 Ok(SmartAttributeQuirk {
                     id: q.id.into_inner(),
                     attribute: *q.attribute.get_ref(),
@@ -389,7 +434,8 @@ impl Ctx<'_> {
                     text: q.text,
                     sources: q.sources,
                 })
-            })?;
+            },
+        )?;
         let platform = match d.platform {
             Some(p) => Some(self.platform(p)?),
             None => None,

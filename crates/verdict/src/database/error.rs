@@ -188,7 +188,12 @@ mod tests {
             (6, 2, 1, "the first byte after a newline"),
             // "b" is byte 6, "é" bytes 7..9, the space byte 9.
             (9, 2, 3, "a multi-byte character counts as one column"),
-            (8, 2, 2, "an offset inside \"é\" clamps back to its first byte"),
+            (
+                8,
+                2,
+                2,
+                "an offset inside \"é\" clamps back to its first byte",
+            ),
             (10_000, 3, 1, "an offset past the end stops at the end"),
         ];
         for (offset, line, column, why) in cases {
