@@ -159,7 +159,8 @@ mod tests {
 
     #[test]
     fn clouds_and_hypervisors_from_dmi() {
-        let cases: &[(&[(&str, &str)], Option<&str>)] = &[
+        type DmiFields = &'static [(&'static str, &'static str)];
+        let cases: &[(DmiFields, Option<&str>)] = &[
             (
                 &[
                     ("sys_vendor", "Google"),
