@@ -28,22 +28,15 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
     let attr = |relative: &str| root.read_attr(path.join(relative));
     let mut drive = Drive {
         name: name.to_string(),
-        capacity_bytes: attr("size")
-            .as_deref()
-            .and_then(sysfs::sectors_to_bytes)
+        capacity_bytes: root
+            .parse_attr(path.join("size"), sysfs::sectors_to_bytes)
             .filter(|bytes| *bytes > 0),
-        queue_rotational: attr("queue/rotational")
-            .as_deref()
-            .and_then(sysfs::parse_flag),
-        logical_block_size: attr("queue/logical_block_size")
-            .as_deref()
-            .and_then(sysfs::parse_u32),
-        physical_block_size: attr("queue/physical_block_size")
-            .as_deref()
-            .and_then(sysfs::parse_u32),
-        scheduler: attr("queue/scheduler")
-            .as_deref()
-            .and_then(sysfs::parse_scheduler),
+        queue_rotational: root.parse_attr(path.join("queue/rotational"), sysfs::parse_flag),
+        logical_block_size: root
+            .parse_attr(path.join("queue/logical_block_size"), sysfs::parse_u32),
+        physical_block_size: root
+            .parse_attr(path.join("queue/physical_block_size"), sysfs::parse_u32),
+        scheduler: root.parse_attr(path.join("queue/scheduler"), sysfs::parse_scheduler),
         write_cache: attr("queue/write_cache"),
         ..Drive::default()
     };
@@ -96,9 +89,8 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
     if drive.trim_supported.is_none() {
         // Without IDENTIFY/Identify data, the block layer's hardware discard limit is the
         // best statement of what the device accepts.
-        drive.trim_supported = attr("queue/discard_max_hw_bytes")
-            .as_deref()
-            .and_then(sysfs::parse_u64)
+        drive.trim_supported = root
+            .parse_attr(path.join("queue/discard_max_hw_bytes"), sysfs::parse_u64)
             .map(|bytes| bytes > 0);
     }
     (drive, handles)
@@ -279,10 +271,8 @@ fn read_sata(root: &Root, path: &Path, drive: &mut Drive) {
                 .map(|name| name.to_os_string())
                 .unwrap_or_default(),
         );
-        if let Some(speed) = root
-            .read_attr(class_dir.join("sata_spd"))
-            .as_deref()
-            .and_then(sysfs::parse_sata_speed_gbps)
+        if let Some(speed) =
+            root.parse_attr(class_dir.join("sata_spd"), sysfs::parse_sata_speed_gbps)
         {
             drive.sata_link_gbps = Some(speed);
         }
@@ -428,9 +418,7 @@ fn nvme_controller(root: &Root, namespace: &Path) -> Option<PathBuf> {
 
 /// The `hmb` attribute exists since Linux 5.15; on older kernels its absence says nothing.
 fn kernel_has_hmb_attribute(root: &Root) -> bool {
-    root.read_attr("/proc/sys/kernel/osrelease")
-        .as_deref()
-        .and_then(kernel_version)
+    root.parse_attr("/proc/sys/kernel/osrelease", kernel_version)
         .is_some_and(|version| version >= (5, 15))
 }
 

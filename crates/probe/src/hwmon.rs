@@ -31,10 +31,8 @@ pub fn nvme_temperature(
             continue;
         };
         if device == controller_path || Some(device.as_path()) == pci_path {
-            if let Some(value) = root
-                .read_attr(hwmon.join("temp1_input"))
-                .as_deref()
-                .and_then(sysfs::parse_millidegrees)
+            if let Some(value) =
+                root.parse_attr(hwmon.join("temp1_input"), sysfs::parse_millidegrees)
             {
                 return Some(value);
             }
@@ -47,9 +45,7 @@ fn nvme_hwmon_temp(root: &Root, hwmon: &Path) -> Option<f64> {
     if root.read_attr(hwmon.join("name")).as_deref() != Some("nvme") {
         return None;
     }
-    root.read_attr(hwmon.join("temp1_input"))
-        .as_deref()
-        .and_then(sysfs::parse_millidegrees)
+    root.parse_attr(hwmon.join("temp1_input"), sysfs::parse_millidegrees)
 }
 
 /// `drivetemp` puts `hwmon/hwmonN/temp1_input` under the SCSI device (`H:C:T:L`).
@@ -60,8 +56,6 @@ pub fn drivetemp(root: &Root, scsi_device_path: &Path) -> Option<f64> {
         if root.read_attr(hwmon.join("name")).as_deref() != Some("drivetemp") {
             return None;
         }
-        root.read_attr(hwmon.join("temp1_input"))
-            .as_deref()
-            .and_then(sysfs::parse_millidegrees)
+        root.parse_attr(hwmon.join("temp1_input"), sysfs::parse_millidegrees)
     })
 }

@@ -158,23 +158,20 @@ fn read_capped(
 
 /// The file type in words, for errors.
 pub fn kind_name(kind: std::fs::FileType) -> &'static str {
-    if kind.is_file() {
-        "regular file"
-    } else if kind.is_dir() {
-        "directory"
-    } else if kind.is_symlink() {
-        "symbolic link"
-    } else if kind.is_block_device() {
-        "block device"
-    } else if kind.is_char_device() {
-        "character device"
-    } else if kind.is_fifo() {
-        "FIFO"
-    } else if kind.is_socket() {
-        "socket"
-    } else {
-        "special file"
-    }
+    type Is = fn(&std::fs::FileType) -> bool;
+    const NAMES: [(Is, &str); 7] = [
+        (std::fs::FileType::is_file, "regular file"),
+        (std::fs::FileType::is_dir, "directory"),
+        (std::fs::FileType::is_symlink, "symbolic link"),
+        (FileTypeExt::is_block_device, "block device"),
+        (FileTypeExt::is_char_device, "character device"),
+        (FileTypeExt::is_fifo, "FIFO"),
+        (FileTypeExt::is_socket, "socket"),
+    ];
+    NAMES
+        .iter()
+        .find(|(is, _)| is(&kind))
+        .map_or("special file", |&(_, name)| name)
 }
 
 #[cfg(test)]

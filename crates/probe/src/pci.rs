@@ -27,13 +27,12 @@ impl PciFunction {
         if !is_pci_address(&address) {
             return None;
         }
-        let attr = |name: &str| root.read_attr(path.join(name));
         Some(PciFunction {
             path: path.to_path_buf(),
             address,
-            class: attr("class").as_deref().and_then(sysfs::parse_hex_u32),
-            vendor: attr("vendor").as_deref().and_then(sysfs::parse_hex_u32),
-            device: attr("device").as_deref().and_then(sysfs::parse_hex_u32),
+            class: root.parse_attr(path.join("class"), sysfs::parse_hex_u32),
+            vendor: root.parse_attr(path.join("vendor"), sysfs::parse_hex_u32),
+            device: root.parse_attr(path.join("device"), sysfs::parse_hex_u32),
             driver: root.link_name(path.join("driver")),
         })
     }
@@ -67,20 +66,13 @@ impl PciFunction {
     /// The PCIe link of this function; `None` when sysfs has none of the four attributes
     /// (conventional PCI, virtual functions, fixtures without them).
     pub fn link(&self, root: &Root) -> Option<PcieLink> {
-        let attr = |name: &str| root.read_attr(self.path.join(name));
+        let dir = &self.path;
         let link = PcieLink {
-            current_gts: attr("current_link_speed")
-                .as_deref()
-                .and_then(sysfs::parse_link_speed_gts),
-            current_width: attr("current_link_width")
-                .as_deref()
-                .and_then(sysfs::parse_link_width),
-            max_gts: attr("max_link_speed")
-                .as_deref()
-                .and_then(sysfs::parse_link_speed_gts),
-            max_width: attr("max_link_width")
-                .as_deref()
-                .and_then(sysfs::parse_link_width),
+            current_gts: root
+                .parse_attr(dir.join("current_link_speed"), sysfs::parse_link_speed_gts),
+            current_width: root.parse_attr(dir.join("current_link_width"), sysfs::parse_link_width),
+            max_gts: root.parse_attr(dir.join("max_link_speed"), sysfs::parse_link_speed_gts),
+            max_width: root.parse_attr(dir.join("max_link_width"), sysfs::parse_link_width),
         };
         let empty = link.current_gts.is_none()
             && link.current_width.is_none()
@@ -175,29 +167,20 @@ mod tests {
             device: None,
             driver: Some(driver.into()),
         };
-        assert_eq!(
-            function(0x010601, "ahci").controller_mode(),
-            ControllerMode::Ahci
-        );
-        assert_eq!(
-            function(0x01018f, "ata_piix").controller_mode(),
-            ControllerMode::Ide
-        );
-        assert_eq!(
-            function(0x010400, "ahci").controller_mode(),
-            ControllerMode::Raid
-        );
-        assert_eq!(
-            function(0x010700, "mpt3sas").controller_mode(),
-            ControllerMode::Sas
-        );
-        assert_eq!(
-            function(0x010400, "vmd").controller_mode(),
-            ControllerMode::Vmd
-        );
-        assert_eq!(
-            function(0x010802, "nvme").controller_mode(),
-            ControllerMode::Unknown
-        );
+        let cases = [
+            (0x010601, "ahci", ControllerMode::Ahci),
+            (0x01018f, "ata_piix", ControllerMode::Ide),
+            (0x010400, "ahci", ControllerMode::Raid),
+            (0x010700, "mpt3sas", ControllerMode::Sas),
+            (0x010400, "vmd", ControllerMode::Vmd),
+            (0x010802, "nvme", ControllerMode::Unknown),
+        ];
+        for (class, driver, mode) in cases {
+            assert_eq!(
+                function(class, driver).controller_mode(),
+                mode,
+                "class {class:#08x}, driver {driver}"
+            );
+        }
     }
 }

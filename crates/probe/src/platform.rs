@@ -159,50 +159,74 @@ mod tests {
 
     #[test]
     fn clouds_and_hypervisors_from_dmi() {
-        let gce = [
-            ("sys_vendor", "Google"),
-            ("product_name", "Google Compute Engine"),
+        type DmiFields = &'static [(&'static str, &'static str)];
+        let cases: &[(DmiFields, Option<&str>)] = &[
+            (
+                &[
+                    ("sys_vendor", "Google"),
+                    ("product_name", "Google Compute Engine"),
+                ],
+                Some("gcp"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "Amazon EC2"),
+                    ("product_name", "c6id.4xlarge"),
+                ],
+                Some("aws"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "Xen"),
+                    ("product_name", "HVM domU"),
+                    ("bios_version", "4.11.amazon"),
+                ],
+                Some("aws"),
+            ),
+            (
+                &[("sys_vendor", "DigitalOcean"), ("product_name", "Droplet")],
+                Some("digitalocean"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "Microsoft Corporation"),
+                    ("product_name", "Virtual Machine"),
+                    ("chassis_asset_tag", AZURE_ASSET_TAG),
+                ],
+                Some("azure"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "Microsoft Corporation"),
+                    ("product_name", "Virtual Machine"),
+                ],
+                Some("hyperv"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "QEMU"),
+                    ("product_name", "Standard PC (Q35 + ICH9, 2009)"),
+                ],
+                Some("kvm"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "VMware, Inc."),
+                    ("product_name", "VMware Virtual Platform"),
+                ],
+                Some("vmware"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "Micro-Star International Co., Ltd."),
+                    ("product_name", "MS-7C56"),
+                ],
+                None,
+            ),
         ];
-        assert_eq!(cloud(&gce).as_deref(), Some("gcp"));
-        let ec2 = [
-            ("sys_vendor", "Amazon EC2"),
-            ("product_name", "c6id.4xlarge"),
-        ];
-        assert_eq!(cloud(&ec2).as_deref(), Some("aws"));
-        let ec2_xen = [
-            ("sys_vendor", "Xen"),
-            ("product_name", "HVM domU"),
-            ("bios_version", "4.11.amazon"),
-        ];
-        assert_eq!(cloud(&ec2_xen).as_deref(), Some("aws"));
-        let droplet = [("sys_vendor", "DigitalOcean"), ("product_name", "Droplet")];
-        assert_eq!(cloud(&droplet).as_deref(), Some("digitalocean"));
-        let azure = [
-            ("sys_vendor", "Microsoft Corporation"),
-            ("product_name", "Virtual Machine"),
-            ("chassis_asset_tag", AZURE_ASSET_TAG),
-        ];
-        assert_eq!(cloud(&azure).as_deref(), Some("azure"));
-        let hyperv = [
-            ("sys_vendor", "Microsoft Corporation"),
-            ("product_name", "Virtual Machine"),
-        ];
-        assert_eq!(cloud(&hyperv).as_deref(), Some("hyperv"));
-        let qemu = [
-            ("sys_vendor", "QEMU"),
-            ("product_name", "Standard PC (Q35 + ICH9, 2009)"),
-        ];
-        assert_eq!(cloud(&qemu).as_deref(), Some("kvm"));
-        let vmware = [
-            ("sys_vendor", "VMware, Inc."),
-            ("product_name", "VMware Virtual Platform"),
-        ];
-        assert_eq!(cloud(&vmware).as_deref(), Some("vmware"));
-        let desktop = [
-            ("sys_vendor", "Micro-Star International Co., Ltd."),
-            ("product_name", "MS-7C56"),
-        ];
-        assert_eq!(cloud(&desktop), None);
+        for &(fields, expected) in cases {
+            assert_eq!(cloud(fields).as_deref(), expected, "{fields:?}");
+        }
     }
 
     #[test]

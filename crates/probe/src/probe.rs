@@ -421,15 +421,11 @@ fn live_extras(
                 format!("NVMe Identify Controller ({controller})"),
                 format!("NVMe SMART log ({controller})"),
             ];
-            let reason = if !root.is_live() {
-                Some(UnavailableReason::Replayed)
-            } else if !privileged {
-                Some(UnavailableReason::NeedsRoot)
-            } else if !opts.ioctls {
-                Some(UnavailableReason::NvmeIoctlsOff)
-            } else {
-                None
-            };
+            let reason = first_unmet([
+                (root.is_live(), UnavailableReason::Replayed),
+                (privileged, UnavailableReason::NeedsRoot),
+                (opts.ioctls, UnavailableReason::NvmeIoctlsOff),
+            ]);
             match reason {
                 Some(reason) => {
                     for fact in facts {
@@ -444,15 +440,11 @@ fn live_extras(
         ) && drive.health.is_none()
             && !has_saved(index)
         {
-            let reason = if !root.is_live() {
-                Some(UnavailableReason::Replayed)
-            } else if !privileged {
-                Some(UnavailableReason::NeedsRootForSmartctl)
-            } else if !opts.run_smartctl {
-                Some(UnavailableReason::SmartctlOff)
-            } else {
-                None
-            };
+            let reason = first_unmet([
+                (root.is_live(), UnavailableReason::Replayed),
+                (privileged, UnavailableReason::NeedsRootForSmartctl),
+                (opts.run_smartctl, UnavailableReason::SmartctlOff),
+            ]);
             if let Some(reason) = reason {
                 gaps.unavailable(format!("SMART health ({})", drive.name), reason);
             }
@@ -467,6 +459,17 @@ fn live_extras(
             &mut gaps.warnings,
         );
     }
+}
+
+/// The reason of the first condition not met, in the order given: a reading needs a live
+/// machine before it needs root, and root before the source being turned on matters.
+fn first_unmet<const N: usize>(
+    conditions: [(bool, UnavailableReason); N],
+) -> Option<UnavailableReason> {
+    conditions
+        .into_iter()
+        .find(|(met, _)| !met)
+        .map(|(_, reason)| reason)
 }
 
 fn nvme_admin(controller: &str, drive: &mut Drive, gaps: &mut Gaps) {

@@ -192,52 +192,42 @@ mod tests {
         let host = "0::/system.slice/geth.service\n";
         let docker = "0::/system.slice/docker-3f2a9c.scope\n";
         let tree = dir.path();
-        process(
-            tree,
-            101,
-            "geth",
-            &["/usr/bin/geth", "--datadir", "/data"],
-            host,
-        );
-        process(tree, 102, "reth", &["reth", "node"], docker);
-        process(
-            tree,
-            103,
-            "java",
-            &[
+        let processes: [(u32, &str, &[&str], &str); 10] = [
+            (101, "geth", &["/usr/bin/geth", "--datadir", "/data"], host),
+            (102, "reth", &["reth", "node"], docker),
+            (
+                103,
                 "java",
-                "-cp",
-                "/opt/besu/lib/*",
-                "org.hyperledger.besu.Besu",
-            ],
-            docker,
-        );
-        process(
-            tree,
-            104,
-            "Nethermind.Runn",
-            &["./Nethermind.Runner", "--config", "mainnet"],
-            host,
-        );
-        process(tree, 105, "erigon", &["erigon"], host);
-        process(
-            tree,
-            106,
-            "dotnet",
-            &["dotnet", "/opt/nethermind/Nethermind.Runner.dll"],
-            host,
-        );
-        // Not nodes: a log reader, an editor, a shell, ourselves.
-        process(
-            tree,
-            201,
-            "tail",
-            &["tail", "-f", "/var/log/geth.log"],
-            host,
-        );
-        process(tree, 202, "vim", &["vim", "reth.toml"], host);
-        process(tree, 203, "bash", &["bash"], host);
-        process(tree, 204, "geth", &["geth"], host);
+                &[
+                    "java",
+                    "-cp",
+                    "/opt/besu/lib/*",
+                    "org.hyperledger.besu.Besu",
+                ],
+                docker,
+            ),
+            (
+                104,
+                "Nethermind.Runn",
+                &["./Nethermind.Runner", "--config", "mainnet"],
+                host,
+            ),
+            (105, "erigon", &["erigon"], host),
+            (
+                106,
+                "dotnet",
+                &["dotnet", "/opt/nethermind/Nethermind.Runner.dll"],
+                host,
+            ),
+            // Not nodes: a log reader, an editor, a shell, ourselves.
+            (201, "tail", &["tail", "-f", "/var/log/geth.log"], host),
+            (202, "vim", &["vim", "reth.toml"], host),
+            (203, "bash", &["bash"], host),
+            (204, "geth", &["geth"], host),
+        ];
+        for (pid, comm, argv, cgroup) in processes {
+            process(tree, pid, comm, argv, cgroup);
+        }
         std::fs::create_dir_all(tree.join("proc/self")).unwrap();
 
         let root = Root::at(tree).unwrap();

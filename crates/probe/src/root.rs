@@ -234,6 +234,16 @@ impl Root {
         Ok(resolved)
     }
 
+    /// [`Root::read_attr`] through `parse`: `None` when the attribute is missing, empty or
+    /// does not parse.
+    pub fn parse_attr<T>(
+        &self,
+        path: impl AsRef<Path>,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Option<T> {
+        self.read_attr(path).as_deref().and_then(parse)
+    }
+
     /// The attribute at `path`: trimmed, at most [`ATTR_CAP`] bytes, invalid UTF-8 replaced
     /// (with a warning). `None` when missing, unreadable or empty.
     pub fn read_attr(&self, path: impl AsRef<Path>) -> Option<String> {

@@ -96,11 +96,8 @@ fn visit(root: &Root, path: &Path, depth: u32, visited: &mut BTreeSet<PathBuf>, 
             .filter_map(|slave| root.canonicalize(path.join("slaves").join(slave)).ok())
             .collect()
     };
-    let discard = |dir: &Path| {
-        root.read_attr(dir.join("queue/discard_max_bytes"))
-            .as_deref()
-            .and_then(sysfs::parse_u64)
-    };
+    let discard =
+        |dir: &Path| root.parse_attr(dir.join("queue/discard_max_bytes"), sysfs::parse_u64);
 
     let (kind, detail, lower, discard_max_bytes) = if root.exists(path.join("partition")) {
         // A partition shares its disk's request queue, so the disk's limit is its limit.

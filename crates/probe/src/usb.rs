@@ -37,9 +37,7 @@ pub fn read(root: &Root, device_path: &Path) -> Option<UsbDetails> {
         product_id: attr("idProduct"),
         manufacturer: attr("manufacturer"),
         product: attr("product"),
-        speed_mbps: attr("speed")
-            .as_deref()
-            .and_then(sysfs::parse_usb_speed_mbps),
+        speed_mbps: root.parse_attr(device.join("speed"), sysfs::parse_usb_speed_mbps),
     })
 }
 

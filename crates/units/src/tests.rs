@@ -134,13 +134,17 @@ mod latency {
 
     #[test]
     fn latencies_read_in_the_unit_a_person_would_say() {
-        assert_eq!(format_us(85.4), "85 µs");
-        assert_eq!(format_us(180.4), "180 µs");
-        assert_eq!(format_us(1234.0), "1.2 ms");
-        assert_eq!(format_us(1400.0), "1.4 ms");
-        assert_eq!(format_us(2_500_000.0), "2.5 s");
-        assert_eq!(format_us(f64::NAN), "n/a");
-        assert_eq!(format_us(f64::INFINITY), "n/a");
+        for (us, expected) in [
+            (85.4, "85 µs"),
+            (180.4, "180 µs"),
+            (1234.0, "1.2 ms"),
+            (1400.0, "1.4 ms"),
+            (2_500_000.0, "2.5 s"),
+            (f64::NAN, "n/a"),
+            (f64::INFINITY, "n/a"),
+        ] {
+            assert_eq!(format_us(us), expected, "{us} µs");
+        }
     }
 }
 
@@ -149,12 +153,16 @@ mod rate {
 
     #[test]
     fn iops_read_like_the_community_list() {
-        assert_eq!(iops(68_400.0), "68k");
-        assert_eq!(iops(68_000.0), "68k");
-        assert_eq!(iops(2_500.0), "2.5k");
-        assert_eq!(iops(1_540.0), "1.5k");
-        assert_eq!(iops(950.2), "950");
-        assert_eq!(iops(f64::NAN), "n/a");
+        for (rate, expected) in [
+            (68_400.0, "68k"),
+            (68_000.0, "68k"),
+            (2_500.0, "2.5k"),
+            (1_540.0, "1.5k"),
+            (950.2, "950"),
+            (f64::NAN, "n/a"),
+        ] {
+            assert_eq!(iops(rate), expected, "{rate} IOPS");
+        }
     }
 
     #[test]

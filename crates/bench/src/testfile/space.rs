@@ -136,16 +136,18 @@ mod tests {
 
     const GIB: u64 = 1 << 30;
 
+    /// A file system of `total` GiB with `available` GiB free.
+    fn space_in_gib(total: u64, available: u64) -> Space {
+        Space {
+            total: total * GIB,
+            available: available * GIB,
+        }
+    }
+
     #[test]
     fn reserve_is_ten_percent_or_50_gib() {
-        let small = Space {
-            total: 200 * GIB,
-            available: 100 * GIB,
-        };
-        let large = Space {
-            total: 4000 * GIB,
-            available: 1000 * GIB,
-        };
+        let small = space_in_gib(200, 100);
+        let large = space_in_gib(4000, 1000);
         assert_eq!(reserve(small, None), 50 * GIB);
         assert_eq!(reserve(large, None), 400 * GIB);
         assert_eq!(reserve(large, Some(GIB)), GIB);
@@ -153,10 +155,7 @@ mod tests {
 
     #[test]
     fn default_size_is_150_gib_when_it_fits() {
-        let space = Space {
-            total: 2000 * GIB,
-            available: 1000 * GIB,
-        };
+        let space = space_in_gib(2000, 1000);
         let sizing = size_file(Path::new("/data"), space, None, None).unwrap();
         assert_eq!(sizing.size, COMMUNITY_SIZE);
         assert_eq!(sizing.warning, None);
@@ -164,10 +163,7 @@ mod tests {
 
     #[test]
     fn shrinks_to_keep_the_reserve_and_says_so() {
-        let space = Space {
-            total: 1000 * GIB,
-            available: 180 * GIB,
-        };
+        let space = space_in_gib(1000, 180);
         let sizing = size_file(Path::new("/data"), space, None, None).unwrap();
         assert_eq!(sizing.size, 80 * GIB);
         let warning = sizing.warning.unwrap();
@@ -177,10 +173,7 @@ mod tests {
 
     #[test]
     fn refuses_with_numbers_when_the_reserve_leaves_nothing() {
-        let space = Space {
-            total: 500 * GIB,
-            available: 40 * GIB,
-        };
+        let space = space_in_gib(500, 40);
         let err = size_file(Path::new("/data"), space, None, None).unwrap_err();
         let message = err.to_string();
         assert!(matches!(err, BenchError::NoRoom { .. }));
@@ -200,10 +193,7 @@ mod tests {
     #[test]
     fn the_reserve_is_checked_again_after_allocation() {
         let fs = Path::new("/data");
-        let after = Space {
-            total: 10 * GIB,
-            available: GIB,
-        };
+        let after = space_in_gib(10, 1);
         assert!(check_reserve_after_allocation(fs, after, GIB, GIB).is_ok());
         let err = check_reserve_after_allocation(fs, after, 2 * GIB, GIB).unwrap_err();
         let message = err.to_string();

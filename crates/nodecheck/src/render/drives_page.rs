@@ -197,22 +197,22 @@ fn write_entry(db: &Database, e: &DriveEntry, out: &mut String) -> std::fmt::Res
     writeln!(out)?;
     writeln!(out, "  {}", e.notes.trim().replace('\n', "\n  "))?;
     for c in &e.capacity {
-        let grade = c.grade.map(|g| format!(" → **{g}**")).unwrap_or_default();
         writeln!(
             out,
-            "  - Capacity {}{grade}: {}{}",
+            "  - Capacity {}{}: {}{}",
             capacity_range(c.min_bytes, c.max_bytes),
+            regrade(c.grade),
             c.text.trim(),
             fix(&c.fix)
         )?;
     }
     for f in &e.firmware {
-        let grade = f.grade.map(|g| format!(" → **{g}**")).unwrap_or_default();
         writeln!(
             out,
-            "  - {}Firmware `{}`{grade}: {}{}",
+            "  - {}Firmware `{}`{}: {}{}",
             marker(f.severity),
             f.pattern,
+            regrade(f.grade),
             f.text.trim(),
             fix(&f.fix)
         )?;
@@ -268,6 +268,11 @@ fn marker(severity: Severity) -> &'static str {
         Severity::Warning => "**Warning:** ",
         Severity::Info | Severity::Ok => "",
     }
+}
+
+/// ` → **B**` when a rule changes the grade, else nothing.
+fn regrade(grade: Option<Grade>) -> String {
+    grade.map(|g| format!(" → **{g}**")).unwrap_or_default()
 }
 
 fn fix(fix: &Option<String>) -> String {

@@ -84,14 +84,20 @@ fn format_size(bytes: u64) -> String {
 /// A GiB tick label with up to two significant digits below 10 GiB, so that the spans of a
 /// small test file (8 MiB = 0.0078 GiB) do not all read `0.0`.
 fn gib_label(gib: f64) -> String {
-    if !gib.is_finite() || gib <= 0.0 {
+    tick_label(gib, 10.0)
+}
+
+/// `value` as a whole number from `whole_from` up, with two significant digits below it;
+/// `0` for anything not positive.
+fn tick_label(value: f64, whole_from: f64) -> String {
+    if !value.is_finite() || value <= 0.0 {
         return "0".to_string();
     }
-    if gib >= 10.0 {
-        return format!("{gib:.0}");
+    if value >= whole_from {
+        return format!("{value:.0}");
     }
-    let decimals = (1.0 - gib.log10().floor()).clamp(0.0, 9.0) as usize;
-    trim_zeros(format!("{gib:.decimals$}"))
+    let decimals = (1.0 - value.log10().floor()).clamp(0.0, 9.0) as usize;
+    trim_zeros(format!("{value:.decimals$}"))
 }
 
 /// `1.0` → `1`, `0.50` → `0.5`: tick labels as short as their value.
@@ -208,14 +214,7 @@ impl Ranged for LogAxis {
 
 /// A microsecond tick label: whole numbers from 1 µs, two significant digits below.
 fn us_label(us: f64) -> String {
-    if !us.is_finite() || us <= 0.0 {
-        return "0".to_string();
-    }
-    if us >= 1.0 {
-        return format!("{us:.0}");
-    }
-    let decimals = (1.0 - us.log10().floor()).clamp(0.0, 9.0) as usize;
-    trim_zeros(format!("{us:.decimals$}"))
+    tick_label(us, 1.0)
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;

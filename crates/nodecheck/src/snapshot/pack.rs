@@ -107,11 +107,7 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
                 }
             }
             AccessKind::Symlink { target } => {
-                let mut header = tar::Header::new_gnu();
-                header.set_entry_type(tar::EntryType::Symlink);
-                header.set_mode(0o777);
-                header.set_size(0);
-                header.set_mtime(0);
+                let mut header = header(tar::EntryType::Symlink, 0o777, 0);
                 builder
                     .append_link(&mut header, &relative, target)
                     .with_context(|| format!("cannot add {}", relative.display()))?;
@@ -217,23 +213,25 @@ pub(super) fn append_file<W: Write>(
     path: &Path,
     bytes: &[u8],
 ) -> Result<()> {
-    let mut header = tar::Header::new_gnu();
-    header.set_entry_type(tar::EntryType::Regular);
-    header.set_mode(0o644);
-    header.set_size(bytes.len() as u64);
-    header.set_mtime(0);
+    let mut header = header(tar::EntryType::Regular, 0o644, bytes.len() as u64);
     builder
         .append_data(&mut header, path, bytes)
         .with_context(|| format!("cannot add {}", path.display()))
 }
 
 fn append_dir<W: Write>(builder: &mut tar::Builder<W>, path: &Path) -> Result<()> {
-    let mut header = tar::Header::new_gnu();
-    header.set_entry_type(tar::EntryType::Directory);
-    header.set_mode(0o755);
-    header.set_size(0);
-    header.set_mtime(0);
+    let mut header = header(tar::EntryType::Directory, 0o755, 0);
     builder
         .append_data(&mut header, path, io::empty())
         .with_context(|| format!("cannot add {}", path.display()))
+}
+
+/// A GNU header with mtime 0: a snapshot carries no time of the machine it was taken on.
+fn header(entry_type: tar::EntryType, mode: u32, size: u64) -> tar::Header {
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(entry_type);
+    header.set_mode(mode);
+    header.set_size(size);
+    header.set_mtime(0);
+    header
 }

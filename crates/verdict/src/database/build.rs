@@ -37,41 +37,55 @@ pub(crate) fn database(
     for s in file.sources {
         sources.push(ctx.source(s, &mut ids)?);
     }
-    let mut benchmarks = Vec::with_capacity(file.benchmarks.len());
-    for b in file.benchmarks {
-        ids.insert(&ctx, &b.id, "benchmark")?;
-        benchmarks.push(Benchmark {
-            id: b.id.into_inner(),
-            description: b.description,
-            command: b.command,
-        });
-    }
-    let mut remarks = Vec::with_capacity(file.remarks.len());
-    for r in file.remarks {
-        ids.insert(&ctx, &r.id, "remark")?;
-        remarks.push(Remark {
-            id: r.id.into_inner(),
-            topic: r.topic,
-            text: r.text,
-            sources: r.sources,
-        });
-    }
-    let mut generic = Vec::with_capacity(file.generic.len());
-    for g in file.generic {
-        ids.insert(&ctx, &g.id, "generic rule")?;
-        generic.push(GenericRule {
-            id: g.id.into_inner(),
-            when: g.when,
-            grade: g.grade,
-            notes: g.notes,
-            sources: g.sources,
-        });
-    }
-    let mut drives = Vec::with_capacity(file.drives.len());
-    for d in file.drives {
-        ids.insert(&ctx, &d.id, "drive entry")?;
-        drives.push(ctx.drive(d)?);
-    }
+    let benchmarks = ctx.with_unique_ids(
+        file.benchmarks,
+        &mut ids,
+        "benchmark",
+        |b| &b.id,
+        |b| {
+            Ok(Benchmark {
+                id: b.id.into_inner(),
+                description: b.description,
+                command: b.command,
+            })
+        },
+    )?;
+    let remarks = ctx.with_unique_ids(
+        file.remarks,
+        &mut ids,
+        "remark",
+        |r| &r.id,
+        |r| {
+            Ok(Remark {
+                id: r.id.into_inner(),
+                topic: r.topic,
+                text: r.text,
+                sources: r.sources,
+            })
+        },
+    )?;
+    let generic = ctx.with_unique_ids(
+        file.generic,
+        &mut ids,
+        "generic rule",
+        |g| &g.id,
+        |g| {
+            Ok(GenericRule {
+                id: g.id.into_inner(),
+                when: g.when,
+                grade: g.grade,
+                notes: g.notes,
+                sources: g.sources,
+            })
+        },
+    )?;
+    let drives = ctx.with_unique_ids(
+        file.drives,
+        &mut ids,
+        "drive entry",
+        |d| &d.id,
+        |d| ctx.drive(d),
+    )?;
 
     let ClientCatalog {
         clients,
@@ -159,10 +173,8 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
         processes.push(ctx.process(&needs.name, c.process)?);
         clients.push(needs);
     }
-    let mut consensus = Vec::with_capacity(file.consensus.len());
-    for c in file.consensus {
-        // Execution and consensus clients share one namespace of names in error messages.
-        ids.insert(&ctx, &c.name, "client")?;
+    // Execution and consensus clients share one namespace of names in error messages.
+    let consensus = ctx.with_unique_ids(file.consensus, &mut ids, "client", |c| &c.name, |c| {
         let at = c.name.span().start;
         if c.node_disk_bytes
             .is_some_and(|disk| disk <= c.database_bytes)
@@ -176,15 +188,15 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
                 "node_disk_bytes is the whole drive the client's documentation recommends",
             ));
         }
-        consensus.push(ConsensusNeeds {
+        Ok(ConsensusNeeds {
             name: c.name.into_inner(),
             display: c.display,
             database_bytes: c.database_bytes,
             node_disk_bytes: c.node_disk_bytes,
             notes: c.notes,
             sources: c.sources,
-        });
-    }
+        })
+    })?;
     let sizing = file.sizing.map(|s| Sizing {
         conservative_disk_bytes: s.conservative_disk_bytes,
         text: s.text,
@@ -344,70 +356,86 @@ impl Ctx<'_> {
         }
 
         let mut rule_ids = IdSet::default();
-        let mut firmware = Vec::with_capacity(d.firmware.len());
-        for f in d.firmware {
-            rule_ids.insert(self, &f.id, "rule")?;
-            let regex = self.regex(&f.pattern, "firmware pattern")?;
-            firmware.push(FirmwareRule {
-                id: f.id.into_inner(),
-                pattern: f.pattern.into_inner(),
-                regex,
-                grade: f.grade,
-                severity: f.severity,
-                text: f.text,
-                fix: f.fix,
-            });
-        }
-        let mut capacity = Vec::with_capacity(d.capacity.len());
-        for c in d.capacity {
-            rule_ids.insert(self, &c.id, "rule")?;
-            if let (Some(min), Some(max)) = (c.min_bytes, c.max_bytes) {
-                if min > max {
-                    return Err(self.err(
-                        ErrorKind::BadValue,
-                        c.id.span().start,
-                        format!(
-                            "capacity rule `{}`: min_bytes {min} > max_bytes {max}",
-                            c.id.get_ref()
-                        ),
-                        "swap min_bytes and max_bytes",
-                    ));
+        let firmware = self.with_unique_ids(
+            d.firmware,
+            &mut rule_ids,
+            "rule",
+            |f| &f.id,
+            |f| {
+                let regex = self.regex(&f.pattern, "firmware pattern")?;
+                Ok(FirmwareRule {
+                    id: f.id.into_inner(),
+                    pattern: f.pattern.into_inner(),
+                    regex,
+                    grade: f.grade,
+                    severity: f.severity,
+                    text: f.text,
+                    fix: f.fix,
+                })
+            },
+        )?;
+        let capacity = self.with_unique_ids(
+            d.capacity,
+            &mut rule_ids,
+            "rule",
+            |c| &c.id,
+            |c| {
+                if let (Some(min), Some(max)) = (c.min_bytes, c.max_bytes) {
+                    if min > max {
+                        return Err(self.err(
+                            ErrorKind::BadValue,
+                            c.id.span().start,
+                            format!(
+                                "capacity rule `{}`: min_bytes {min} > max_bytes {max}",
+                                c.id.get_ref()
+                            ),
+                            "swap min_bytes and max_bytes",
+                        ));
+                    }
                 }
-            }
-            capacity.push(CapacityRule {
-                id: c.id.into_inner(),
-                min_bytes: c.min_bytes,
-                max_bytes: c.max_bytes,
-                grade: c.grade,
-                nand: c.nand,
-                dram: c.dram,
-                severity: c.severity,
-                text: c.text,
-                fix: c.fix,
-            });
-        }
-        let mut advisories = Vec::with_capacity(d.advisories.len());
-        for a in d.advisories {
-            rule_ids.insert(self, &a.id, "rule")?;
-            advisories.push(AdvisoryRule {
-                id: a.id.into_inner(),
-                severity: a.severity,
-                text: a.text,
-                fix: a.fix,
-            });
-        }
-        let mut smart_attributes = Vec::with_capacity(d.smart_attributes.len());
-        for q in d.smart_attributes {
-            rule_ids.insert(self, &q.id, "rule")?;
-            smart_attributes.push(SmartAttributeQuirk {
-                id: q.id.into_inner(),
-                attribute: *q.attribute.get_ref(),
-                name: q.name,
-                benign_raw_max: q.benign_raw_max,
-                text: q.text,
-                sources: q.sources,
-            });
-        }
+                Ok(CapacityRule {
+                    id: c.id.into_inner(),
+                    min_bytes: c.min_bytes,
+                    max_bytes: c.max_bytes,
+                    grade: c.grade,
+                    nand: c.nand,
+                    dram: c.dram,
+                    severity: c.severity,
+                    text: c.text,
+                    fix: c.fix,
+                })
+            },
+        )?;
+        let advisories = self.with_unique_ids(
+            d.advisories,
+            &mut rule_ids,
+            "rule",
+            |a| &a.id,
+            |a| {
+                Ok(AdvisoryRule {
+                    id: a.id.into_inner(),
+                    severity: a.severity,
+                    text: a.text,
+                    fix: a.fix,
+                })
+            },
+        )?;
+        let smart_attributes = self.with_unique_ids(
+            d.smart_attributes,
+            &mut rule_ids,
+            "rule",
+            |q| &q.id,
+            |q| {
+                Ok(SmartAttributeQuirk {
+                    id: q.id.into_inner(),
+                    attribute: *q.attribute.get_ref(),
+                    name: q.name,
+                    benign_raw_max: q.benign_raw_max,
+                    text: q.text,
+                    sources: q.sources,
+                })
+            },
+        )?;
         let platform = match d.platform {
             Some(p) => Some(self.platform(p)?),
             None => None,
@@ -437,6 +465,25 @@ impl Ctx<'_> {
             results: d.results,
             platform,
         })
+    }
+
+    /// Builds each of `raws` with `build` after registering its id (read by `id`) in `ids` as
+    /// a `what`, so an empty or repeated id is reported where it stands, before its item is
+    /// checked.
+    fn with_unique_ids<R, T>(
+        &self,
+        raws: Vec<R>,
+        ids: &mut IdSet,
+        what: &str,
+        id: impl Fn(&R) -> &Spanned<String>,
+        mut build: impl FnMut(R) -> Result<T, DbError>,
+    ) -> Result<Vec<T>, DbError> {
+        raws.into_iter()
+            .map(|raw| {
+                ids.insert(self, id(&raw), what)?;
+                build(raw)
+            })
+            .collect()
     }
 
     fn platform(&self, p: PlatformRaw) -> Result<PlatformMatch, DbError> {

@@ -182,27 +182,26 @@ mod tests {
     #[test]
     fn position_counts_lines_and_characters() {
         let text = "a = 1\nbé = \"x\"\n";
-        assert_eq!(
-            Position::of_offset(text, 0),
-            Position { line: 1, column: 1 }
-        );
-        assert_eq!(
-            Position::of_offset(text, 6),
-            Position { line: 2, column: 1 }
-        );
-        // "b" is byte 6, "é" bytes 7..9, the space byte 9.
-        assert_eq!(
-            Position::of_offset(text, 9),
-            Position { line: 2, column: 3 }
-        );
-        // An offset inside "é" clamps back to its first byte.
-        assert_eq!(
-            Position::of_offset(text, 8),
-            Position { line: 2, column: 2 }
-        );
-        assert_eq!(
-            Position::of_offset(text, 10_000),
-            Position { line: 3, column: 1 }
-        );
+        // (offset, line, column, why)
+        let cases = [
+            (0, 1, 1, "the first byte"),
+            (6, 2, 1, "the first byte after a newline"),
+            // "b" is byte 6, "é" bytes 7..9, the space byte 9.
+            (9, 2, 3, "a multi-byte character counts as one column"),
+            (
+                8,
+                2,
+                2,
+                "an offset inside \"é\" clamps back to its first byte",
+            ),
+            (10_000, 3, 1, "an offset past the end stops at the end"),
+        ];
+        for (offset, line, column, why) in cases {
+            assert_eq!(
+                Position::of_offset(text, offset),
+                Position { line, column },
+                "offset {offset}: {why}"
+            );
+        }
     }
 }

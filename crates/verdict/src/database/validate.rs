@@ -338,6 +338,17 @@ fn check_order(db: &Database, issues: &mut Issues) {
     }
 }
 
+/// A client's name is what users write to pick it, so it must be one lower-case word; `why`
+/// says where they write it.
+fn check_name_is_a_word(name: &str, what: &str, why: &str, issues: &mut Issues) {
+    if name != name.to_lowercase() || name.contains(' ') {
+        issues.error(
+            name,
+            format!("{what} name must be a lower-case word ({why})"),
+        );
+    }
+}
+
 fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
     const EXPECTED: [&str; 5] = ["lighthouse", "prysm", "teku", "nimbus", "lodestar"];
     for name in EXPECTED {
@@ -350,12 +361,12 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
     }
     for c in &db.consensus {
         check_citations(&c.name, &c.sources, source_ids, issues);
-        if c.name != c.name.to_lowercase() || c.name.contains(' ') {
-            issues.error(
-                &c.name,
-                "consensus client name must be a lower-case word (users name the consensus client with it)".into(),
-            );
-        }
+        check_name_is_a_word(
+            &c.name,
+            "consensus client",
+            "users name the consensus client with it",
+            issues,
+        );
         if c.notes.trim().is_empty() {
             issues.error(&c.name, "`notes` is empty".into());
         }
@@ -405,12 +416,12 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
     }
     for c in &db.clients {
         check_citations(&c.name, &c.sources, source_ids, issues);
-        if c.name != c.name.to_lowercase() || c.name.contains(' ') {
-            issues.error(
-                &c.name,
-                "client name must be a lower-case word (users type it on the command line)".into(),
-            );
-        }
+        check_name_is_a_word(
+            &c.name,
+            "client",
+            "users type it on the command line",
+            issues,
+        );
         // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
         for (what, v) in [
             ("min_disk_bytes", c.min_disk_bytes),

@@ -405,6 +405,11 @@ mod tests {
         }
     }
 
+    /// The findings for `report` under the thresholds the data ships with, no database entry.
+    fn judged(report: &BenchReport) -> Vec<Finding> {
+        check(report, &BehaviourThresholds::embedded(), None)
+    }
+
     fn by_code<'a>(findings: &'a [Finding], code: &str) -> &'a Finding {
         findings
             .iter()
@@ -422,11 +427,7 @@ mod tests {
 
     #[test]
     fn tlc_with_dram_passes_every_behaviour_check() {
-        let findings = check(
-            &measured(DriveModel::tlc_dram()),
-            &BehaviourThresholds::embedded(),
-            None,
-        );
+        let findings = judged(&measured(DriveModel::tlc_dram()));
         assert_eq!(worst(&findings), Severity::Ok, "{findings:#?}");
         for code in ["NC801", "NC802", "NC803", "NC804", "NC805"] {
             assert_eq!(by_code(&findings, code).severity, Severity::Ok);
@@ -442,11 +443,7 @@ mod tests {
 
     #[test]
     fn qlc_is_called_qlc_with_the_measured_cliff() {
-        let findings = check(
-            &measured(DriveModel::qlc_small_slc()),
-            &BehaviourThresholds::embedded(),
-            None,
-        );
+        let findings = judged(&measured(DriveModel::qlc_small_slc()));
         let cliff = by_code(&findings, "NC804");
         assert_eq!(cliff.severity, Severity::Critical);
         assert!(
@@ -465,11 +462,7 @@ mod tests {
 
     #[test]
     fn dramless_is_called_dramless_with_the_measured_ratio() {
-        let findings = check(
-            &measured(DriveModel::dramless_tlc()),
-            &BehaviourThresholds::embedded(),
-            None,
-        );
+        let findings = judged(&measured(DriveModel::dramless_tlc()));
         let span = by_code(&findings, "NC805");
         assert_eq!(span.severity, Severity::Warning, "{span:#?}");
         assert!(
@@ -490,7 +483,7 @@ mod tests {
             mapping_miss_us: 90.0,
             ..DriveModel::qlc_small_slc()
         };
-        let findings = check(&measured(model), &BehaviourThresholds::embedded(), None);
+        let findings = judged(&measured(model));
         let both = by_code(&findings, "NC806");
         assert_eq!(both.severity, Severity::Critical);
         assert!(both.detail.contains("not be able to sync"));
@@ -536,7 +529,7 @@ mod tests {
         report.sync = None;
         report.cliff = None;
         report.span = None;
-        assert!(check(&report, &BehaviourThresholds::embedded(), None).is_empty());
+        assert!(judged(&report).is_empty());
     }
 
     #[test]
@@ -553,7 +546,7 @@ mod tests {
         if let Some(cliff) = report.cliff.as_mut() {
             cliff.post_cliff_mb_s = Some(f64::INFINITY);
         }
-        let findings = check(&report, &BehaviourThresholds::embedded(), None);
+        let findings = judged(&report);
         assert_eq!(by_code(&findings, "NC801").severity, Severity::Critical);
         assert_eq!(by_code(&findings, "NC805").severity, Severity::Info);
     }
@@ -577,7 +570,7 @@ mod tests {
             span.points.truncate(1);
             span.latency_ratio = 1.0;
         }
-        let findings = check(&report, &BehaviourThresholds::embedded(), None);
+        let findings = judged(&report);
         let span = by_code(&findings, "NC805");
         assert_eq!(span.severity, Severity::Info);
         assert!(span.detail.contains("too small"), "{}", span.detail);
