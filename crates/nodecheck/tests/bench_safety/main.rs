@@ -76,6 +76,13 @@ fn device_of(path: &Path) -> Option<PathBuf> {
     Some(PathBuf::from("/dev").join(name))
 }
 
+/// Runs `command`, asserts it ends with exit code `code`, and returns its stderr.
+fn refusal(command: &mut Command, code: i32) -> String {
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(code), "{output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 fn bench_report(output: &std::process::Output) -> serde_json::Value {
     assert!(
         output.status.success(),

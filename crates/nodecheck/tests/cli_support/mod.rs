@@ -49,6 +49,16 @@ impl Fixture {
     }
 }
 
+/// `nodecheck submit --from SAVED`: the result block for a saved JSON report.
+pub fn submit_from(saved: &Path) -> Output {
+    nodecheck()
+        .arg("submit")
+        .arg("--from")
+        .arg(saved)
+        .output()
+        .expect("runs")
+}
+
 pub fn all_scenarios() -> &'static [Scenario] {
     SCENARIOS
 }
