@@ -46,6 +46,17 @@ fn bench_args(dir: &Path, size: &str, runtime: &str) -> Vec<String> {
     .collect()
 }
 
+/// `bench PATH` with a 1 GiB reserve and a 16 MiB file, without --force: for the refusals
+/// that come before any measuring.
+fn small_bench(path: &Path) -> Command {
+    let mut command = nodecheck_process();
+    command
+        .arg("bench")
+        .arg(path)
+        .args(["--reserve", "1G", "--size", "16M"]);
+    command
+}
+
 fn test_files(dir: &Path) -> Vec<PathBuf> {
     entries_where(dir, |p| {
         p.file_name()

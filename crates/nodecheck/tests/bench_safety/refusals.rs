@@ -44,16 +44,8 @@ fn device_with_a_write_test_is_refused() {
         skip("the block-device-as-path part: no block device node found");
         return;
     };
-    let output = nodecheck_process()
-        .args([
-            "bench",
-            device,
-            "--force",
-            "--reserve",
-            "1G",
-            "--size",
-            "16M",
-        ])
+    let output = small_bench(Path::new(device))
+        .arg("--force")
         .output()
         .unwrap();
     assert!(!output.status.success(), "{output:?}");
@@ -77,17 +69,7 @@ fn a_running_client_requires_force() {
     let mut geth = Command::new(&fake).arg("30").spawn().unwrap();
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let output = nodecheck_process()
-        .args([
-            "bench",
-            work.to_str().unwrap(),
-            "--reserve",
-            "1G",
-            "--size",
-            "16M",
-        ])
-        .output()
-        .unwrap();
+    let output = small_bench(&work).output().unwrap();
     let _ = geth.kill();
     let _ = geth.wait();
     assert_eq!(output.status.code(), Some(4), "{output:?}");
