@@ -97,6 +97,22 @@ pub fn entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     entries(dir).into_iter().filter(|p| keep(p)).collect()
 }
 
+/// The report's finding `code`; `case` says which report it is when the finding is missing.
+pub fn finding<'r>(
+    report: &'r nodecheck::report::Report,
+    code: &str,
+    case: &str,
+) -> &'r verdict::Finding {
+    report
+        .findings
+        .iter()
+        .find(|f| f.code == code)
+        .unwrap_or_else(|| {
+            let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
+            panic!("{case}: no {code} in {codes:?}")
+        })
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }
