@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::process::{debug_hooks_available, nodecheck_process, wait_exit, wait_for};
+use cli_support::process::{
+    check_bench_full, debug_hooks_available, nodecheck_process, wait_exit, wait_for,
+};
 use cli_support::skip::skip;
 use cli_support::{entries, entries_where, scratch};
 use nix::sys::signal::{kill, Signal};

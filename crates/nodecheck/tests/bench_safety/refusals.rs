@@ -147,10 +147,8 @@ fn a_memory_backed_file_system_is_refused_for_measurement() {
     assert!(entries(dir.path()).is_empty());
 
     // check still judges what it can, and its report says why nothing was measured.
-    let output = nodecheck_process()
-        .args(["check", "--bench", "full", "--json", "--bench-size", "32M"])
-        .args(["--bench-runtime", "1", "--bench-reserve", "1G"])
-        .arg(dir.path())
+    let output = check_bench_full(dir.path(), "32M")
+        .arg("--json")
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)
