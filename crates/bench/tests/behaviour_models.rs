@@ -42,6 +42,22 @@ fn span_plan() -> SpanPlan {
     }
 }
 
+/// The cliff was found and the speed after it is `mb_s`, within 1 MB/s.
+fn assert_post_cliff(m: &Measured, mb_s: f64) {
+    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
+    assert!((post - mb_s).abs() < 1.0, "post-cliff {post}");
+}
+
+/// Reads across the whole span are as fast as within a small one: the drive's mapping
+/// table is not a bottleneck.
+fn assert_flat_span(m: &Measured) {
+    assert!(
+        m.span.latency_ratio < 1.05,
+        "span ratio {}",
+        m.span.latency_ratio
+    );
+}
+
 fn run_all(model: &DriveModel) -> Measured {
     let sync = measure(
         &mut MockDrive::new(model.clone(), FILE, 7),
@@ -85,13 +101,8 @@ fn tlc_with_dram_is_flat_fast_and_recovers_at_once() {
     assert!(worst < 100.0, "recovery {worst} ms");
     // Its cache does run out, but TLC keeps writing far faster than any client needs.
     assert_eq!(m.cliff.stop, CliffStop::CliffEstablished);
-    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
-    assert!((post - 900.0).abs() < 1.0, "post-cliff {post}");
-    assert!(
-        m.span.latency_ratio < 1.05,
-        "span ratio {}",
-        m.span.latency_ratio
-    );
+    assert_post_cliff(&m, 900.0);
+    assert_flat_span(&m);
 }
 
 #[test]
@@ -101,8 +112,7 @@ fn qlc_falls_off_a_cliff_at_its_cache_size_and_recovers_slowly() {
     let cache = m.cliff.cache_estimate_bytes.expect("cache size estimate") as f64 / GB;
     // The model's cache is 24 GB; the estimate may miss by at most the interval of the drop.
     assert!((22.0..=24.0).contains(&cache), "cache estimate {cache} GB");
-    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
-    assert!((post - 80.0).abs() < 1.0, "post-cliff {post}");
+    assert_post_cliff(&m, 80.0);
     assert!(m.cliff.pre_cliff_mb_s > 1000.0);
     // Stopped soon after the cliff instead of writing the whole budget.
     assert!(
@@ -120,11 +130,7 @@ fn qlc_falls_off_a_cliff_at_its_cache_size_and_recovers_slowly() {
         "{:?}",
         m.sync.burst_lat_us
     );
-    assert!(
-        m.span.latency_ratio < 1.05,
-        "span ratio {}",
-        m.span.latency_ratio
-    );
+    assert_flat_span(&m);
 }
 
 #[test]
@@ -149,8 +155,7 @@ fn dramless_slows_down_once_reads_outgrow_its_mapping_cache() {
         hi / lo < 1.05,
         "latency should be flat within the mapping cache: {flat:?}"
     );
-    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
-    assert!((post - 700.0).abs() < 1.0, "post-cliff {post}");
+    assert_post_cliff(&m, 700.0);
     let worst = m.sync.recovery_ms_max.expect("recovered");
     assert!((1_000.0..5_000.0).contains(&worst), "recovery {worst} ms");
 }

@@ -29,10 +29,15 @@ fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
     plan
 }
 
-/// Runs the plan, or explains why this machine cannot (a file system without O_DIRECT).
-fn run_or_skip(dir: &Path, tests: BehaviourTests) -> Option<bench::BenchReport> {
-    match bench::run(&plan_for(dir, tests), &mut NoProgress) {
-        Ok(report) => Some(report),
+/// Runs `tests` in a scratch directory and checks the run left nothing there, or explains why
+/// this machine cannot run them (a file system without O_DIRECT).
+fn run_or_skip(tests: BehaviourTests) -> Option<bench::BenchReport> {
+    let dir = scratch_dir("behaviour-real-");
+    match bench::run(&plan_for(dir.path(), tests), &mut NoProgress) {
+        Ok(report) => {
+            assert_empty(dir.path());
+            Some(report)
+        }
         Err(BenchError::Io { context, source }) if source.raw_os_error() == Some(libc::EINVAL) => {
             skip(format_args!(
                 "the scratch file system refuses O_DIRECT ({context}: {source})"
@@ -54,7 +59,6 @@ fn assert_empty(dir: &Path) {
 
 #[test]
 fn sync_on_this_disk() {
-    let dir = scratch_dir("behaviour-real-");
     let tests = BehaviourTests {
         sync: Some(SyncPlan {
             read_phase: Duration::from_millis(500),
@@ -66,10 +70,9 @@ fn sync_on_this_disk() {
         }),
         ..BehaviourTests::default()
     };
-    let Some(report) = run_or_skip(dir.path(), tests) else {
+    let Some(report) = run_or_skip(tests) else {
         return;
     };
-    assert_empty(dir.path());
     let sync = report.sync.expect("sync result");
     assert_eq!(sync.engine, EngineKind::Psync);
     // Bursts run on the engine the bench chose (io_uring here unless the sandbox blocks it).
@@ -105,7 +108,6 @@ fn sync_on_this_disk() {
 
 #[test]
 fn span_on_this_disk() {
-    let dir = scratch_dir("behaviour-real-");
     let tests = BehaviourTests {
         span: Some(SpanPlan {
             min_span: 16 * MIB,
@@ -115,10 +117,9 @@ fn span_on_this_disk() {
         }),
         ..BehaviourTests::default()
     };
-    let Some(report) = run_or_skip(dir.path(), tests) else {
+    let Some(report) = run_or_skip(tests) else {
         return;
     };
-    assert_empty(dir.path());
     let span = report.span.expect("span result");
     let spans: Vec<u64> = span.points.iter().map(|p| p.span_bytes).collect();
     assert_eq!(
@@ -135,7 +136,6 @@ fn span_on_this_disk() {
 
 #[test]
 fn cliff_on_this_disk() {
-    let dir = scratch_dir("behaviour-real-");
     let tests = BehaviourTests {
         cliff: Some(CliffPlan {
             interval: Duration::from_millis(250),
@@ -148,10 +148,9 @@ fn cliff_on_this_disk() {
         }),
         ..BehaviourTests::default()
     };
-    let Some(report) = run_or_skip(dir.path(), tests) else {
+    let Some(report) = run_or_skip(tests) else {
         return;
     };
-    assert_empty(dir.path());
     let cliff = report.cliff.expect("cliff result");
     assert!(
         cliff.written_bytes > 0 && cliff.written_bytes <= 512 * MIB,

@@ -17,6 +17,14 @@ use support::GIB;
 /// The simulated device: a 1 GiB span, small enough for exact hand-computed statistics.
 const SPAN: u64 = GIB;
 
+/// A device that answers every read in `read_us` and every write in `write_us` microseconds.
+fn constant_latency_us(read_us: u64, write_us: u64) -> MockEngine {
+    MockEngine::new(ConstantLatency {
+        read: Duration::from_micros(read_us),
+        write: Duration::from_micros(write_us),
+    })
+}
+
 fn job(read_percent: u32, runtime: Duration, max_ios: Option<u64>) -> RandomIoJob {
     let mut stop = StopCondition::new(runtime, CancelToken::new());
     stop.max_ios = max_ios;
@@ -41,10 +49,7 @@ fn run(engine: &MockEngine, queue_depth: u32, job: &mut RandomIoJob) {
 
 #[test]
 fn qd1_at_a_constant_100us_gives_exactly_10000_iops_for_one_second() {
-    let engine = MockEngine::new(ConstantLatency {
-        read: Duration::from_micros(100),
-        write: Duration::from_micros(100),
-    });
+    let engine = constant_latency_us(100, 100);
     let mut qd1 = job(100, Duration::from_secs(1), None);
     run(&engine, 1, &mut qd1);
     let stats = &qd1.stats;
@@ -82,10 +87,7 @@ fn percentiles_follow_a_scripted_distribution() {
 
 #[test]
 fn queue_depth_multiplies_throughput_and_latency_is_per_direction() {
-    let engine = MockEngine::new(ConstantLatency {
-        read: Duration::from_micros(200),
-        write: Duration::from_micros(400),
-    });
+    let engine = constant_latency_us(200, 400);
     let mut randrw = job(75, Duration::from_millis(500), None);
     run(&engine, 64, &mut randrw);
     let stats = &randrw.stats;
@@ -131,10 +133,7 @@ fn runs_are_deterministic() {
 
 #[test]
 fn stopping_by_count_and_by_cancellation() {
-    let engine = MockEngine::new(ConstantLatency {
-        read: Duration::from_micros(10),
-        write: Duration::from_micros(10),
-    });
+    let engine = constant_latency_us(10, 10);
     let mut counted = job(75, Duration::from_secs(10), Some(1234));
     run(&engine, 8, &mut counted);
     assert_eq!(counted.stats.ios(), 1234);
@@ -191,10 +190,7 @@ fn invalid_io_is_rejected_before_the_device() {
         }
         fn complete(&mut self, _: &Io, _: Duration, _: Duration, _: &[u8]) {}
     }
-    let engine = MockEngine::new(ConstantLatency {
-        read: Duration::from_micros(10),
-        write: Duration::from_micros(10),
-    });
+    let engine = constant_latency_us(10, 10);
     let mut job = Misaligned;
     let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
     let err = engine

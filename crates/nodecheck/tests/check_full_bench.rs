@@ -8,24 +8,12 @@ mod cli_support;
 use std::path::Path;
 use std::process::Output;
 
-use cli_support::process::nodecheck_process;
+use cli_support::process::{check_bench_full, nodecheck_process};
 use cli_support::skip::skip;
 use cli_support::{entries, scratch};
 
 fn check_full(dir: &Path, plot: &Path, format: &[&str]) -> Output {
-    nodecheck_process()
-        .arg("check")
-        .arg(dir)
-        .args([
-            "--bench",
-            "full",
-            "--bench-size",
-            "64M",
-            "--bench-runtime",
-            "1",
-            "--bench-reserve",
-            "1G",
-        ])
+    check_bench_full(dir, "64M")
         .arg("--plot")
         .arg(plot)
         .args(format)

@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{nodecheck, stderr, stdout, Fixture};
+use cli_support::{finding, nodecheck, stderr, stdout, Fixture};
 use nodecheck::report::Report;
 
 fn report_of(out: &std::process::Output) -> Report {
@@ -18,11 +18,7 @@ fn check_names_the_pair_in_the_size_findings_and_the_report() {
     let report = report_of(&out);
     assert_eq!(report.client.requested.as_deref(), Some("geth"));
     assert_eq!(report.client.consensus.as_deref(), Some("lighthouse"));
-    let size = report
-        .findings
-        .iter()
-        .find(|f| f.code == "NC510")
-        .expect("NC510");
+    let size = finding(&report, "NC510", "geth + lighthouse");
     assert!(size.detail.contains("Geth + Lighthouse"), "{}", size.detail);
     assert!(
         size.detail
@@ -33,11 +29,7 @@ fn check_names_the_pair_in_the_size_findings_and_the_report() {
 
     let alone = report_of(&fixture.check(&["--client", "geth", "--json"]));
     assert_eq!(alone.client.consensus, None);
-    let size = alone
-        .findings
-        .iter()
-        .find(|f| f.code == "NC510")
-        .expect("NC510");
+    let size = finding(&alone, "NC510", "geth alone");
     assert!(
         size.detail.contains("name yours to count it"),
         "{}",

@@ -6,7 +6,7 @@ mod cli_support;
 use cli_support::skip::skip;
 use std::time::Duration;
 
-use cli_support::{nodecheck, stderr, stdout, Fixture};
+use cli_support::{nodecheck, stderr, stdout, submit_from, Fixture};
 use verdict::database::{self, Database, DriveQuery};
 
 #[test]
@@ -240,12 +240,7 @@ fn submit_prints_a_block_that_db_check_accepts() {
     let saved = dir.path().join("report.json");
     std::fs::write(&saved, serde_json::to_vec(&report).expect("json")).expect("write");
 
-    let out = nodecheck()
-        .arg("submit")
-        .arg("--from")
-        .arg(&saved)
-        .output()
-        .expect("runs");
+    let out = submit_from(&saved);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let block = stdout(&out);
     assert!(
@@ -310,12 +305,7 @@ fn submit_refuses_a_report_without_measurements() {
     let dir = tempfile::tempdir().expect("tempdir");
     let saved = dir.path().join("report.json");
     std::fs::write(&saved, fixture.check(&["--json"]).stdout).expect("write");
-    let out = nodecheck()
-        .arg("submit")
-        .arg("--from")
-        .arg(&saved)
-        .output()
-        .expect("runs");
+    let out = submit_from(&saved);
     assert_eq!(out.status.code(), Some(4));
     assert!(stderr(&out).contains("--bench full"), "{}", stderr(&out));
 }

@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{stderr, stdout, Fixture};
+use cli_support::{finding, stderr, stdout, Fixture};
 use nodecheck::report::Report;
 
 fn report(fixture: &Fixture, args: &[&str]) -> (Option<i32>, Report) {
@@ -109,11 +109,7 @@ fn mx500_attribute_197_at_1_alone_is_explained_not_graded_bad() {
     let (code, report) = triage_mx500(0, 1, 0);
     let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
     assert!(!codes.contains(&"NC206"), "{codes:?}");
-    let quirk = report
-        .findings
-        .iter()
-        .find(|f| f.code == "NC208")
-        .expect("NC208");
+    let quirk = finding(&report, "NC208", "197 at 1 alone");
     assert_eq!(quirk.severity, verdict::Severity::Info);
     assert!(quirk.detail.contains("ticket #1227"), "{}", quirk.detail);
     assert!(
@@ -130,11 +126,7 @@ fn mx500_attribute_197_at_1_alone_is_explained_not_graded_bad() {
     assert_ne!(report.grade.as_str(), "bad");
 
     let (code, report) = triage_mx500(3, 1, 0);
-    let bad = report
-        .findings
-        .iter()
-        .find(|f| f.code == "NC206")
-        .expect("NC206 with reallocated sectors too");
+    let bad = finding(&report, "NC206", "with reallocated sectors too");
     assert!(bad.detail.contains("1 pending"), "{}", bad.detail);
     assert_eq!(report.grade.as_str(), "bad");
     assert_eq!(code, Some(2));

@@ -4,7 +4,7 @@
 
 mod cli_support;
 
-use cli_support::{stdout, Fixture};
+use cli_support::{finding, stdout, Fixture};
 use nodecheck::report::Report;
 
 fn report(fixture: &Fixture) -> (Report, i32) {
@@ -29,11 +29,7 @@ fn a_known_ssd_the_kernel_marks_rotational_is_judged_as_an_ssd() {
     let fixture = Fixture::named("qemu_sata_ssd_rotation_unreported");
     let (report, _) = report(&fixture);
     assert!(!codes(&report).contains(&"NC105"), "{:?}", codes(&report));
-    let conflict = report
-        .findings
-        .iter()
-        .find(|f| f.code == "NC120")
-        .unwrap_or_else(|| panic!("no NC120 in {:?}", codes(&report)));
+    let conflict = finding(&report, "NC120", fixture.scenario.name);
     assert_eq!(conflict.subject.as_deref(), Some("sda"));
     assert!(conflict.detail.contains("known SSD (Samsung 870 QVO)"));
     let drive = &report.facts.drives[0];
@@ -68,11 +64,7 @@ fn network_storage_is_bad_and_names_server_export_and_fix() {
         let fixture = Fixture::named(name);
         let (report, code) = report(&fixture);
         assert_eq!(code, 2, "{name}: bad");
-        let f = report
-            .findings
-            .iter()
-            .find(|f| f.code == "NC520")
-            .unwrap_or_else(|| panic!("{name}: no NC520 in {:?}", codes(&report)));
+        let f = finding(&report, "NC520", name);
         assert_eq!(f.severity.as_str(), "critical", "{name}");
         assert!(f.detail.contains(server), "{name}: {}", f.detail);
         assert!(
@@ -103,11 +95,7 @@ fn a_vm_host_share_is_ugly_and_points_at_the_host() {
         let fixture = Fixture::named(name);
         let (report, code) = report(&fixture);
         assert_eq!(code, 1, "{name}: ugly");
-        let f = report
-            .findings
-            .iter()
-            .find(|f| f.code == "NC520")
-            .unwrap_or_else(|| panic!("{name}: no NC520 in {:?}", codes(&report)));
+        let f = finding(&report, "NC520", name);
         assert_eq!(f.severity.as_str(), "warning", "{name}");
         assert!(
             f.detail.contains("mount tag ethdata"),

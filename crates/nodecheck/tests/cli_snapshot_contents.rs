@@ -14,13 +14,17 @@ use nodecheck::snapshot::{Manifest, MANIFEST};
 
 const SECRET: &str = "NODEKEY-0123456789abcdef-DO-NOT-LEAK";
 
-fn snapshot(out: &Path, path: &Path) -> Limited {
-    run_limited(&[
+/// `snapshot -o ARCHIVE PATH`, which must succeed: how it ended and what the archive holds.
+fn snapshot(archive: &Path, path: &Path) -> (Limited, Vec<(PathBuf, tar::EntryType, Vec<u8>)>) {
+    let out = run_limited(&[
         "snapshot".as_ref(),
         "-o".as_ref(),
-        out.as_os_str(),
+        archive.as_os_str(),
         path.as_os_str(),
-    ])
+    ]);
+    assert_eq!(out.code, Some(0), "{}: {}", path.display(), out.stderr);
+    let entries = entries(archive);
+    (out, entries)
 }
 
 /// Every entry of the archive: (path, kind, bytes).
@@ -64,9 +68,7 @@ fn a_key_file_as_path_is_described_not_copied() {
     let key = dir.path().join("nodekey");
     std::fs::write(&key, SECRET).expect("write");
     let archive = dir.path().join("x.tar.gz");
-    let out = snapshot(&archive, &key);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let entries = entries(&archive);
+    let (out, entries) = snapshot(&archive, &key);
     assert_no_secret(&entries);
     let kind = manifest(&entries).path_kind.expect("described");
     assert_eq!(kind.kind, "regular file");
@@ -82,9 +84,7 @@ fn files_under_a_directory_path_never_enter_the_archive() {
     std::fs::write(datadir.join("geth/nodekey"), SECRET).expect("write");
     std::fs::write(datadir.join("jwt.hex"), SECRET).expect("write");
     let archive = dir.path().join("x.tar.gz");
-    let out = snapshot(&archive, &datadir);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let entries = entries(&archive);
+    let (_, entries) = snapshot(&archive, &datadir);
     assert_no_secret(&entries);
     assert_eq!(
         manifest(&entries).path_kind,
@@ -123,9 +123,7 @@ fn a_fifo_or_socket_as_path_neither_hangs_nor_is_read() {
     let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind");
     for (path, kind) in [(&fifo, "FIFO"), (&socket, "socket")] {
         let archive = dir.path().join(format!("{kind}.tar.gz"));
-        let out = snapshot(&archive, path);
-        assert_eq!(out.code, Some(0), "{kind}: {}", out.stderr);
-        let entries = entries(&archive);
+        let (_, entries) = snapshot(&archive, path);
         assert_eq!(
             manifest(&entries).path_kind.map(|k| k.kind).as_deref(),
             Some(kind)
@@ -143,9 +141,7 @@ fn a_device_as_path_is_described_by_its_number_not_read() {
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let archive = dir.path().join("x.tar.gz");
-    let out = snapshot(&archive, &device);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let entries = entries(&archive);
+    let (_, entries) = snapshot(&archive, &device);
     let kind = manifest(&entries).path_kind.expect("described");
     assert_eq!(kind.kind, "block device");
     let rdev = {

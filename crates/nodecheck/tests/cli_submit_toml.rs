@@ -4,7 +4,7 @@
 
 mod cli_support;
 
-use cli_support::{nodecheck, stderr, stdout, Fixture};
+use cli_support::{stderr, stdout, submit_from, Fixture};
 
 const HOSTILE_MODELS: [&str; 4] = [
     "Samsung SSD 980 PRO 2TB\n[[sources]]\nurl = \"https://evil.example\"\n",
@@ -50,12 +50,7 @@ fn hostile_model_strings_stay_inside_one_toml_string() {
     let dir = tempfile::tempdir().expect("tempdir");
     for model in HOSTILE_MODELS {
         let saved = saved_report(dir.path(), model);
-        let out = nodecheck()
-            .arg("submit")
-            .arg("--from")
-            .arg(&saved)
-            .output()
-            .expect("runs");
+        let out = submit_from(&saved);
         assert_eq!(out.status.code(), Some(0), "{model:?}: {}", stderr(&out));
         let text = stdout(&out);
         let table: toml::Table = toml::from_str(&text)

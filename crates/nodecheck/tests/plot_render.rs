@@ -148,6 +148,11 @@ fn assert_log_axis_readable(axis: &str, labels: &[Label], lo: f64, hi: f64) {
     }
 }
 
+/// The smallest and largest of `values`, all positive: the data a log axis must cover.
+fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}
+
 #[test]
 fn sync_latency_axis_labels_every_decade_down_to_the_fastest_reads() {
     let report = sync_report();
@@ -155,12 +160,12 @@ fn sync_latency_axis_labels_every_decade_down_to_the_fastest_reads() {
     let all = labels(&svg);
     let axis = y_labels(&all);
     let sync = report.sync.as_ref().expect("sync");
-    let latencies = sync
-        .samples
-        .iter()
-        .map(|p| p.lat_us)
-        .filter(|v| v.is_finite() && *v > 0.0);
-    let (lo, hi) = latencies.fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (lo, hi) = extent(
+        sync.samples
+            .iter()
+            .map(|p| p.lat_us)
+            .filter(|v| v.is_finite() && *v > 0.0),
+    );
     assert!(lo <= 20.0 && hi > 1000.0, "data from {lo} to {hi} µs");
     assert_log_axis_readable("sync latency", &axis, lo, hi);
     // Top to bottom is largest to smallest.
@@ -182,16 +187,7 @@ fn span_axis_has_one_label_per_tick_across_the_spans() {
     let axis = x_labels(&all);
     let span = report.span.as_ref().expect("span");
     let gib = |bytes: u64| bytes as f64 / GIB as f64;
-    let lo = span
-        .points
-        .iter()
-        .map(|p| gib(p.span_bytes))
-        .fold(f64::MAX, f64::min);
-    let hi = span
-        .points
-        .iter()
-        .map(|p| gib(p.span_bytes))
-        .fold(0.0, f64::max);
+    let (lo, hi) = extent(span.points.iter().map(|p| gib(p.span_bytes)));
     assert_log_axis_readable("span", &axis, lo, hi);
     assert!(
         axis.windows(2).all(|w| w[0].value < w[1].value),

@@ -16,14 +16,19 @@ use cli_support::{entries, entries_where, scratch};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-/// A good archive of this machine at `out`; its bytes.
-fn good_archive(out: &Path) -> Vec<u8> {
-    let output = nodecheck_process()
+/// `nodecheck -q snapshot -o <out>` of a small directory, not yet started.
+fn snapshot_to(out: &Path) -> Command {
+    let mut command = nodecheck_process();
+    command
         .args(["-q", "snapshot", "-o"])
         .arg(out)
-        .arg(env!("CARGO_TARGET_TMPDIR"))
-        .output()
-        .unwrap();
+        .arg(env!("CARGO_TARGET_TMPDIR"));
+    command
+}
+
+/// A good archive of this machine at `out`; its bytes.
+fn good_archive(out: &Path) -> Vec<u8> {
+    let output = snapshot_to(out).output().unwrap();
     assert!(output.status.success(), "{output:?}");
     std::fs::read(out).unwrap()
 }
@@ -60,6 +65,20 @@ fn partial_files(dir: &Path) -> Vec<PathBuf> {
     entries_where(dir, |p| p.to_string_lossy().ends_with(".partial"))
 }
 
+/// `dir` holds `out` with its `before` bytes and nothing else.
+fn assert_only_the_old_archive(dir: &Path, out: &Path, before: &[u8]) {
+    assert_eq!(
+        std::fs::read(out).unwrap(),
+        before,
+        "the old archive is intact"
+    );
+    assert_eq!(
+        entries(dir),
+        vec![out.to_path_buf()],
+        "no partial file is left"
+    );
+}
+
 fn interrupted_write_keeps_the_existing_archive(signal: Signal) {
     if !debug_hooks_available() {
         return;
@@ -67,12 +86,7 @@ fn interrupted_write_keeps_the_existing_archive(signal: Signal) {
     let dir = scratch("snapshot-e2e-");
     let out = dir.path().join("node.tar.gz");
     let before = good_archive(&out);
-    let mut command = nodecheck_process();
-    command
-        .args(["-q", "snapshot", "-o"])
-        .arg(&out)
-        .arg(env!("CARGO_TARGET_TMPDIR"));
-    let status = signal_at(command, "snapshot-writing", signal, || {
+    let status = signal_at(snapshot_to(&out), "snapshot-writing", signal, || {
         assert_eq!(
             partial_files(dir.path()).len(),
             1,
@@ -81,12 +95,7 @@ fn interrupted_write_keeps_the_existing_archive(signal: Signal) {
         );
     });
     assert_eq!(status.signal(), Some(signal as i32), "{status:?}");
-    assert_eq!(
-        std::fs::read(&out).unwrap(),
-        before,
-        "the old archive is intact"
-    );
-    assert_eq!(entries(dir.path()), vec![out], "no partial file is left");
+    assert_only_the_old_archive(dir.path(), &out, &before);
 }
 
 #[test]
@@ -104,11 +113,7 @@ fn a_full_disk_keeps_the_existing_archive_and_leaves_no_partial() {
     let dir = scratch("snapshot-e2e-");
     let out = dir.path().join("node.tar.gz");
     let before = good_archive(&out);
-    let mut command = nodecheck_process();
-    command
-        .args(["-q", "snapshot", "-o"])
-        .arg(&out)
-        .arg(env!("CARGO_TARGET_TMPDIR"));
+    let mut command = snapshot_to(&out);
     // A file size limit fails the write with EFBIG after 256 bytes, as a full disk fails it
     // with ENOSPC: deterministic, and without filling a real file system.
     // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork and exec.
@@ -130,12 +135,7 @@ fn a_full_disk_keeps_the_existing_archive_and_leaves_no_partial() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot write"), "{stderr}");
     assert!(stderr.contains("node.tar.gz"), "{stderr}");
-    assert_eq!(
-        std::fs::read(&out).unwrap(),
-        before,
-        "the old archive is intact"
-    );
-    assert_eq!(entries(dir.path()), vec![out], "no partial file is left");
+    assert_only_the_old_archive(dir.path(), &out, &before);
 }
 
 #[test]
@@ -148,12 +148,7 @@ fn an_output_that_is_not_a_regular_file_is_refused_untouched() {
     let fifo = dir.path().join("fifo.tar.gz");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     for (out, kind) in [(&link, "a symlink"), (&fifo, "a device, FIFO or socket")] {
-        let output = nodecheck_process()
-            .args(["-q", "snapshot", "-o"])
-            .arg(out)
-            .arg(env!("CARGO_TARGET_TMPDIR"))
-            .output()
-            .unwrap();
+        let output = snapshot_to(out).output().unwrap();
         assert_eq!(output.status.code(), Some(4), "{output:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(&format!("is {kind}")), "{stderr}");

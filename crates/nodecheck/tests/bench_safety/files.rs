@@ -86,16 +86,9 @@ fn stale_files_are_told_by_their_lock_not_by_the_pid_in_their_name() {
 fn check_of_a_file_in_the_current_directory_measures_that_directory() {
     let dir = bench_scratch();
     std::fs::write(dir.path().join("chaindata.ldb"), b"precious").unwrap();
-    let output = nodecheck_process()
+    let output = check_bench_full("chaindata.ldb", "32M")
         .current_dir(dir.path())
-        .args(["check", "--bench", "full", "--json", "--bench-size", "32M"])
-        .args([
-            "--bench-runtime",
-            "1",
-            "--bench-reserve",
-            "1G",
-            "chaindata.ldb",
-        ])
+        .arg("--json")
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)

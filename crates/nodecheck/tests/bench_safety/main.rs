@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::process::{debug_hooks_available, nodecheck_process, wait_exit, wait_for};
+use cli_support::process::{
+    check_bench_full, debug_hooks_available, nodecheck_process, wait_exit, wait_for,
+};
 use cli_support::skip::skip;
 use cli_support::{entries, entries_where, scratch};
 use nix::sys::signal::{kill, Signal};
@@ -46,6 +48,17 @@ fn bench_args(dir: &Path, size: &str, runtime: &str) -> Vec<String> {
     .collect()
 }
 
+/// `bench PATH` with a 1 GiB reserve and a 16 MiB file, without --force: for the refusals
+/// that come before any measuring.
+fn small_bench(path: &Path) -> Command {
+    let mut command = nodecheck_process();
+    command
+        .arg("bench")
+        .arg(path)
+        .args(["--reserve", "1G", "--size", "16M"]);
+    command
+}
+
 fn test_files(dir: &Path) -> Vec<PathBuf> {
     entries_where(dir, |p| {
         p.file_name()
@@ -74,6 +87,13 @@ fn device_of(path: &Path) -> Option<PathBuf> {
     let uevent = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/uevent")).ok()?;
     let name = uevent.lines().find_map(|l| l.strip_prefix("DEVNAME="))?;
     Some(PathBuf::from("/dev").join(name))
+}
+
+/// Runs `command`, asserts it ends with exit code `code`, and returns its stderr.
+fn refusal(command: &mut Command, code: i32) -> String {
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(code), "{output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 fn bench_report(output: &std::process::Output) -> serde_json::Value {

@@ -6,19 +6,17 @@ use super::*;
 #[test]
 fn a_file_system_without_room_for_the_reserve_refuses_with_numbers() {
     let dir = bench_scratch();
-    let output = nodecheck_process()
-        .args([
+    let stderr = refusal(
+        nodecheck_process().args([
             "bench",
             dir.path().to_str().unwrap(),
             "--reserve",
             "1000000T",
             "--force",
             "--json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(4), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        ]),
+        4,
+    );
     assert!(stderr.contains("not enough free space"), "{stderr}");
     assert!(stderr.contains("available"), "{stderr}");
     assert!(stderr.contains("PiB"), "{stderr}");
@@ -32,12 +30,10 @@ fn a_file_system_without_room_for_the_reserve_refuses_with_numbers() {
 #[test]
 fn device_with_a_write_test_is_refused() {
     for test in ["randrw", "all"] {
-        let output = nodecheck_process()
-            .args(["bench", "--device", "/dev/null", "--test", test, "--force"])
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(3), "{output:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = refusal(
+            nodecheck_process().args(["bench", "--device", "/dev/null", "--test", test, "--force"]),
+            3,
+        );
         assert!(stderr.contains("read-only"), "{stderr}");
     }
     // A block device given as the directory is refused too: the bench never writes to one.
@@ -48,16 +44,8 @@ fn device_with_a_write_test_is_refused() {
         skip("the block-device-as-path part: no block device node found");
         return;
     };
-    let output = nodecheck_process()
-        .args([
-            "bench",
-            device,
-            "--force",
-            "--reserve",
-            "1G",
-            "--size",
-            "16M",
-        ])
+    let output = small_bench(Path::new(device))
+        .arg("--force")
         .output()
         .unwrap();
     assert!(!output.status.success(), "{output:?}");
@@ -81,17 +69,7 @@ fn a_running_client_requires_force() {
     let mut geth = Command::new(&fake).arg("30").spawn().unwrap();
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let output = nodecheck_process()
-        .args([
-            "bench",
-            work.to_str().unwrap(),
-            "--reserve",
-            "1G",
-            "--size",
-            "16M",
-        ])
-        .output()
-        .unwrap();
+    let output = small_bench(&work).output().unwrap();
     let _ = geth.kill();
     let _ = geth.wait();
     assert_eq!(output.status.code(), Some(4), "{output:?}");
@@ -116,13 +94,12 @@ fn a_second_bench_in_the_same_directory_is_refused_and_names_the_first() {
     let paused = paused_after_prefill(first, dir.path(), markers.path());
     let first_pid = paused.child.id();
 
-    let second = nodecheck_process()
-        .args(bench_args(dir.path(), "64M", "1"))
-        .args(["--test", "qd1"])
-        .output()
-        .unwrap();
-    assert_eq!(second.status.code(), Some(4), "{second:?}");
-    let stderr = String::from_utf8_lossy(&second.stderr);
+    let stderr = refusal(
+        nodecheck_process()
+            .args(bench_args(dir.path(), "64M", "1"))
+            .args(["--test", "qd1"]),
+        4,
+    );
     assert!(
         stderr.contains(&format!(
             "another nodecheck bench (pid {first_pid}) is running"
@@ -157,13 +134,12 @@ fn a_memory_backed_file_system_is_refused_for_measurement() {
         println!("skipping: no writable tmpfs at /dev/shm");
         return;
     };
-    let output = nodecheck_process()
-        .args(bench_args(dir.path(), "32M", "1"))
-        .args(["--test", "qd1"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(4), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refusal(
+        nodecheck_process()
+            .args(bench_args(dir.path(), "32M", "1"))
+            .args(["--test", "qd1"]),
+        4,
+    );
     assert!(
         stderr.contains("is on tmpfs, a memory-backed file system"),
         "{stderr}"
@@ -171,10 +147,8 @@ fn a_memory_backed_file_system_is_refused_for_measurement() {
     assert!(entries(dir.path()).is_empty());
 
     // check still judges what it can, and its report says why nothing was measured.
-    let output = nodecheck_process()
-        .args(["check", "--bench", "full", "--json", "--bench-size", "32M"])
-        .args(["--bench-runtime", "1", "--bench-reserve", "1G"])
-        .arg(dir.path())
+    let output = check_bench_full(dir.path(), "32M")
+        .arg("--json")
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)
@@ -215,13 +189,12 @@ fn check_of_a_device_node_is_refused_with_what_to_run_instead() {
 #[test]
 fn a_burst_too_small_to_measure_is_refused() {
     let dir = bench_scratch();
-    let output = nodecheck_process()
-        .args(bench_args(dir.path(), "32M", "1"))
-        .args(["--test", "sync", "--burst", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(3), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refusal(
+        nodecheck_process()
+            .args(bench_args(dir.path(), "32M", "1"))
+            .args(["--test", "sync", "--burst", "1"]),
+        3,
+    );
     assert!(stderr.contains("too small a burst"), "{stderr}");
     assert!(entries(dir.path()).is_empty());
 }

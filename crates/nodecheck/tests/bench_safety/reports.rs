@@ -112,8 +112,7 @@ fn qd1_reads_a_raw_device_read_only_as_root() {
         .args(["--runtime", "1", "--force", "--json"])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = bench_report(&output);
     assert_eq!(report["qd1"]["target"], "device");
     assert!(report["qd1"]["iops"].as_f64().unwrap() > 0.0);
     assert!(report["qd1"]["span_bytes"].as_u64().unwrap() > 1 << 20);

@@ -75,17 +75,8 @@ fn check_bench_full_never_writes_through_a_symlink_planted_after_the_prefill() {
         return;
     }
     let dir = bench_scratch();
-    let mut command = nodecheck_process();
-    command.args(["check", "--bench", "full", "--json"]);
-    command.args([
-        "--bench-size",
-        "64M",
-        "--bench-runtime",
-        "1",
-        "--bench-reserve",
-        "1G",
-    ]);
-    command.arg(dir.path());
+    let mut command = check_bench_full(dir.path(), "64M");
+    command.arg("--json");
     let output = symlink_swap_is_harmless(command, dir.path());
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));

@@ -49,6 +49,16 @@ impl Fixture {
     }
 }
 
+/// `nodecheck submit --from SAVED`: the result block for a saved JSON report.
+pub fn submit_from(saved: &Path) -> Output {
+    nodecheck()
+        .arg("submit")
+        .arg("--from")
+        .arg(saved)
+        .output()
+        .expect("runs")
+}
+
 pub fn all_scenarios() -> &'static [Scenario] {
     SCENARIOS
 }
@@ -85,6 +95,22 @@ pub fn entries(dir: &Path) -> Vec<PathBuf> {
 /// The entries of `dir` (sorted) that `keep` selects: a run's own files among others.
 pub fn entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     entries(dir).into_iter().filter(|p| keep(p)).collect()
+}
+
+/// The report's finding `code`; `case` says which report it is when the finding is missing.
+pub fn finding<'r>(
+    report: &'r nodecheck::report::Report,
+    code: &str,
+    case: &str,
+) -> &'r verdict::Finding {
+    report
+        .findings
+        .iter()
+        .find(|f| f.code == code)
+        .unwrap_or_else(|| {
+            let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
+            panic!("{case}: no {code} in {codes:?}")
+        })
 }
 
 pub fn stdout(output: &Output) -> String {

@@ -19,6 +19,17 @@ pub fn nodecheck_process() -> Command {
     command
 }
 
+/// `check --bench full PATH` shrunk to finish in seconds: a `size` test file, one second a
+/// test and a 1 GiB reserve.
+pub fn check_bench_full(path: impl AsRef<std::ffi::OsStr>, size: &str) -> Command {
+    let mut command = nodecheck_process();
+    command
+        .args(["check", "--bench", "full", "--bench-size", size])
+        .args(["--bench-runtime", "1", "--bench-reserve", "1G"])
+        .arg(path);
+    command
+}
+
 /// Polls `condition` until it holds; fails the test after `timeout`.
 pub fn wait_for(what: &str, timeout: Duration, mut condition: impl FnMut() -> bool) {
     let started = Instant::now();

@@ -5,26 +5,23 @@ use super::*;
 
 #[test]
 fn stand_in_smartctl_nonzero_exit_with_json_is_normal() {
-    let dir = tempfile::tempdir().expect("tempdir");
     let fixture = fixture_path(KINGSTON_A400);
     // The script checks it was called as `smartctl -j -x DEV` before answering.
-    let script = write_script(
-        dir.path(),
-        "smartctl",
-        &format!(
-            "[ \"$1\" = -j ] && [ \"$2\" = -x ] && [ \"$3\" = /dev/sdz ] || exit 64\n\
+    let smartctl = StandIn::new(&format!(
+        "[ \"$1\" = -j ] && [ \"$2\" = -x ] && [ \"$3\" = /dev/sdz ] || exit 64\n\
              cat '{}'\nexit 4\n",
-            fixture.display()
-        ),
-    );
-    let r = run_smartctl_with(&script, Path::new("/dev/sdz"), Duration::from_secs(10))
+        fixture.display()
+    ));
+    let r = smartctl
+        .run("/dev/sdz", Duration::from_secs(10))
         .expect("non-zero exit with JSON is a report")
         .report;
     assert_eq!(r.model_name.as_deref(), Some("KINGSTON SA400M8120G"));
     assert_eq!(r.exit_status, Some(4));
 
-    let err =
-        run_smartctl_with(&script, Path::new("/dev/other"), Duration::from_secs(10)).unwrap_err();
+    let err = smartctl
+        .run("/dev/other", Duration::from_secs(10))
+        .unwrap_err();
     assert!(
         matches!(
             err,
@@ -39,28 +36,22 @@ fn stand_in_smartctl_nonzero_exit_with_json_is_normal() {
 
 #[test]
 fn stand_in_smartctl_6_is_refused() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let script = write_script(
-        dir.path(),
-        "smartctl",
+    let smartctl = StandIn::new(
         "echo 'smartctl 6.6 2017-11-05 r4594 [x86_64-linux-4.14.74] (local build)'\n\
          echo '=======> UNRECOGNIZED OPTION: j'\nexit 1\n",
     );
-    let err =
-        run_smartctl_with(&script, Path::new("/dev/sda"), Duration::from_secs(10)).unwrap_err();
+    let err = smartctl
+        .run("/dev/sda", Duration::from_secs(10))
+        .unwrap_err();
     assert!(matches!(err, SmartctlError::TooOld { ref version } if version == "6.6"));
 }
 
 #[test]
 fn stand_in_smartctl_that_prints_nothing() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let script = write_script(
-        dir.path(),
-        "smartctl",
-        "echo 'Permission denied' >&2\nexit 2\n",
-    );
-    let err =
-        run_smartctl_with(&script, Path::new("/dev/sda"), Duration::from_secs(10)).unwrap_err();
+    let smartctl = StandIn::new("echo 'Permission denied' >&2\nexit 2\n");
+    let err = smartctl
+        .run("/dev/sda", Duration::from_secs(10))
+        .unwrap_err();
     match err {
         SmartctlError::NoOutput { status, stderr, .. } => {
             assert_eq!(status, Some(2));
@@ -72,11 +63,11 @@ fn stand_in_smartctl_that_prints_nothing() {
 
 #[test]
 fn hung_smartctl_times_out() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let script = write_script(dir.path(), "smartctl", "exec sleep 30\n");
+    let smartctl = StandIn::new("exec sleep 30\n");
     let started = Instant::now();
-    let err =
-        run_smartctl_with(&script, Path::new("/dev/sda"), Duration::from_millis(300)).unwrap_err();
+    let err = smartctl
+        .run("/dev/sda", Duration::from_millis(300))
+        .unwrap_err();
     assert!(matches!(err, SmartctlError::Timeout { .. }), "{err:?}");
     assert!(
         started.elapsed() < Duration::from_secs(10),
@@ -125,10 +116,24 @@ fn real_smartctl_on_this_machine() {
     }
 }
 
-fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}")).expect("write script");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    path
+/// A shell script standing in for smartctl, in a directory of its own.
+struct StandIn {
+    _dir: tempfile::TempDir,
+    script: PathBuf,
+}
+
+impl StandIn {
+    fn new(body: &str) -> StandIn {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let script = dir.path().join("smartctl");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}")).expect("write script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        StandIn { _dir: dir, script }
+    }
+
+    /// Runs the stand-in as smartctl on `device`, given `timeout`.
+    fn run(&self, device: &str, timeout: Duration) -> Result<SmartctlRun, SmartctlError> {
+        run_smartctl_with(&self.script, Path::new(device), timeout)
+    }
 }
