@@ -114,3 +114,22 @@ pub struct BenchReport {
     /// Things the reader must know (`span 20 GiB < 150 GiB: less comparable`, `geth running`).
     pub warnings: Vec<String>,
 }
+
+impl BenchReport {
+    /// The report of a run on `path` with `engine` before any test has measured: each test
+    /// fills in its own result.
+    pub fn new(path: impl Into<String>, engine: EngineKind, engine_reason: Option<String>) -> Self {
+        BenchReport {
+            schema_version: SCHEMA_VERSION,
+            path: path.into(),
+            engine,
+            engine_reason,
+            qd1: None,
+            randrw: None,
+            sync: None,
+            cliff: None,
+            span: None,
+            warnings: Vec::new(),
+        }
+    }
+}

@@ -13,7 +13,7 @@ use crate::error::{BenchError, ByteSize};
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
 use crate::progress::{Phase, Progress};
-use crate::report::{BenchReport, EngineKind, SCHEMA_VERSION};
+use crate::report::{BenchReport, EngineKind};
 use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile};
 use crate::workload::ALIGN;
 use crate::{qd1, random, randrw};
@@ -78,18 +78,11 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
         }
     }
 
-    let mut report = BenchReport {
-        schema_version: SCHEMA_VERSION,
-        path: plan.target.path().display().to_string(),
-        engine: choice.kind,
-        engine_reason: choice.reason.clone(),
-        qd1: None,
-        randrw: None,
-        sync: None,
-        cliff: None,
-        span: None,
-        warnings: Vec::new(),
-    };
+    let mut report = BenchReport::new(
+        plan.target.path().display().to_string(),
+        choice.kind,
+        choice.reason.clone(),
+    );
 
     match &plan.target {
         BenchTarget::Device(device) => {

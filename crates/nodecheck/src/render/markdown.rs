@@ -311,14 +311,6 @@ pub(super) mod tests {
     /// A bench report with only a span result, for the render tests.
     pub(in crate::render) fn span_only() -> BenchReport {
         BenchReport {
-            schema_version: bench::SCHEMA_VERSION,
-            path: "/data".into(),
-            engine: EngineKind::Mock,
-            engine_reason: None,
-            qd1: None,
-            randrw: None,
-            sync: None,
-            cliff: None,
             span: Some(SpanResult {
                 engine: EngineKind::Mock,
                 runtime_s: 1.0,
@@ -330,7 +322,7 @@ pub(super) mod tests {
                 latency_ratio: 1.0,
                 p99_ratio: 1.0,
             }),
-            warnings: Vec::new(),
+            ..BenchReport::new("/data", EngineKind::Mock, None)
         }
     }
 

@@ -4,21 +4,10 @@
 use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
 use bench::behaviour::span::SpanPlan;
-use bench::{BenchReport, EngineKind, SCHEMA_VERSION};
+use bench::{BenchReport, EngineKind};
 
 pub fn empty_report() -> BenchReport {
-    BenchReport {
-        schema_version: SCHEMA_VERSION,
-        path: "/var/lib/ethereum".into(),
-        engine: EngineKind::Mock,
-        engine_reason: None,
-        qd1: None,
-        randrw: None,
-        sync: None,
-        cliff: None,
-        span: None,
-        warnings: Vec::new(),
-    }
+    BenchReport::new("/var/lib/ethereum", EngineKind::Mock, None)
 }
 
 /// The span test on a simulated DRAM-less TLC drive of 128 GiB.

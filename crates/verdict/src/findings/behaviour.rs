@@ -358,7 +358,7 @@ mod tests {
     use ::bench::behaviour::models::{DriveModel, MockDrive};
     use ::bench::behaviour::span::SpanPlan;
     use ::bench::behaviour::sync::SyncPlan;
-    use ::bench::{EngineKind, SCHEMA_VERSION};
+    use ::bench::EngineKind;
 
     use super::*;
 
@@ -392,16 +392,10 @@ mod tests {
         );
         let span = measure(&mut MockDrive::new(model, file, 3), &span_plan, &never);
         BenchReport {
-            schema_version: SCHEMA_VERSION,
-            path: "/var/lib/ethereum".into(),
-            engine: EngineKind::Mock,
-            engine_reason: None,
-            qd1: None,
-            randrw: None,
             sync: Some(sync.expect("sync runs on the mock")),
             cliff: Some(cliff.expect("cliff runs on the mock")),
             span: Some(span.expect("span runs on the mock")),
-            warnings: Vec::new(),
+            ..BenchReport::new("/var/lib/ethereum", EngineKind::Mock, None)
         }
     }
 
