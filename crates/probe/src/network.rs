@@ -21,7 +21,9 @@ pub enum ShareKind {
     Ceph,
     /// GlusterFS (FUSE client).
     Glusterfs,
-    /// 9p, mostly a VM's host directory over virtio (QEMU `-virtfs`, WSL2).
+    /// 9p, mostly a VM's host directory over virtio (QEMU `-virtfs`, WSL2). Serialized as
+    /// the file system type operators know, not the variant's spelled-out name.
+    #[serde(rename = "9p")]
     NineP,
     /// virtiofs: a VM's host directory through the virtiofsd daemon.
     Virtiofs,
@@ -169,6 +171,26 @@ fn ceph_source(source: &str, mon_addr: Option<String>) -> (Option<String>, Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// JSON names each kind by the short name operators use for it; 9p as the kernel's file
+    /// system type, not the variant's spelled-out name.
+    #[test]
+    fn kinds_serialize_as_their_file_system_types() {
+        let kinds = [
+            (ShareKind::Nfs, "nfs"),
+            (ShareKind::Smb, "smb"),
+            (ShareKind::Ceph, "ceph"),
+            (ShareKind::Glusterfs, "glusterfs"),
+            (ShareKind::NineP, "9p"),
+            (ShareKind::Virtiofs, "virtiofs"),
+        ];
+        for (kind, name) in kinds {
+            let json = serde_json::to_value(kind).expect("serializes");
+            assert_eq!(json, name, "{kind:?}");
+            let back: ShareKind = serde_json::from_value(json).expect("deserializes");
+            assert_eq!(back, kind);
+        }
+    }
 
     fn options(text: &str) -> Vec<String> {
         text.split(',').map(str::to_owned).collect()

@@ -168,7 +168,7 @@ pub(super) fn expect_sata_ssd_rotation_unreported(outcome: &Outcome, checks: &mu
 pub(super) fn expect_host_share_9p(outcome: &Outcome, checks: &mut Checks) {
     let mount = &outcome.probe["mount"];
     checks.eq("file system", &mount["fs_type"], "9p");
-    checks.eq("share kind", &mount["network"]["kind"], "nine_p");
+    checks.eq("share kind", &mount["network"]["kind"], "9p");
     checks.eq("mount tag", &mount["network"]["export"], "ethdata");
     checks.eq("transport", &mount["network"]["transport"], "virtio");
     checks.problem(&outcome.check, "NC520", true);
