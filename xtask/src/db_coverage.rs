@@ -161,19 +161,17 @@ fn read_dir(dir: &Path) -> Result<(Vec<CorpusRow>, Vec<SourceSize>)> {
     Ok((rows, sizes))
 }
 
+fn print_source_line(file: &str, rows: usize, distinct_models: usize) {
+    println!("  {file:<42} {rows:>5} rows, {distinct_models:>5} distinct models");
+}
+
 fn print_text(r: &Report, db: &verdict::database::Database) {
     println!("Corpus of real model strings:");
     for s in &r.sources {
-        println!(
-            "  {:<42} {:>5} rows, {:>5} distinct models",
-            s.file, s.rows, s.distinct_models
-        );
+        print_source_line(&s.file, s.rows, s.distinct_models);
     }
     let c = &r.corpus;
-    println!(
-        "  {:<42} {:>5} rows, {:>5} distinct models",
-        "total", c.rows, c.distinct_models
-    );
+    print_source_line("total", c.rows, c.distinct_models);
     println!();
     println!("Per family (corpus strings that resolve to it):");
     let mut families: BTreeMap<&str, usize> = BTreeMap::new();
@@ -227,10 +225,7 @@ fn print_text(r: &Report, db: &verdict::database::Database) {
     println!();
     println!("Random sample of real reports (unknown rate):");
     for s in &r.sample_sources {
-        println!(
-            "  {:<42} {:>5} rows, {:>5} distinct models",
-            s.file, s.rows, s.distinct_models
-        );
+        print_source_line(&s.file, s.rows, s.distinct_models);
     }
     let s = &r.sample;
     println!(
