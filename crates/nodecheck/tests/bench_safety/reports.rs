@@ -206,3 +206,34 @@ fn a_low_memlock_limit_drops_fixed_buffers_and_says_so() {
     assert!(!report["qd1"].is_null() && !report["randrw"].is_null());
     assert!(entries(dir.path()).is_empty());
 }
+
+/// `-v` is a global flag; `bench` honours it by saying what it will measure before it starts,
+/// and says nothing extra without it.
+#[test]
+fn verbose_bench_says_what_it_will_measure_first() {
+    let dir = bench_scratch();
+    let run = |verbose: bool| {
+        let mut command = nodecheck_process();
+        if verbose {
+            command.arg("-v");
+        }
+        let output = command
+            .args(bench_args(dir.path(), "32M", "1"))
+            .args(["--test", "qd1"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let verbose = run(true);
+    let shown = dir.path().display().to_string();
+    assert!(
+        verbose.contains(&format!(
+            "Measuring qd1 on a 32.0 MiB test file in {shown}, 1 s per test"
+        )),
+        "{verbose}"
+    );
+    let plain = run(false);
+    assert!(!plain.contains("Measuring"), "{plain}");
+    assert!(entries(dir.path()).is_empty());
+}
