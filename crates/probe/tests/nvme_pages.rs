@@ -1,5 +1,5 @@
-//! NVMe Identify Controller and SMART / Health log parsing from raw pages, the page builders,
-//! and the admin ioctl's error paths.
+//! NVMe Identify Controller and SMART / Health log parsing from raw pages, the pages built back
+//! from parsed fields, and the admin ioctl's error paths.
 
 mod support;
 
@@ -8,8 +8,7 @@ use support::skip::skip;
 
 use probe::nvme::{
     admin_identify_controller, admin_smart_log, parse_identify_controller, parse_smart_log,
-    IdentifyControllerBuilder, IoctlError, NvmePassthruCmd, PageError, SmartLog, SmartLogBuilder,
-    IDENTIFY_PAGE_LEN, SMART_LOG_LEN,
+    IoctlError, NvmePassthruCmd, PageError, SmartLog, IDENTIFY_PAGE_LEN, SMART_LOG_LEN,
 };
 use probe::NvmeIdentify;
 use proptest::prelude::*;
@@ -38,26 +37,28 @@ fn samsung_970_evo_plus_identify() -> Vec<u8> {
     page
 }
 
+/// [`samsung_970_evo_plus_identify`] as the parser should read it.
+fn samsung_970_evo_plus() -> NvmeIdentify {
+    NvmeIdentify {
+        vendor_id: 0x144d,
+        serial: "S4EUNX0N123456Z".into(),
+        model: "Samsung SSD 970 EVO Plus 250GB".into(),
+        firmware: "2B2QEXM7".into(),
+        wctemp_k: 358,
+        cctemp_k: 358,
+        hmpre_4k: 0,
+        hmmin_4k: 0,
+        total_capacity_bytes: 250_059_350_016,
+        dataset_management: true,
+        write_zeroes: true,
+        volatile_write_cache: true,
+    }
+}
+
 #[test]
 fn identify_controller_constructed_byte_by_byte() {
     let id = parse_identify_controller(&samsung_970_evo_plus_identify()).expect("parses");
-    assert_eq!(
-        id,
-        NvmeIdentify {
-            vendor_id: 0x144d,
-            serial: "S4EUNX0N123456Z".into(),
-            model: "Samsung SSD 970 EVO Plus 250GB".into(),
-            firmware: "2B2QEXM7".into(),
-            wctemp_k: 358,
-            cctemp_k: 358,
-            hmpre_4k: 0,
-            hmmin_4k: 0,
-            total_capacity_bytes: 250_059_350_016,
-            dataset_management: true,
-            write_zeroes: true,
-            volatile_write_cache: true,
-        }
-    );
+    assert_eq!(id, samsung_970_evo_plus());
 }
 
 #[test]
@@ -132,18 +133,12 @@ fn truncated_identify_is_rejected() {
 }
 
 #[test]
-fn identify_builder_matches_the_byte_by_byte_page() {
-    let built = IdentifyControllerBuilder::new()
-        .vendor_id(0x144d)
-        .serial("S4EUNX0N123456Z")
-        .model("Samsung SSD 970 EVO Plus 250GB")
-        .firmware("2B2QEXM7")
-        .temperature_thresholds_k(358, 358)
-        .total_capacity_bytes(250_059_350_016)
-        .oncs(0x005f)
-        .volatile_write_cache(true)
-        .build();
-    assert_eq!(built, samsung_970_evo_plus_identify());
+fn identify_to_page_matches_the_byte_by_byte_page() {
+    let mut page = samsung_970_evo_plus_identify();
+    // The drive sets ONCS bits the parser does not read; a page built from the parsed fields
+    // carries only Dataset Management and Write Zeroes.
+    put(&mut page, 520, &0x000c_u16.to_le_bytes());
+    assert_eq!(samsung_970_evo_plus().to_page(), page);
 }
 
 /// The SMART log of a hot, worn drive, written byte by byte.
@@ -172,30 +167,38 @@ fn worn_drive_smart_log() -> Vec<u8> {
     page
 }
 
+/// [`worn_drive_smart_log`] as the parser should read it: every field not written is zero.
+fn worn_drive_log() -> SmartLog {
+    SmartLog {
+        critical_warning: 0b110,
+        composite_temperature_k: 351,
+        available_spare_pct: 8,
+        available_spare_threshold_pct: 10,
+        percentage_used: 112,
+        data_units_read: 20_126_802,
+        data_units_written: 184_919_244,
+        power_cycles: 22,
+        power_on_hours: 12_164,
+        unsafe_shutdowns: 8,
+        media_errors: 3,
+        error_log_entries: 41,
+        warning_temp_minutes: 1_440,
+        critical_temp_minutes: 7,
+        temperature_sensors_k: [308, 312, 0, 0, 0, 0, 0, 0],
+        thermal_t1_transitions: 1_523,
+        thermal_t2_transitions: 17,
+        thermal_t1_seconds: 86_400,
+        thermal_t2_seconds: 600,
+        ..SmartLog::default()
+    }
+}
+
 #[test]
 fn smart_log_constructed_byte_by_byte() {
     let log = parse_smart_log(&worn_drive_smart_log()).expect("parses");
-    assert_eq!(log.critical_warning, 0b110);
-    assert_eq!(log.composite_temperature_k, 351);
+    assert_eq!(log, worn_drive_log());
     assert_eq!(log.temperature_c(), Some(77.85));
-    assert_eq!(log.available_spare_pct, 8);
-    assert_eq!(log.available_spare_threshold_pct, 10);
-    assert_eq!(log.percentage_used, 112);
-    assert_eq!(log.data_units_read, 20_126_802);
-    assert_eq!(log.data_units_written, 184_919_244);
-    assert_eq!(log.power_cycles, 22);
-    assert_eq!(log.power_on_hours, 12_164);
-    assert_eq!(log.unsafe_shutdowns, 8);
-    assert_eq!(log.media_errors, 3);
-    assert_eq!(log.error_log_entries, 41);
-    assert_eq!(log.warning_temp_minutes, 1_440);
-    assert_eq!(log.critical_temp_minutes, 7);
-    assert_eq!(log.temperature_sensors_k, [308, 312, 0, 0, 0, 0, 0, 0]);
     assert_eq!(log.sensor_temperatures_c(), vec![(1, 34.85), (2, 38.85)]);
-    assert_eq!(log.thermal_t1_transitions, 1_523);
-    assert_eq!(log.thermal_t2_transitions, 17);
-    assert_eq!(log.thermal_t1_seconds, 86_400);
-    assert_eq!(log.thermal_t2_seconds, 600);
 }
 
 #[test]
@@ -232,17 +235,23 @@ fn zero_kelvin_means_no_temperature() {
 
 #[test]
 fn huge_counters_saturate_in_health() {
-    let page = SmartLogBuilder::new()
-        .data_units(0, u128::MAX)
-        .media_errors(u128::from(u64::MAX) + 5)
-        .build();
+    let page = SmartLog {
+        data_units_written: u128::MAX,
+        media_errors: u128::from(u64::MAX) + 5,
+        ..SmartLog::default()
+    }
+    .to_page();
     let health = parse_smart_log(&page).expect("parses").health();
     assert_eq!(health.data_units_written, Some(u64::MAX));
     assert_eq!(health.bytes_written, Some(u64::MAX));
     assert_eq!(health.media_errors, Some(u64::MAX));
     // Just past the point where units x 512,000 overflows u64.
     let units = u128::from(u64::MAX / 512_000 + 1);
-    let page = SmartLogBuilder::new().data_units(0, units).build();
+    let page = SmartLog {
+        data_units_written: units,
+        ..SmartLog::default()
+    }
+    .to_page();
     assert_eq!(
         parse_smart_log(&page).expect("parses").bytes_written(),
         u64::MAX
@@ -274,27 +283,8 @@ fn longer_buffers_are_accepted() {
 }
 
 #[test]
-fn smart_log_builder_matches_the_byte_by_byte_page() {
-    let built = SmartLogBuilder::new()
-        .critical_warning(0b110)
-        .composite_temperature_k(351)
-        .spare(8, 10)
-        .percentage_used(112)
-        .data_units(20_126_802, 184_919_244)
-        .power_cycles(22)
-        .power_on_hours(12_164)
-        .unsafe_shutdowns(8)
-        .media_errors(3)
-        .error_log_entries(41)
-        .temperature_time_minutes(1_440, 7)
-        .sensor_k(1, 308)
-        .sensor_k(2, 312)
-        .sensor_k(9, 999) // no such sensor: ignored
-        .sensor_k(0, 999)
-        .thermal_transitions(1_523, 17)
-        .thermal_seconds(86_400, 600)
-        .build();
-    assert_eq!(built, worn_drive_smart_log());
+fn smart_log_to_page_matches_the_byte_by_byte_page() {
+    assert_eq!(worn_drive_log().to_page(), worn_drive_smart_log());
 }
 
 #[test]
@@ -461,15 +451,15 @@ proptest! {
     }
 
     #[test]
-    fn identify_builder_round_trips(identify in arbitrary_identify()) {
-        let page = IdentifyControllerBuilder::from_identify(&identify).build();
+    fn identify_to_page_round_trips(identify in arbitrary_identify()) {
+        let page = identify.to_page();
         prop_assert_eq!(page.len(), IDENTIFY_PAGE_LEN);
         prop_assert_eq!(parse_identify_controller(&page), Ok(identify));
     }
 
     #[test]
-    fn smart_log_builder_round_trips(log in arbitrary_smart_log()) {
-        let page = SmartLogBuilder::from_log(log.clone()).build();
+    fn smart_log_to_page_round_trips(log in arbitrary_smart_log()) {
+        let page = log.to_page();
         prop_assert_eq!(page.len(), SMART_LOG_LEN);
         prop_assert_eq!(parse_smart_log(&page), Ok(log));
     }

@@ -9,6 +9,6 @@ pub mod pages;
 
 pub use ioctl::{admin_identify_controller, admin_smart_log, IoctlError, NvmePassthruCmd};
 pub use pages::{
-    parse_identify_controller, parse_smart_log, IdentifyControllerBuilder, PageError, SmartLog,
-    SmartLogBuilder, IDENTIFY_PAGE_LEN, SMART_LOG_LEN,
+    parse_identify_controller, parse_smart_log, PageError, SmartLog, IDENTIFY_PAGE_LEN,
+    SMART_LOG_LEN,
 };

@@ -1,4 +1,4 @@
-//! Byte-level parsers (and, for tests and fixtures, builders) of the NVMe Identify Controller
+//! Byte-level parsers (and, for tests and fixtures, encoders) of the NVMe Identify Controller
 //! data structure and the SMART / Health Information log page.
 //!
 //! Layouts follow the NVM Express Base Specification as summarised in
@@ -279,255 +279,110 @@ fn write_ascii_field(field: &mut [u8], text: &str) {
     }
 }
 
-/// Builds a raw Identify Controller page with chosen values, for tests and fixtures.
-///
-/// Fields that are not set stay zero (strings: all spaces), as a controller that does not
-/// report them would leave them.
-#[derive(Debug, Clone, Default)]
-pub struct IdentifyControllerBuilder {
-    vendor_id: u16,
-    serial: String,
-    model: String,
-    firmware: String,
-    wctemp_k: u16,
-    cctemp_k: u16,
-    hmpre_4k: u32,
-    hmmin_4k: u32,
-    total_capacity_bytes: u128,
-    oncs: u16,
-    vwc: u8,
+/// Writes each little-endian field at its offset.
+fn put_fields(page: &mut [u8], fields: &[(usize, &[u8])]) {
+    for &(offset, bytes) in fields {
+        page[offset..offset + bytes.len()].copy_from_slice(bytes);
+    }
 }
 
-impl IdentifyControllerBuilder {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A builder that reproduces `identify` (strings longer than their field are truncated).
-    pub fn from_identify(identify: &NvmeIdentify) -> Self {
+impl NvmeIdentify {
+    /// The Identify Controller page these fields come from, for tests and fixtures: strings
+    /// space padded and truncated to their field, ONCS and VWC holding only the bits parsed.
+    pub fn to_page(&self) -> Vec<u8> {
         let mut oncs = 0;
-        if identify.dataset_management {
+        if self.dataset_management {
             oncs |= ONCS_DATASET_MANAGEMENT;
         }
-        if identify.write_zeroes {
+        if self.write_zeroes {
             oncs |= ONCS_WRITE_ZEROES;
         }
-        Self {
-            vendor_id: identify.vendor_id,
-            serial: identify.serial.clone(),
-            model: identify.model.clone(),
-            firmware: identify.firmware.clone(),
-            wctemp_k: identify.wctemp_k,
-            cctemp_k: identify.cctemp_k,
-            hmpre_4k: identify.hmpre_4k,
-            hmmin_4k: identify.hmmin_4k,
-            total_capacity_bytes: u128::from(identify.total_capacity_bytes),
-            oncs,
-            vwc: u8::from(identify.volatile_write_cache),
-        }
-    }
-
-    pub fn vendor_id(mut self, vendor_id: u16) -> Self {
-        self.vendor_id = vendor_id;
-        self
-    }
-    /// Serial number; at most 20 ASCII bytes are kept.
-    pub fn serial(mut self, serial: &str) -> Self {
-        self.serial = serial.to_owned();
-        self
-    }
-    /// Model number; at most 40 ASCII bytes are kept.
-    pub fn model(mut self, model: &str) -> Self {
-        self.model = model.to_owned();
-        self
-    }
-    /// Firmware revision; at most 8 ASCII bytes are kept.
-    pub fn firmware(mut self, firmware: &str) -> Self {
-        self.firmware = firmware.to_owned();
-        self
-    }
-    /// Warning and critical composite temperature thresholds in Kelvin.
-    pub fn temperature_thresholds_k(mut self, warning: u16, critical: u16) -> Self {
-        self.wctemp_k = warning;
-        self.cctemp_k = critical;
-        self
-    }
-    /// Host memory buffer preferred and minimum sizes in 4 KiB units (non-zero = DRAM-less).
-    pub fn host_memory_buffer_4k(mut self, preferred: u32, minimum: u32) -> Self {
-        self.hmpre_4k = preferred;
-        self.hmmin_4k = minimum;
-        self
-    }
-    pub fn total_capacity_bytes(mut self, bytes: u128) -> Self {
-        self.total_capacity_bytes = bytes;
-        self
-    }
-    /// The raw ONCS word (bit 2 Dataset Management, bit 3 Write Zeroes).
-    pub fn oncs(mut self, oncs: u16) -> Self {
-        self.oncs = oncs;
-        self
-    }
-    pub fn dataset_management(mut self, supported: bool) -> Self {
-        self.oncs = set_bit(self.oncs, ONCS_DATASET_MANAGEMENT, supported);
-        self
-    }
-    pub fn write_zeroes(mut self, supported: bool) -> Self {
-        self.oncs = set_bit(self.oncs, ONCS_WRITE_ZEROES, supported);
-        self
-    }
-    pub fn volatile_write_cache(mut self, present: bool) -> Self {
-        self.vwc = u8::from(present);
-        self
-    }
-
-    /// The 4096-byte page.
-    pub fn build(&self) -> Vec<u8> {
+        let vwc = if self.volatile_write_cache {
+            VWC_PRESENT
+        } else {
+            0
+        };
         let mut page = vec![0u8; IDENTIFY_PAGE_LEN];
-        page[ID_VID..ID_VID + 2].copy_from_slice(&self.vendor_id.to_le_bytes());
         write_ascii_field(&mut page[ID_SN], &self.serial);
         write_ascii_field(&mut page[ID_MN], &self.model);
         write_ascii_field(&mut page[ID_FR], &self.firmware);
-        page[ID_WCTEMP..ID_WCTEMP + 2].copy_from_slice(&self.wctemp_k.to_le_bytes());
-        page[ID_CCTEMP..ID_CCTEMP + 2].copy_from_slice(&self.cctemp_k.to_le_bytes());
-        page[ID_HMPRE..ID_HMPRE + 4].copy_from_slice(&self.hmpre_4k.to_le_bytes());
-        page[ID_HMMIN..ID_HMMIN + 4].copy_from_slice(&self.hmmin_4k.to_le_bytes());
-        page[ID_TNVMCAP..ID_TNVMCAP + 16].copy_from_slice(&self.total_capacity_bytes.to_le_bytes());
-        page[ID_ONCS..ID_ONCS + 2].copy_from_slice(&self.oncs.to_le_bytes());
-        page[ID_VWC] = self.vwc;
+        put_fields(
+            &mut page,
+            &[
+                (ID_VID, &self.vendor_id.to_le_bytes()),
+                (ID_WCTEMP, &self.wctemp_k.to_le_bytes()),
+                (ID_CCTEMP, &self.cctemp_k.to_le_bytes()),
+                (ID_HMPRE, &self.hmpre_4k.to_le_bytes()),
+                (ID_HMMIN, &self.hmmin_4k.to_le_bytes()),
+                (
+                    ID_TNVMCAP,
+                    &u128::from(self.total_capacity_bytes).to_le_bytes(),
+                ),
+                (ID_ONCS, &oncs.to_le_bytes()),
+                (ID_VWC, &[vwc]),
+            ],
+        );
         page
     }
 }
 
-fn set_bit(word: u16, bit: u16, on: bool) -> u16 {
-    if on {
-        word | bit
-    } else {
-        word & !bit
-    }
-}
-
-/// Builds a raw SMART / Health log page from a [`SmartLog`], for tests and fixtures.
-#[derive(Debug, Clone, Default)]
-pub struct SmartLogBuilder {
-    log: SmartLog,
-}
-
-impl SmartLogBuilder {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A builder pre-filled with every field of `log`.
-    pub fn from_log(log: SmartLog) -> Self {
-        Self { log }
-    }
-
-    pub fn critical_warning(mut self, bits: u8) -> Self {
-        self.log.critical_warning = bits;
-        self
-    }
-    pub fn composite_temperature_k(mut self, kelvin: u16) -> Self {
-        self.log.composite_temperature_k = kelvin;
-        self
-    }
-    pub fn spare(mut self, available_pct: u8, threshold_pct: u8) -> Self {
-        self.log.available_spare_pct = available_pct;
-        self.log.available_spare_threshold_pct = threshold_pct;
-        self
-    }
-    pub fn percentage_used(mut self, pct: u8) -> Self {
-        self.log.percentage_used = pct;
-        self
-    }
-    pub fn data_units(mut self, read: u128, written: u128) -> Self {
-        self.log.data_units_read = read;
-        self.log.data_units_written = written;
-        self
-    }
-    pub fn power_on_hours(mut self, hours: u128) -> Self {
-        self.log.power_on_hours = hours;
-        self
-    }
-    pub fn power_cycles(mut self, cycles: u128) -> Self {
-        self.log.power_cycles = cycles;
-        self
-    }
-    pub fn unsafe_shutdowns(mut self, count: u128) -> Self {
-        self.log.unsafe_shutdowns = count;
-        self
-    }
-    pub fn media_errors(mut self, count: u128) -> Self {
-        self.log.media_errors = count;
-        self
-    }
-    pub fn error_log_entries(mut self, count: u128) -> Self {
-        self.log.error_log_entries = count;
-        self
-    }
-    pub fn temperature_time_minutes(mut self, warning: u32, critical: u32) -> Self {
-        self.log.warning_temp_minutes = warning;
-        self.log.critical_temp_minutes = critical;
-        self
-    }
-    /// Temperature sensor `index` (1-8) in Kelvin; other indices are ignored.
-    pub fn sensor_k(mut self, index: usize, kelvin: u16) -> Self {
-        if let Some(slot) = index
-            .checked_sub(1)
-            .and_then(|i| self.log.temperature_sensors_k.get_mut(i))
-        {
-            *slot = kelvin;
-        }
-        self
-    }
-    pub fn thermal_transitions(mut self, t1: u32, t2: u32) -> Self {
-        self.log.thermal_t1_transitions = t1;
-        self.log.thermal_t2_transitions = t2;
-        self
-    }
-    pub fn thermal_seconds(mut self, t1: u32, t2: u32) -> Self {
-        self.log.thermal_t1_seconds = t1;
-        self.log.thermal_t2_seconds = t2;
-        self
-    }
-
-    /// The 512-byte page.
-    pub fn build(&self) -> Vec<u8> {
-        let log = &self.log;
+impl SmartLog {
+    /// The log as a raw 512-byte page, for tests and fixtures.
+    pub fn to_page(&self) -> Vec<u8> {
         let mut page = vec![0u8; SMART_LOG_LEN];
-        page[SL_CRITICAL_WARNING] = log.critical_warning;
-        page[SL_TEMPERATURE..SL_TEMPERATURE + 2]
-            .copy_from_slice(&log.composite_temperature_k.to_le_bytes());
-        page[SL_AVAILABLE_SPARE] = log.available_spare_pct;
-        page[SL_SPARE_THRESHOLD] = log.available_spare_threshold_pct;
-        page[SL_PERCENTAGE_USED] = log.percentage_used;
-        page[SL_ENDURANCE_GROUP_WARNING] = log.endurance_group_critical_warning;
-        for (offset, value) in [
-            (SL_DATA_UNITS_READ, log.data_units_read),
-            (SL_DATA_UNITS_WRITTEN, log.data_units_written),
-            (SL_HOST_READS, log.host_read_commands),
-            (SL_HOST_WRITES, log.host_write_commands),
-            (SL_CONTROLLER_BUSY, log.controller_busy_minutes),
-            (SL_POWER_CYCLES, log.power_cycles),
-            (SL_POWER_ON_HOURS, log.power_on_hours),
-            (SL_UNSAFE_SHUTDOWNS, log.unsafe_shutdowns),
-            (SL_MEDIA_ERRORS, log.media_errors),
-            (SL_ERROR_LOG_ENTRIES, log.error_log_entries),
-        ] {
-            page[offset..offset + 16].copy_from_slice(&value.to_le_bytes());
-        }
-        for (offset, value) in [
-            (SL_WARNING_TEMP_TIME, log.warning_temp_minutes),
-            (SL_CRITICAL_TEMP_TIME, log.critical_temp_minutes),
-            (SL_T1_TRANSITIONS, log.thermal_t1_transitions),
-            (SL_T2_TRANSITIONS, log.thermal_t2_transitions),
-            (SL_T1_TOTAL_TIME, log.thermal_t1_seconds),
-            (SL_T2_TOTAL_TIME, log.thermal_t2_seconds),
-        ] {
-            page[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
-        }
-        for (index, kelvin) in log.temperature_sensors_k.iter().enumerate() {
-            let offset = SL_SENSORS + 2 * index;
-            page[offset..offset + 2].copy_from_slice(&kelvin.to_le_bytes());
+        put_fields(
+            &mut page,
+            &[
+                (SL_CRITICAL_WARNING, &[self.critical_warning]),
+                (SL_TEMPERATURE, &self.composite_temperature_k.to_le_bytes()),
+                (SL_AVAILABLE_SPARE, &[self.available_spare_pct]),
+                (SL_SPARE_THRESHOLD, &[self.available_spare_threshold_pct]),
+                (SL_PERCENTAGE_USED, &[self.percentage_used]),
+                (
+                    SL_ENDURANCE_GROUP_WARNING,
+                    &[self.endurance_group_critical_warning],
+                ),
+                (SL_DATA_UNITS_READ, &self.data_units_read.to_le_bytes()),
+                (
+                    SL_DATA_UNITS_WRITTEN,
+                    &self.data_units_written.to_le_bytes(),
+                ),
+                (SL_HOST_READS, &self.host_read_commands.to_le_bytes()),
+                (SL_HOST_WRITES, &self.host_write_commands.to_le_bytes()),
+                (
+                    SL_CONTROLLER_BUSY,
+                    &self.controller_busy_minutes.to_le_bytes(),
+                ),
+                (SL_POWER_CYCLES, &self.power_cycles.to_le_bytes()),
+                (SL_POWER_ON_HOURS, &self.power_on_hours.to_le_bytes()),
+                (SL_UNSAFE_SHUTDOWNS, &self.unsafe_shutdowns.to_le_bytes()),
+                (SL_MEDIA_ERRORS, &self.media_errors.to_le_bytes()),
+                (SL_ERROR_LOG_ENTRIES, &self.error_log_entries.to_le_bytes()),
+                (
+                    SL_WARNING_TEMP_TIME,
+                    &self.warning_temp_minutes.to_le_bytes(),
+                ),
+                (
+                    SL_CRITICAL_TEMP_TIME,
+                    &self.critical_temp_minutes.to_le_bytes(),
+                ),
+                (
+                    SL_T1_TRANSITIONS,
+                    &self.thermal_t1_transitions.to_le_bytes(),
+                ),
+                (
+                    SL_T2_TRANSITIONS,
+                    &self.thermal_t2_transitions.to_le_bytes(),
+                ),
+                (SL_T1_TOTAL_TIME, &self.thermal_t1_seconds.to_le_bytes()),
+                (SL_T2_TOTAL_TIME, &self.thermal_t2_seconds.to_le_bytes()),
+            ],
+        );
+        for (index, kelvin) in self.temperature_sensors_k.iter().enumerate() {
+            put_fields(
+                &mut page,
+                &[(SL_SENSORS + 2 * index, &kelvin.to_le_bytes())],
+            );
         }
         page
     }
