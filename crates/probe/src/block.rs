@@ -227,12 +227,7 @@ fn read_sata(root: &Root, path: &Path, drive: &mut Drive) {
         ..AtaDetails::default()
     };
     if let Some(device_dir) = &device_dir {
-        let class_dir = device_dir.join("ata_device").join(
-            device_dir
-                .file_name()
-                .map(|name| name.to_os_string())
-                .unwrap_or_default(),
-        );
+        let class_dir = libata_class_dir(device_dir, "ata_device");
         details.trim_mode = root.read_attr(class_dir.join("trim"));
         if let Some(raw) = root.read_bytes(class_dir.join("id")) {
             // An empty `id` belongs to a port multiplier, not a disk.
@@ -265,12 +260,7 @@ fn read_sata(root: &Root, path: &Path, drive: &mut Drive) {
         }
     }
     if let Some(link_dir) = &link_dir {
-        let class_dir = link_dir.join("ata_link").join(
-            link_dir
-                .file_name()
-                .map(|name| name.to_os_string())
-                .unwrap_or_default(),
-        );
+        let class_dir = libata_class_dir(link_dir, "ata_link");
         if let Some(speed) =
             root.parse_attr(class_dir.join("sata_spd"), sysfs::parse_sata_speed_gbps)
         {
@@ -284,6 +274,16 @@ fn read_sata(root: &Root, path: &Path, drive: &mut Drive) {
         drive.controller_driver = function.driver.clone();
         drive.controller_pci_class = function.class_string();
     }
+}
+
+/// The class device libata registers under a link or device directory, named after it:
+/// `devN.M/ata_device/devN.M`, `linkN/ata_link/linkN`.
+fn libata_class_dir(dir: &Path, class: &str) -> PathBuf {
+    dir.join(class).join(
+        dir.file_name()
+            .map(|name| name.to_os_string())
+            .unwrap_or_default(),
+    )
 }
 
 /// `ataN/linkN[.M]/devN[.M].0` → (link dir, device dir).

@@ -37,6 +37,22 @@ pub enum ReadError {
     },
 }
 
+impl ReadError {
+    fn open(path: &Path) -> impl FnOnce(io::Error) -> ReadError + '_ {
+        |source| ReadError::Open {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn read(path: &Path) -> impl FnOnce(io::Error) -> ReadError + '_ {
+        |source| ReadError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// Opens `host` read-only without following a final symlink and without blocking, and returns
 /// the descriptor only when it is a regular file. [`crate::Root`] uses it for every attribute.
 pub fn open_regular_no_follow(host: &Path) -> io::Result<File> {
@@ -58,25 +74,13 @@ pub fn open_regular_no_follow(host: &Path) -> io::Result<File> {
 /// are followed (a `drives.toml` linked from a dotfiles repository is fine); what they lead to
 /// is opened `O_NOFOLLOW | O_NONBLOCK` and must be a regular file.
 pub fn open_user_file(path: &Path) -> Result<File, ReadError> {
-    let target = std::fs::canonicalize(path).map_err(|source| ReadError::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let target = std::fs::canonicalize(path).map_err(ReadError::open(path))?;
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(&target)
-        .map_err(|source| ReadError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    let kind = file
-        .metadata()
-        .map_err(|source| ReadError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .file_type();
+        .map_err(ReadError::open(path))?;
+    let kind = file.metadata().map_err(ReadError::read(path))?.file_type();
     if !kind.is_file() {
         return Err(ReadError::NotRegular {
             path: path.to_path_buf(),
@@ -110,10 +114,7 @@ pub fn read_tree_file(host: &Path, cap: u64, what: &'static str) -> Result<Vec<u
                     .map(|m| kind_name(m.file_type()))
                     .unwrap_or("special file"),
             },
-            _ => ReadError::Open {
-                path: host.to_path_buf(),
-                source,
-            },
+            _ => ReadError::open(host)(source),
         }
     })?;
     read_capped(file, host, cap, what)
@@ -133,23 +134,14 @@ fn read_capped(
         cap,
         what,
     };
-    let size = file
-        .metadata()
-        .map_err(|source| ReadError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len();
+    let size = file.metadata().map_err(ReadError::read(path))?.len();
     if size > cap {
         return Err(too_large());
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|source| ReadError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(ReadError::read(path))?;
     if bytes.len() as u64 > cap {
         return Err(too_large());
     }

@@ -196,16 +196,18 @@ mod tests {
         text.split(',').map(str::to_owned).collect()
     }
 
+    fn network_share(fs_type: &str, source: &str, mount_options: &str) -> NetworkShare {
+        share_of(fs_type, source, &options(mount_options))
+            .unwrap_or_else(|| panic!("{fs_type} {source} is a network share"))
+    }
+
     #[test]
     fn nfs_server_export_and_address() {
-        let share = share_of(
+        let share = network_share(
             "nfs4",
             "nas.lan:/volume1/ethereum",
-            &options(
-                "rw,vers=4.2,rsize=131072,proto=tcp,clientaddr=192.168.1.20,addr=192.168.1.10",
-            ),
-        )
-        .expect("nfs");
+            "rw,vers=4.2,rsize=131072,proto=tcp,clientaddr=192.168.1.20,addr=192.168.1.10",
+        );
         assert_eq!(share.kind, ShareKind::Nfs);
         assert_eq!(share.server.as_deref(), Some("nas.lan"));
         assert_eq!(share.address.as_deref(), Some("192.168.1.10"));
@@ -213,7 +215,7 @@ mod tests {
         assert_eq!(share.version.as_deref(), Some("4.2"));
         assert_eq!(share.transport.as_deref(), Some("tcp"));
 
-        let v6 = share_of("nfs", "[fd00::10]:/srv/eth", &options("rw,addr=fd00::10")).expect("nfs");
+        let v6 = network_share("nfs", "[fd00::10]:/srv/eth", "rw,addr=fd00::10");
         assert_eq!(v6.server.as_deref(), Some("fd00::10"));
         assert_eq!(v6.address, None, "same as the server");
         assert_eq!(v6.export.as_deref(), Some("/srv/eth"));
@@ -221,64 +223,61 @@ mod tests {
 
     #[test]
     fn smb_ceph_gluster_and_host_shares() {
-        let smb = share_of(
+        for (fs_type, source, mount_options, server, export) in [
+            (
+                "cifs",
+                "//192.168.1.10/ethereum/node",
+                "rw,vers=3.1.1,addr=192.168.1.10",
+                Some("192.168.1.10"),
+                Some("ethereum/node"),
+            ),
+            (
+                "ceph",
+                "admin@b3acfc0d-575f-4b93-9e7b-b4b6e8fbfc1a.cephfs=/volumes/eth",
+                "rw,name=admin,secret=<hidden>,acl,mon_addr=10.0.0.11:3300/10.0.0.12:3300",
+                Some("10.0.0.11:3300, 10.0.0.12:3300"),
+                Some("/volumes/eth (file system cephfs)"),
+            ),
+            (
+                "ceph",
+                "10.0.0.11:6789,10.0.0.12:6789:/volumes/eth",
+                "rw,name=admin",
+                Some("10.0.0.11:6789, 10.0.0.12:6789"),
+                Some("/volumes/eth"),
+            ),
+            (
+                "fuse.glusterfs",
+                "gluster1.lan:/gv0",
+                "rw,user_id=0",
+                Some("gluster1.lan"),
+                Some("gv0"),
+            ),
+            (
+                "9p",
+                "hostshare",
+                "rw,access=client,msize=512000,trans=virtio",
+                None,
+                Some("hostshare"),
+            ),
+            ("virtiofs", "ethdata", "rw", None, Some("ethdata")),
+        ] {
+            let share = network_share(fs_type, source, mount_options);
+            assert_eq!(share.server.as_deref(), server, "{fs_type} {source}");
+            assert_eq!(share.export.as_deref(), export, "{fs_type} {source}");
+        }
+        let smb = network_share(
             "cifs",
             "//192.168.1.10/ethereum/node",
-            &options("rw,vers=3.1.1,addr=192.168.1.10"),
-        )
-        .expect("smb");
-        assert_eq!(smb.server.as_deref(), Some("192.168.1.10"));
-        assert_eq!(smb.export.as_deref(), Some("ethereum/node"));
+            "rw,addr=192.168.1.10",
+        );
         assert_eq!(smb.address, None);
-
-        let ceph = share_of(
-            "ceph",
-            "admin@b3acfc0d-575f-4b93-9e7b-b4b6e8fbfc1a.cephfs=/volumes/eth",
-            &options("rw,name=admin,secret=<hidden>,acl,mon_addr=10.0.0.11:3300/10.0.0.12:3300"),
-        )
-        .expect("ceph");
-        assert_eq!(
-            ceph.server.as_deref(),
-            Some("10.0.0.11:3300, 10.0.0.12:3300")
-        );
-        assert_eq!(
-            ceph.export.as_deref(),
-            Some("/volumes/eth (file system cephfs)")
-        );
-        let old = share_of(
-            "ceph",
-            "10.0.0.11:6789,10.0.0.12:6789:/volumes/eth",
-            &options("rw,name=admin"),
-        )
-        .expect("ceph");
-        assert_eq!(
-            old.server.as_deref(),
-            Some("10.0.0.11:6789, 10.0.0.12:6789")
-        );
-        assert_eq!(old.export.as_deref(), Some("/volumes/eth"));
-
-        let gluster = share_of(
-            "fuse.glusterfs",
-            "gluster1.lan:/gv0",
-            &options("rw,user_id=0"),
-        )
-        .expect("gluster");
-        assert_eq!(gluster.server.as_deref(), Some("gluster1.lan"));
-        assert_eq!(gluster.export.as_deref(), Some("gv0"));
-
-        let ninep = share_of(
+        let ninep = network_share(
             "9p",
             "hostshare",
-            &options("rw,access=client,msize=512000,trans=virtio"),
-        )
-        .expect("9p");
+            "rw,access=client,msize=512000,trans=virtio",
+        );
         assert!(ninep.kind.host_shared());
-        assert_eq!(ninep.server, None);
-        assert_eq!(ninep.export.as_deref(), Some("hostshare"));
         assert_eq!(ninep.transport.as_deref(), Some("virtio"));
-
-        let fs = share_of("virtiofs", "ethdata", &options("rw")).expect("virtiofs");
-        assert_eq!(fs.export.as_deref(), Some("ethdata"));
 
         assert_eq!(share_of("ext4", "/dev/sda1", &options("rw")), None);
         assert_eq!(share_of("fuse.sshfs", "me@host:/x", &options("rw")), None);

@@ -149,12 +149,16 @@ mod tests {
 
     #[test]
     fn recognises_pci_addresses() {
-        assert!(is_pci_address("0000:03:00.0"));
-        assert!(is_pci_address("10000:e1:00.0"));
-        assert!(!is_pci_address("pci0000:00"));
-        assert!(!is_pci_address("0000:03:00.8"));
-        assert!(!is_pci_address("nvme0"));
-        assert!(!is_pci_address("ata3"));
+        for (name, is_address) in [
+            ("0000:03:00.0", true),
+            ("10000:e1:00.0", true),
+            ("pci0000:00", false),
+            ("0000:03:00.8", false),
+            ("nvme0", false),
+            ("ata3", false),
+        ] {
+            assert_eq!(is_pci_address(name), is_address, "{name}");
+        }
     }
 
     #[test]

@@ -62,16 +62,23 @@ mod tests {
 
     #[test]
     fn interface_names_and_usb_paths() {
-        assert!(is_interface_name("2-1:1.0"));
-        assert!(is_interface_name("1-1.4.2:1.0"));
-        assert!(!is_interface_name("2-1"));
-        assert!(!is_interface_name("host6"));
-        assert!(is_usb_path(Path::new(
-            "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6"
-        )));
-        assert!(!is_usb_path(Path::new(
-            "/sys/devices/pci0000:00/0000:00:17.0/ata3"
-        )));
-        assert!(!is_usb_path(Path::new("/sys/devices/usbmisc")));
+        for (name, is_interface) in [
+            ("2-1:1.0", true),
+            ("1-1.4.2:1.0", true),
+            ("2-1", false),
+            ("host6", false),
+        ] {
+            assert_eq!(is_interface_name(name), is_interface, "{name}");
+        }
+        for (path, on_usb) in [
+            (
+                "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6",
+                true,
+            ),
+            ("/sys/devices/pci0000:00/0000:00:17.0/ata3", false),
+            ("/sys/devices/usbmisc", false),
+        ] {
+            assert_eq!(is_usb_path(Path::new(path)), on_usb, "{path}");
+        }
     }
 }
