@@ -102,53 +102,81 @@ pub fn parse_usb_speed_mbps(text: &str) -> Option<u32> {
 mod tests {
     use super::*;
 
+    /// Each `(text, expected)` case through `parse`, naming the text that failed.
+    fn check<T: PartialEq + std::fmt::Debug>(
+        parse: impl Fn(&str) -> Option<T>,
+        cases: &[(&str, Option<T>)],
+    ) {
+        for (text, expected) in cases {
+            assert_eq!(&parse(text), expected, "{text:?}");
+        }
+    }
+
     #[test]
     fn link_speeds_of_every_kernel_era() {
-        assert_eq!(parse_link_speed_gts("8.0 GT/s PCIe"), Some(8.0));
-        assert_eq!(parse_link_speed_gts("16.0 GT/s PCIe"), Some(16.0));
-        assert_eq!(parse_link_speed_gts("8 GT/s"), Some(8.0));
-        assert_eq!(parse_link_speed_gts("2.5 GT/s"), Some(2.5));
-        assert_eq!(parse_link_speed_gts("Unknown speed"), None);
-        assert_eq!(parse_link_speed_gts("Unknown"), None);
-        assert_eq!(parse_link_speed_gts("8.0"), None);
-        assert_eq!(parse_link_speed_gts("NaN GT/s"), None);
+        check(
+            parse_link_speed_gts,
+            &[
+                ("8.0 GT/s PCIe", Some(8.0)),
+                ("16.0 GT/s PCIe", Some(16.0)),
+                ("8 GT/s", Some(8.0)),
+                ("2.5 GT/s", Some(2.5)),
+                ("Unknown speed", None),
+                ("Unknown", None),
+                ("8.0", None),
+                ("NaN GT/s", None),
+            ],
+        );
     }
 
     #[test]
     fn widths_sata_speeds_and_schedulers() {
-        assert_eq!(parse_link_width("4"), Some(4));
-        assert_eq!(parse_link_width("x2"), Some(2));
-        assert_eq!(parse_link_width("0"), None);
-        assert_eq!(parse_link_width("255"), None);
-        assert_eq!(parse_sata_speed_gbps("6.0 Gbps"), Some(6.0));
-        assert_eq!(parse_sata_speed_gbps("1.5 Gbps"), Some(1.5));
-        assert_eq!(parse_sata_speed_gbps("<unknown>"), None);
-        assert_eq!(
-            parse_scheduler("[mq-deadline] kyber bfq none").as_deref(),
-            Some("mq-deadline")
+        check(
+            parse_link_width,
+            &[("4", Some(4)), ("x2", Some(2)), ("0", None), ("255", None)],
         );
-        assert_eq!(
-            parse_scheduler("mq-deadline kyber [none]").as_deref(),
-            Some("none")
+        check(
+            parse_sata_speed_gbps,
+            &[
+                ("6.0 Gbps", Some(6.0)),
+                ("1.5 Gbps", Some(1.5)),
+                ("<unknown>", None),
+            ],
         );
-        assert_eq!(parse_scheduler("none").as_deref(), Some("none"));
-        assert_eq!(parse_scheduler("mq-deadline none"), None);
-        assert_eq!(parse_scheduler("[]"), None);
+        check(
+            parse_scheduler,
+            &[
+                ("[mq-deadline] kyber bfq none", Some("mq-deadline".into())),
+                ("mq-deadline kyber [none]", Some("none".into())),
+                ("none", Some("none".into())),
+                ("mq-deadline none", None),
+                ("[]", None),
+            ],
+        );
     }
 
     #[test]
     fn numbers_sizes_and_temperatures() {
-        assert_eq!(sectors_to_bytes("3907029168"), Some(2_000_398_934_016));
-        assert_eq!(sectors_to_bytes("18446744073709551615"), None);
-        assert_eq!(parse_hex_u32("0x010601"), Some(0x010601));
-        assert_eq!(parse_hex_u32("010601"), None);
-        assert_eq!(parse_millidegrees("41850"), Some(41.85));
-        assert_eq!(parse_millidegrees("65535000"), None);
-        assert_eq!(parse_dev("259:0"), Some((259, 0)));
-        assert_eq!(parse_dev("259"), None);
-        assert_eq!(parse_flag("1"), Some(true));
-        assert_eq!(parse_flag("2"), None);
-        assert_eq!(parse_usb_speed_mbps("5000"), Some(5000));
-        assert_eq!(parse_usb_speed_mbps("1.5"), Some(1));
+        check(
+            sectors_to_bytes,
+            &[
+                ("3907029168", Some(2_000_398_934_016)),
+                ("18446744073709551615", None),
+            ],
+        );
+        check(
+            parse_hex_u32,
+            &[("0x010601", Some(0x010601)), ("010601", None)],
+        );
+        check(
+            parse_millidegrees,
+            &[("41850", Some(41.85)), ("65535000", None)],
+        );
+        check(parse_dev, &[("259:0", Some((259, 0))), ("259", None)]);
+        check(parse_flag, &[("1", Some(true)), ("2", None)]);
+        check(
+            parse_usb_speed_mbps,
+            &[("5000", Some(5000)), ("1.5", Some(1))],
+        );
     }
 }

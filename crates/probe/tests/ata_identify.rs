@@ -8,7 +8,7 @@ use probe::ata::{
     AtaIdentify, IdentifyBuilder, IdentifyError, IDENTIFY_WORDS,
 };
 use proptest::prelude::*;
-use support::read_data;
+use support::{ascii_field, read_data};
 
 /// Puts an ATA string into words the way a drive does: first character in the high byte.
 fn put_ata_string(words: &mut [u16; IDENTIFY_WORDS], first_word: usize, len_words: usize, s: &str) {
@@ -250,15 +250,6 @@ fn a_megabyte_of_garbage_is_an_error_not_a_panic() {
         parse_identify_text(&garbage),
         Err(IdentifyError::BadWord { index: 0, .. })
     ));
-}
-
-fn ascii_field(max: usize) -> impl Strategy<Value = String> {
-    // Printable ASCII without leading/trailing spaces: what survives the trim.
-    proptest::string::string_regex(&format!(
-        "([!-~]([ -~]{{0,{}}}[!-~])?)?",
-        max.saturating_sub(2)
-    ))
-    .expect("valid regex")
 }
 
 proptest! {

@@ -4,6 +4,7 @@
 mod support;
 
 use std::path::Path;
+use support::ascii_field;
 use support::skip::skip;
 
 use probe::nvme::{
@@ -365,14 +366,6 @@ fn live_nvme_controller_when_present() {
         }
         Err(err) => panic!("SMART log failed on a real controller: {err}"),
     }
-}
-
-fn ascii_field(max: usize) -> impl Strategy<Value = String> {
-    proptest::string::string_regex(&format!(
-        "([!-~]([ -~]{{0,{}}}[!-~])?)?",
-        max.saturating_sub(2)
-    ))
-    .expect("valid regex")
 }
 
 prop_compose! {

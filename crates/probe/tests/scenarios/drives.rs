@@ -4,8 +4,7 @@ use super::*;
 
 #[test]
 fn nvme_degraded_pcie_link() {
-    let probed = run("nvme_degraded_pcie_link");
-    let facts = &probed.facts;
+    let facts = run("nvme_degraded_pcie_link");
     assert!(!facts.live && !facts.privileged);
     assert_eq!(facts.stack, vec!["nvme0n1p2", "nvme0n1"]);
     assert_eq!(facts.trim_effective, Some(true));
@@ -14,7 +13,7 @@ fn nvme_degraded_pcie_link() {
     assert_eq!(mount.fs_type, "ext4");
     assert_eq!(mount.atime, AtimeMode::Relatime);
     assert_eq!(mount.free_bytes, Some(1_100_000_000_000));
-    let drive = only_drive(facts);
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 980 PRO 2TB"));
     assert_eq!(drive.serial.as_deref(), Some("S6B0NL0T412345K"));
     assert_eq!(drive.firmware.as_deref(), Some("5B2QGXA7"));
@@ -49,37 +48,35 @@ fn nvme_degraded_pcie_link() {
         "a snapshot cannot show seccomp"
     );
     assert!(facts.warnings.is_empty(), "{:?}", facts.warnings);
-    snapshot("nvme_degraded_pcie_link", facts);
+    snapshot("nvme_degraded_pcie_link", &facts);
 }
 
 #[test]
 fn nvme_with_hmb() {
-    let probed = run("nvme_with_hmb");
-    let drive = only_drive(&probed.facts);
+    let facts = run("nvme_with_hmb");
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("KINGSTON SNV2S2000G"));
     assert_eq!(drive.hmb, Some(true));
     assert_eq!(drive.temperature_c, Some(52.85));
-    let mount = probed.facts.mount.as_ref().expect("mount");
+    let mount = facts.mount.as_ref().expect("mount");
     assert_eq!(
         mount.mount_point, "/",
         "the datadir is on the root file system"
     );
     assert_eq!(mount.free_bytes, None, "no statvfs.json in this snapshot");
-    assert!(probed
-        .facts
+    assert!(facts
         .unavailable
         .iter()
         .any(|u| u.fact == "free space of /"));
-    snapshot("nvme_with_hmb", &probed.facts);
+    snapshot("nvme_with_hmb", &facts);
 }
 
 #[test]
 fn sata_ahci() {
-    let probed = run("sata_ahci");
-    let facts = &probed.facts;
+    let facts = run("sata_ahci");
     assert_eq!(facts.stack, vec!["sda1", "sda"]);
     assert_eq!(facts.trim_effective, Some(true));
-    let drive = only_drive(facts);
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("CT2000MX500SSD1"));
     assert_eq!(
         drive.firmware.as_deref(),
@@ -111,18 +108,17 @@ fn sata_ahci() {
         .unavailable
         .iter()
         .any(|u| u.fact == "SMART health (sda)"));
-    snapshot("sata_ahci", facts);
+    snapshot("sata_ahci", &facts);
 }
 
 #[test]
 fn sata_raid_mode_trim_blocked() {
-    let probed = run("sata_raid_mode_trim_blocked");
-    let facts = &probed.facts;
+    let facts = run("sata_raid_mode_trim_blocked");
     assert_eq!(
         facts.mount.as_ref().map(|m| m.mount_point.as_str()),
         Some(fixture::DATADIR)
     );
-    let drive = only_drive(facts);
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
     assert_eq!(drive.controller_mode, Some(ControllerMode::Raid));
     assert_eq!(
@@ -136,28 +132,27 @@ fn sata_raid_mode_trim_blocked() {
         "but the controller drops it"
     );
     assert_eq!(facts.layers[1].discard_max_bytes, Some(0));
-    snapshot("sata_raid_mode_trim_blocked", facts);
+    snapshot("sata_raid_mode_trim_blocked", &facts);
 }
 
 #[test]
 fn sata_ide_mode() {
-    let probed = run("sata_ide_mode");
-    let drive = only_drive(&probed.facts);
+    let facts = run("sata_ide_mode");
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 860 EVO 500GB"));
     assert_eq!(drive.controller_mode, Some(ControllerMode::Ide));
     assert_eq!(drive.controller_driver.as_deref(), Some("ata_piix"));
     assert_eq!(drive.sata_link_gbps, Some(3.0));
     assert_eq!(drive.sata_link_max_gbps, Some(6.0));
-    assert!(probed.facts.mount.as_ref().expect("mount").discard);
-    snapshot("sata_ide_mode", &probed.facts);
+    assert!(facts.mount.as_ref().expect("mount").discard);
+    snapshot("sata_ide_mode", &facts);
 }
 
 #[test]
 fn usb_uas() {
-    let probed = run("usb_uas");
-    let facts = &probed.facts;
+    let facts = run("usb_uas");
     assert_eq!(facts.stack, vec!["sdb1", "sdb"]);
-    let drive = only_drive(facts);
+    let drive = only_drive(&facts);
     assert_eq!(drive.interface, Some(Interface::Usb));
     assert_eq!(drive.model.as_deref(), Some("Portable SSD T5"));
     assert_eq!(drive.vendor.as_deref(), Some("Samsung"));
@@ -169,13 +164,13 @@ fn usb_uas() {
     assert_eq!(usb.speed_mbps, Some(5000));
     assert_eq!(drive.write_cache.as_deref(), Some("write through"));
     assert_eq!(facts.trim_effective, Some(false));
-    snapshot("usb_uas", facts);
+    snapshot("usb_uas", &facts);
 }
 
 #[test]
 fn hdd() {
-    let probed = run("hdd");
-    let drive = only_drive(&probed.facts);
+    let facts = run("hdd");
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("WDC WD20EFRX-68EUZN0"));
     assert_eq!(drive.firmware.as_deref(), Some("82.00A82"));
     assert_eq!(drive.rotational, Some(true));
@@ -190,14 +185,14 @@ fn hdd() {
     assert_eq!(drive.physical_block_size, Some(4096));
     assert_eq!(drive.scheduler.as_deref(), Some("mq-deadline"));
     assert_eq!(drive.temperature_c, Some(38.0));
-    assert_eq!(probed.facts.trim_effective, Some(false));
-    snapshot("hdd", &probed.facts);
+    assert_eq!(facts.trim_effective, Some(false));
+    snapshot("hdd", &facts);
 }
 
 #[test]
 fn qemu_sata_ssd_rotation_unreported() {
-    let probed = run("qemu_sata_ssd_rotation_unreported");
-    let drive = only_drive(&probed.facts);
+    let facts = run("qemu_sata_ssd_rotation_unreported");
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
     assert_eq!(drive.interface, Some(Interface::Sata));
     // Word 217 = 0 is "not reported", and the VPD page built from it says the same.
@@ -209,12 +204,8 @@ fn qemu_sata_ssd_rotation_unreported() {
         "the kernel's flag as read"
     );
     assert_eq!(drive.rotational, Some(true), "nothing better to go by");
-    assert!(
-        probed.facts.warnings.is_empty(),
-        "{:?}",
-        probed.facts.warnings
-    );
-    snapshot("qemu_sata_ssd_rotation_unreported", &probed.facts);
+    assert!(facts.warnings.is_empty(), "{:?}", facts.warnings);
+    snapshot("qemu_sata_ssd_rotation_unreported", &facts);
 }
 
 #[test]
@@ -261,8 +252,8 @@ fn vpd_page_decides_the_probe_rotational_flag_without_identify() {
 
 #[test]
 fn nvme_behind_vmd() {
-    let probed = run("nvme_behind_vmd");
-    let drive = only_drive(&probed.facts);
+    let facts = run("nvme_behind_vmd");
+    let drive = only_drive(&facts);
     assert_eq!(drive.controller_mode, Some(ControllerMode::Vmd));
     assert_eq!(
         drive.nvme.as_ref().and_then(|n| n.pci_address.as_deref()),
@@ -273,8 +264,7 @@ fn nvme_behind_vmd() {
 
 #[test]
 fn sas_multipath() {
-    let probed = run("sas_multipath");
-    let facts = &probed.facts;
+    let facts = run("sas_multipath");
     assert_eq!(facts.stack, vec!["dm-0", "sda", "sdb"]);
     assert_eq!(facts.layers[0].kind, LayerKind::Multipath);
     assert_eq!(facts.drives.len(), 2);
@@ -295,10 +285,9 @@ fn sas_multipath() {
 
 #[test]
 fn usb_sata_bridge_shows_only_the_inquiry_product() {
-    let probed = run("usb_sata_bridge_cut_model");
-    let facts = &probed.facts;
-    snapshot("usb_sata_bridge_cut_model", facts);
-    let drive = only_drive(facts);
+    let facts = run("usb_sata_bridge_cut_model");
+    snapshot("usb_sata_bridge_cut_model", &facts);
+    let drive = only_drive(&facts);
     assert_eq!(drive.name, "sdb");
     assert_eq!(drive.interface, Some(Interface::Usb));
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870"));
@@ -317,12 +306,8 @@ fn model_sources_follow_the_interface() {
         ("sata_ahci", ModelSource::AtaIdentify),
         ("hostile_garbage_identify", ModelSource::ScsiInquiry),
     ] {
-        let probed = run(name);
-        assert_eq!(
-            only_drive(&probed.facts).model_source,
-            Some(source),
-            "{name}"
-        );
+        let facts = run(name);
+        assert_eq!(only_drive(&facts).model_source, Some(source), "{name}");
     }
 }
 
@@ -357,10 +342,10 @@ fn identify_with_a_bad_checksum_is_used_with_a_warning() {
 /// The signed dumps the fixtures write carry no such warning.
 #[test]
 fn a_valid_identify_checksum_is_silent() {
-    let probed = run("sata_ahci");
+    let facts = run("sata_ahci");
     assert!(
-        !probed.facts.warnings.iter().any(|w| w.contains("checksum")),
+        !facts.warnings.iter().any(|w| w.contains("checksum")),
         "{:?}",
-        probed.facts.warnings
+        facts.warnings
     );
 }

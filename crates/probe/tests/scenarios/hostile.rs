@@ -5,9 +5,8 @@ use super::*;
 
 #[test]
 fn hostile_missing_attributes_are_unknown() {
-    let probed = run("hostile_missing_attributes");
-    let facts = &probed.facts;
-    let drive = only_drive(facts);
+    let facts = run("hostile_missing_attributes");
+    let drive = only_drive(&facts);
     assert_eq!(drive.model, None);
     assert_eq!(drive.serial, None);
     assert_eq!(drive.capacity_bytes, None);
@@ -33,22 +32,20 @@ fn hostile_missing_attributes_are_unknown() {
 
 #[test]
 fn hostile_empty_attributes_are_unknown() {
-    let probed = run("hostile_empty_attributes");
-    let facts = &probed.facts;
-    let drive = only_drive(facts);
+    let facts = run("hostile_empty_attributes");
+    let drive = only_drive(&facts);
     assert_eq!(drive.model, None);
     assert_eq!(drive.capacity_bytes, None);
     assert_eq!(drive.scheduler, None);
     assert_eq!(facts.platform.sys_vendor, None);
     assert_eq!(facts.mount.as_ref().and_then(|m| m.free_bytes), None);
-    assert_warning(facts, "statvfs.json");
+    assert_warning(&facts, "statvfs.json");
 }
 
 #[test]
 fn hostile_non_utf8_is_replaced_with_a_warning() {
-    let probed = run("hostile_non_utf8");
-    let facts = &probed.facts;
-    let model = only_drive(facts).model.clone().expect("model");
+    let facts = run("hostile_non_utf8");
+    let model = only_drive(&facts).model.clone().expect("model");
     assert!(model.starts_with("Samsung SSD \u{fffd}"), "{model}");
     assert!(facts
         .platform
@@ -60,12 +57,11 @@ fn hostile_non_utf8_is_replaced_with_a_warning() {
 
 #[test]
 fn hostile_huge_model_is_capped() {
-    let probed = run("hostile_huge_model");
-    let facts = &probed.facts;
-    let drive = only_drive(facts);
+    let facts = run("hostile_huge_model");
+    let drive = only_drive(&facts);
     // The 1 MB SCSI model is capped; IDENTIFY (also 1 MB, unparsable) is refused.
     assert!(drive.model.as_deref().is_some_and(|m| m.len() <= ATTR_CAP));
-    assert_warning(facts, "truncated");
+    assert_warning(&facts, "truncated");
     assert!(facts
         .platform
         .product_name
@@ -75,13 +71,12 @@ fn hostile_huge_model_is_capped() {
 
 #[test]
 fn hostile_symlink_loops_end() {
-    let probed = run("hostile_symlink_loops");
-    let facts = &probed.facts;
+    let facts = run("hostile_symlink_loops");
     assert_eq!(facts.stack, vec!["dm-0", "dm-1", "nvme0n1p3", "nvme0n1"]);
-    let drive = only_drive(facts);
+    let drive = only_drive(&facts);
     assert_eq!(drive.nvme, None, "the controller link loops");
     assert_eq!(facts.platform.sys_vendor, None);
-    assert_warning(facts, "symbolic links");
+    assert_warning(&facts, "symbolic links");
 }
 
 #[test]
@@ -124,8 +119,7 @@ fn probed_base(root_dir: &Path) -> PathBuf {
 
 #[test]
 fn hostile_mountinfo_escapes_are_decoded() {
-    let probed = run("hostile_mountinfo_escapes");
-    let facts = &probed.facts;
+    let facts = run("hostile_mountinfo_escapes");
     let mount = facts.mount.as_ref().expect("mount");
     assert_eq!(mount.mount_point, "/var/lib/eth node");
     assert_eq!(mount.dev, "259:2");
@@ -135,16 +129,15 @@ fn hostile_mountinfo_escapes_are_decoded() {
 
 #[test]
 fn hostile_garbage_identify_falls_back_to_scsi() {
-    let probed = run("hostile_garbage_identify");
-    let facts = &probed.facts;
-    let drive = only_drive(facts);
+    let facts = run("hostile_garbage_identify");
+    let drive = only_drive(&facts);
     assert_eq!(drive.model.as_deref(), Some("CT2000MX500SSD1"));
     assert_eq!(
         drive.firmware.as_deref(),
         Some("046"),
         "only the SCSI rev is left"
     );
-    assert_warning(facts, "IDENTIFY");
+    assert_warning(&facts, "IDENTIFY");
 }
 
 #[test]
@@ -152,6 +145,6 @@ fn every_scenario_probes_without_panicking() {
     for scenario in SCENARIOS {
         let probed = run(scenario.name);
         assert!(probed.root_dir.exists());
-        assert_eq!(probed.facts.schema_version, SCHEMA_VERSION);
+        assert_eq!(probed.schema_version, SCHEMA_VERSION);
     }
 }

@@ -21,10 +21,19 @@ use ::probe::{
     SCHEMA_VERSION,
 };
 
+/// A scenario's facts, with the fixture directory they were probed from kept alive.
 struct Probed {
     _dir: tempfile::TempDir,
     root_dir: PathBuf,
     facts: Facts,
+}
+
+impl std::ops::Deref for Probed {
+    type Target = Facts;
+
+    fn deref(&self) -> &Facts {
+        &self.facts
+    }
 }
 
 fn run(name: &str) -> Probed {

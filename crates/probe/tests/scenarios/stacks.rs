@@ -58,8 +58,7 @@ fn network_and_host_shares_name_their_server_and_export() {
         ),
     ];
     for (name, kind, fs_type, server, address, export) in cases {
-        let probed = run(name);
-        let facts = &probed.facts;
+        let facts = run(name);
         let mount = facts.mount.as_ref().expect("mount");
         assert_eq!(mount.mount_point, fixture::DATADIR, "{name}");
         assert_eq!(mount.fs_type, fs_type, "{name}");
@@ -96,8 +95,7 @@ fn network_and_host_shares_name_their_server_and_export() {
 
 #[test]
 fn lvm_on_partition() {
-    let probed = run("lvm_on_partition");
-    let facts = &probed.facts;
+    let facts = run("lvm_on_partition");
     assert_eq!(facts.stack, vec!["dm-0", "nvme0n1p3", "nvme0n1"]);
     assert_eq!(facts.layers[0].kind, LayerKind::Lvm);
     assert_eq!(facts.layers[0].detail.as_deref(), Some("vg0-ethereum"));
@@ -113,16 +111,15 @@ fn lvm_on_partition() {
     assert_eq!(mount.source, "/dev/mapper/vg0-ethereum");
     assert_eq!(mount.atime, AtimeMode::Noatime);
     assert_eq!(
-        only_drive(facts).model.as_deref(),
+        only_drive(&facts).model.as_deref(),
         Some("WDS200T3X0C-00SJG0")
     );
-    snapshot("lvm_on_partition", facts);
+    snapshot("lvm_on_partition", &facts);
 }
 
 #[test]
 fn md_raid1() {
-    let probed = run("md_raid1");
-    let facts = &probed.facts;
+    let facts = run("md_raid1");
     assert_eq!(facts.stack, vec!["md0", "sda1", "sda", "sdb1", "sdb"]);
     assert_eq!(facts.layers[0].kind, LayerKind::Md);
     assert_eq!(facts.layers[0].detail.as_deref(), Some("raid1"));
@@ -131,25 +128,23 @@ fn md_raid1() {
     assert_eq!(facts.drives[0].name, "sda");
     assert_eq!(facts.drives[1].serial.as_deref(), Some("2235E6A1B2C4"));
     assert_eq!(facts.trim_effective, Some(true));
-    snapshot("md_raid1", facts);
+    snapshot("md_raid1", &facts);
 }
 
 #[test]
 fn dm_crypt_without_allow_discards_blocks_trim() {
-    let probed = run("dm_crypt");
-    let facts = &probed.facts;
+    let facts = run("dm_crypt");
     assert_eq!(facts.stack, vec!["dm-0", "nvme0n1p2", "nvme0n1"]);
     assert_eq!(facts.layers[0].kind, LayerKind::Crypt);
     assert_eq!(facts.layers[0].discard_max_bytes, Some(0));
     assert_eq!(facts.trim_effective, Some(false));
-    assert_eq!(only_drive(facts).trim_supported, Some(true));
-    snapshot("dm_crypt", facts);
+    assert_eq!(only_drive(&facts).trim_supported, Some(true));
+    snapshot("dm_crypt", &facts);
 }
 
 #[test]
 fn btrfs_over_two_drives() {
-    let probed = run("btrfs_two_devices");
-    let facts = &probed.facts;
+    let facts = run("btrfs_two_devices");
     let mount = facts.mount.as_ref().expect("mount");
     assert_eq!(mount.fs_type, "btrfs");
     assert_eq!(mount.dev, "0:33");
@@ -162,27 +157,25 @@ fn btrfs_over_two_drives() {
     assert_eq!(facts.drives[1].serial.as_deref(), Some("S6B0NL0T412399M"));
     assert_eq!(facts.trim_effective, Some(true));
     assert!(facts.unresolved.is_empty(), "{:?}", facts.unresolved);
-    snapshot("btrfs_two_devices", facts);
+    snapshot("btrfs_two_devices", &facts);
 }
 
 #[test]
 fn a_symlinked_datadir_is_followed_inside_the_root() {
-    let probed = run("datadir_symlink");
-    let facts = &probed.facts;
+    let facts = run("datadir_symlink");
     assert_eq!(facts.path, fixture::DATADIR);
     let mount = facts.mount.as_ref().expect("mount");
     assert_eq!(mount.mount_point, "/mnt/fast");
     assert_eq!(facts.stack, vec!["nvme0n1p1", "nvme0n1"]);
     assert_eq!(
-        only_drive(facts).model.as_deref(),
+        only_drive(&facts).model.as_deref(),
         Some("Samsung SSD 980 PRO 2TB")
     );
 }
 
 #[test]
 fn zfs_is_said_plainly() {
-    let probed = run("zfs_dataset");
-    let facts = &probed.facts;
+    let facts = run("zfs_dataset");
     assert_eq!(
         facts.mount.as_ref().map(|m| m.fs_type.as_str()),
         Some("zfs")
@@ -199,8 +192,7 @@ fn zfs_is_said_plainly() {
 
 #[test]
 fn overlay_is_said_plainly() {
-    let probed = run("docker_overlay");
-    let facts = &probed.facts;
+    let facts = run("docker_overlay");
     assert_eq!(
         facts.mount.as_ref().map(|m| m.fs_type.as_str()),
         Some("overlay")

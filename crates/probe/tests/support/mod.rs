@@ -32,3 +32,13 @@ pub fn build_scenario(scenario: &Scenario) -> tempfile::TempDir {
     (scenario.build)(dir.path()).expect("builds");
     dir
 }
+
+/// Printable ASCII of at most `max` bytes without leading or trailing spaces: the text of a
+/// fixed-width identity field (model, serial, firmware) as it survives the parser's trim.
+pub fn ascii_field(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
+    proptest::string::string_regex(&format!(
+        "([!-~]([ -~]{{0,{}}}[!-~])?)?",
+        max.saturating_sub(2)
+    ))
+    .expect("valid regex")
+}
