@@ -72,14 +72,7 @@ fn samsung_pm883_sata_with_full_trim() {
     assert_eq!(r.physical_block_size, Some(4096));
     assert_eq!(r.rotation_rate, Some(0));
     assert_eq!(r.form_factor.as_deref(), Some("2.5 inches"));
-    assert_eq!(
-        r.trim,
-        Some(TrimSupport {
-            supported: Some(true),
-            deterministic: Some(true),
-            zeroed: Some(true)
-        })
-    );
+    assert_eq!(r.trim, trim(Some(true), Some(true), Some(true)));
     assert_eq!(r.interface_speed_current_gbps, Some(6.0));
     assert_eq!(r.interface_speed_max_gbps, Some(6.0));
     assert_eq!(r.temperature_c, Some(24.0));
@@ -119,14 +112,7 @@ fn kingston_a400_exit_status_4_and_gib_counter() {
     assert_eq!(r.model_family.as_deref(), Some("Phison Driven SSDs"));
     assert_eq!(r.model_name.as_deref(), Some("KINGSTON SA400M8120G"));
     assert_eq!(r.capacity_bytes, Some(120_034_123_776));
-    assert_eq!(
-        r.trim,
-        Some(TrimSupport {
-            supported: Some(true),
-            deterministic: Some(false),
-            zeroed: Some(false)
-        })
-    );
+    assert_eq!(r.trim, trim(Some(true), Some(false), Some(false)));
     assert_eq!(r.temperature_c, Some(38.0));
     assert_eq!(r.power_on_hours, Some(4994));
     // Attribute 194's raw value packs min/max; the report's temperature comes from
@@ -156,14 +142,7 @@ fn wd_red_hard_disk() {
     assert_eq!(r.model_name.as_deref(), Some("WDC WD20EFRX-68EUZN0"));
     assert_eq!(r.capacity_bytes, Some(2_000_398_934_016));
     assert_eq!(r.rotation_rate, Some(5400));
-    assert_eq!(
-        r.trim,
-        Some(TrimSupport {
-            supported: Some(false),
-            deterministic: None,
-            zeroed: None
-        })
-    );
+    assert_eq!(r.trim, trim(Some(false), None, None));
     assert_eq!(r.temperature_c, Some(34.0));
     assert_eq!(r.power_on_hours, Some(47_657));
     let health = r.health();

@@ -40,6 +40,19 @@ const WD_RED: &str = "WDC_WD20EFRX-68EUZN0_17.json";
 /// Captured on the development VM: smartctl 7.3 cannot identify a virtio disk.
 const VIRTIO_UNABLE: &str = "virtio-vda-unable-to-detect.json";
 
+/// The TRIM support a report should state: supported, deterministic, zeroed.
+fn trim(
+    supported: Option<bool>,
+    deterministic: Option<bool>,
+    zeroed: Option<bool>,
+) -> Option<TrimSupport> {
+    Some(TrimSupport {
+        supported,
+        deterministic,
+        zeroed,
+    })
+}
+
 fn envelope(extra: Value) -> Vec<u8> {
     let mut doc = json!({
         "json_format_version": [1, 0],

@@ -44,16 +44,21 @@ fn merge_keeps_sysfs_values_and_fills_the_rest() {
     assert_eq!(health.pending_sectors, Some(0));
 }
 
+/// `sda` as the probe described it before smartctl: only a model, read from `source`.
+fn sda_with_model(model: &str, source: ModelSource) -> Drive {
+    Drive {
+        name: "sda".into(),
+        model: Some(model.into()),
+        model_source: Some(source),
+        ..Drive::default()
+    }
+}
+
 #[test]
 fn smartctl_model_replaces_the_inquiry_product_it_extends() {
     let r = report(SAMSUNG_PM883);
     // What /sys/block/sda/device/model holds for this drive: the first 16 characters.
-    let mut drive = Drive {
-        name: "sda".into(),
-        model: Some("SAMSUNG MZ7LH1T9".into()),
-        model_source: Some(ModelSource::ScsiInquiry),
-        ..Drive::default()
-    };
+    let mut drive = sda_with_model("SAMSUNG MZ7LH1T9", ModelSource::ScsiInquiry);
     r.merge_into(&mut drive);
     assert_eq!(drive.model.as_deref(), Some("SAMSUNG MZ7LH1T9HMLT-00005"));
     assert_eq!(drive.model_source, Some(ModelSource::Smartctl));
@@ -64,12 +69,7 @@ fn smartctl_model_replaces_the_inquiry_product_it_extends() {
         ("SAMSUNG MZ7LH1T9", ModelSource::AtaIdentify),
         ("Portable SSD T5", ModelSource::ScsiInquiry),
     ] {
-        let mut drive = Drive {
-            name: "sda".into(),
-            model: Some(model.into()),
-            model_source: Some(source),
-            ..Drive::default()
-        };
+        let mut drive = sda_with_model(model, source);
         r.merge_into(&mut drive);
         assert_eq!(drive.model.as_deref(), Some(model));
         assert_eq!(drive.model_source, Some(source));
