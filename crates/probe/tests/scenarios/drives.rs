@@ -64,10 +64,7 @@ fn nvme_with_hmb() {
         "the datadir is on the root file system"
     );
     assert_eq!(mount.free_bytes, None, "no statvfs.json in this snapshot");
-    assert!(facts
-        .unavailable
-        .iter()
-        .any(|u| u.fact == "free space of /"));
+    assert_unavailable(&facts, "free space of /");
     snapshot("nvme_with_hmb", &facts);
 }
 
@@ -104,10 +101,7 @@ fn sata_ahci() {
     assert_eq!(ata.trim_mode.as_deref(), Some("queued"));
     assert_eq!(ata.deterministic_read_after_trim, Some(true));
     assert_eq!(facts.fstrim_timer, Some(false));
-    assert!(facts
-        .unavailable
-        .iter()
-        .any(|u| u.fact == "SMART health (sda)"));
+    assert_unavailable(&facts, "SMART health (sda)");
     snapshot("sata_ahci", &facts);
 }
 

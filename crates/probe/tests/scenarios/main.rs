@@ -89,6 +89,23 @@ fn assert_warning(facts: &Facts, needle: &str) {
     );
 }
 
+/// The probe listed `fact` as unavailable.
+fn assert_unavailable(facts: &Facts, fact: &str) {
+    assert!(
+        facts.unavailable.iter().any(|u| u.fact == fact),
+        "{fact} not in {:?}",
+        facts.unavailable
+    );
+}
+
+fn drive_named<'a>(facts: &'a Facts, name: &str) -> &'a Drive {
+    facts
+        .drives
+        .iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
 fn only_drive(facts: &Facts) -> &Drive {
     assert_eq!(facts.drives.len(), 1, "drives: {:?}", facts.drives);
     &facts.drives[0]

@@ -6,13 +6,8 @@ use super::*;
 fn smartctl_json_is_merged_into_the_matching_drive() {
     let dir = tempfile::tempdir().expect("tempdir");
     fixture::hdd(dir.path()).expect("builds");
-    let root = Root::at(dir.path()).expect("root");
     let saved = smartctl_data("WDC_WD20EFRX-68EUZN0_17.json");
-    let opts = ProbeOptions {
-        smartctl_json: vec![saved],
-        ..ProbeOptions::default()
-    };
-    let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
+    let facts = probe_with_smartctl(dir.path(), vec![saved]);
     let drive = only_drive(&facts);
     let health = drive.health.as_ref().expect("health from smartctl");
     assert_eq!(health.source, "smartctl");
@@ -30,14 +25,20 @@ fn smartctl_garbage_is_a_warning() {
         "{\"json_format_version\": [1, 0], \"smartctl\": {",
     )
     .expect("write");
-    let root = Root::at(dir.path().join("root")).expect("root");
-    let opts = ProbeOptions {
-        smartctl_json: vec![garbage],
-        ..ProbeOptions::default()
-    };
-    let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
+    let facts = probe_with_smartctl(&dir.path().join("root"), vec![garbage]);
     assert_warning(&facts, "smartctl JSON");
     assert_eq!(only_drive(&facts).health, None);
+}
+
+/// The probe of the tree at `root_dir`, at the datadir, given the `smartctl -j` files
+/// `reports`.
+fn probe_with_smartctl(root_dir: &Path, reports: Vec<PathBuf>) -> Facts {
+    let root = Root::at(root_dir).expect("root");
+    let opts = ProbeOptions {
+        smartctl_json: reports,
+        ..ProbeOptions::default()
+    };
+    run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe")
 }
 
 fn smartctl_data(name: &str) -> PathBuf {
@@ -68,21 +69,13 @@ fn several_smartctl_files_each_merge_into_their_own_drive() {
     let dir = tempfile::tempdir().expect("tempdir");
     fixture::md_raid1(&dir.path().join("root")).expect("builds");
     let by_serial = retargeted_smartctl(dir.path(), A400_SDA, "/dev/sdc", "2235E6A1B2C4");
-    let root = Root::at(dir.path().join("root")).expect("root");
-    let opts = ProbeOptions {
-        // Order does not matter: the serial match must not take sda's report's place.
-        smartctl_json: vec![by_serial, smartctl_data(PM883_SDA)],
-        ..ProbeOptions::default()
-    };
-    let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
+    // Order does not matter: the serial match must not take sda's report's place.
+    let facts = probe_with_smartctl(
+        &dir.path().join("root"),
+        vec![by_serial, smartctl_data(PM883_SDA)],
+    );
     assert_eq!(facts.drives.len(), 2);
-    let drive = |name: &str| {
-        facts
-            .drives
-            .iter()
-            .find(|d| d.name == name)
-            .unwrap_or_else(|| panic!("no {name}"))
-    };
+    let drive = |name: &str| drive_named(&facts, name);
     assert_eq!(
         drive("sda").model_family.as_deref(),
         Some("Samsung based SSDs")
@@ -112,12 +105,10 @@ fn an_unmatched_smartctl_file_is_a_warning_naming_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     fixture::md_raid1(&dir.path().join("root")).expect("builds");
     let stranger = retargeted_smartctl(dir.path(), A400_SDA, "/dev/sdq", "NOT-ON-THIS-MACHINE");
-    let root = Root::at(dir.path().join("root")).expect("root");
-    let opts = ProbeOptions {
-        smartctl_json: vec![smartctl_data(PM883_SDA), stranger.clone()],
-        ..ProbeOptions::default()
-    };
-    let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
+    let facts = probe_with_smartctl(
+        &dir.path().join("root"),
+        vec![smartctl_data(PM883_SDA), stranger.clone()],
+    );
     let stranger_name = stranger.display().to_string();
     assert!(
         facts
@@ -128,18 +119,12 @@ fn an_unmatched_smartctl_file_is_a_warning_naming_it() {
         facts.warnings
     );
     assert_eq!(facts.warnings.len(), 1, "{:?}", facts.warnings);
-    let sda = facts.drives.iter().find(|d| d.name == "sda").expect("sda");
-    let sdb = facts.drives.iter().find(|d| d.name == "sdb").expect("sdb");
+    let sda = drive_named(&facts, "sda");
+    let sdb = drive_named(&facts, "sdb");
     assert_eq!(sda.model_family.as_deref(), Some("Samsung based SSDs"));
     assert_eq!(sdb.model_family, None, "{sdb:?}");
-    assert!(
-        facts
-            .unavailable
-            .iter()
-            .any(|u| u.fact == "SMART health (sdb)"),
-        "the drive without a report still says so: {:?}",
-        facts.unavailable
-    );
+    // The drive without a report still says so.
+    assert_unavailable(&facts, "SMART health (sdb)");
 }
 
 /// Two reports naming the same drive: the first is merged, the second is not guessed onto
@@ -148,13 +133,11 @@ fn an_unmatched_smartctl_file_is_a_warning_naming_it() {
 fn two_smartctl_files_for_one_drive_do_not_spill_onto_another() {
     let dir = tempfile::tempdir().expect("tempdir");
     fixture::md_raid1(&dir.path().join("root")).expect("builds");
-    let root = Root::at(dir.path().join("root")).expect("root");
-    let opts = ProbeOptions {
-        smartctl_json: vec![smartctl_data(PM883_SDA), smartctl_data(A400_SDA)],
-        ..ProbeOptions::default()
-    };
-    let facts = run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe");
-    let sdb = facts.drives.iter().find(|d| d.name == "sdb").expect("sdb");
+    let facts = probe_with_smartctl(
+        &dir.path().join("root"),
+        vec![smartctl_data(PM883_SDA), smartctl_data(A400_SDA)],
+    );
+    let sdb = drive_named(&facts, "sdb");
     assert_eq!(sdb.model_family, None, "{sdb:?}");
     assert!(
         facts
