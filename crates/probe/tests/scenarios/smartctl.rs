@@ -18,14 +18,15 @@ fn smartctl_json_is_merged_into_the_matching_drive() {
 #[test]
 fn smartctl_garbage_is_a_warning() {
     let dir = tempfile::tempdir().expect("tempdir");
-    fixture::hdd(&dir.path().join("root")).expect("builds");
+    let root_dir = dir.path().join("root");
+    fixture::hdd(&root_dir).expect("builds");
     let garbage = dir.path().join("garbage.json");
     std::fs::write(
         &garbage,
         "{\"json_format_version\": [1, 0], \"smartctl\": {",
     )
     .expect("write");
-    let facts = probe_with_smartctl(&dir.path().join("root"), vec![garbage]);
+    let facts = probe_with_smartctl(&root_dir, vec![garbage]);
     assert_warning(&facts, "smartctl JSON");
     assert_eq!(only_drive(&facts).health, None);
 }
@@ -39,6 +40,15 @@ fn probe_with_smartctl(root_dir: &Path, reports: Vec<PathBuf>) -> Facts {
         ..ProbeOptions::default()
     };
     run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe")
+}
+
+/// The md RAID1 scenario (two SATA drives) built in `root/` of a fresh directory, so saved
+/// reports can sit beside the tree.
+fn md_raid1_tree() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root_dir = dir.path().join("root");
+    fixture::md_raid1(&root_dir).expect("builds");
+    (dir, root_dir)
 }
 
 fn smartctl_data(name: &str) -> PathBuf {
@@ -66,14 +76,10 @@ const A400_SDA: &str = "sat-Phison_Driven_SSDs-KINGSTON_SA400M8120G-sda.json";
 /// the drive was `/dev/sdc` and finds `sdb` by serial. Both drives get their own report.
 #[test]
 fn several_smartctl_files_each_merge_into_their_own_drive() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    fixture::md_raid1(&dir.path().join("root")).expect("builds");
+    let (dir, root_dir) = md_raid1_tree();
     let by_serial = retargeted_smartctl(dir.path(), A400_SDA, "/dev/sdc", "2235E6A1B2C4");
     // Order does not matter: the serial match must not take sda's report's place.
-    let facts = probe_with_smartctl(
-        &dir.path().join("root"),
-        vec![by_serial, smartctl_data(PM883_SDA)],
-    );
+    let facts = probe_with_smartctl(&root_dir, vec![by_serial, smartctl_data(PM883_SDA)]);
     assert_eq!(facts.drives.len(), 2);
     let drive = |name: &str| drive_named(&facts, name);
     assert_eq!(
@@ -102,13 +108,9 @@ fn several_smartctl_files_each_merge_into_their_own_drive() {
 /// A report for a drive that is not there is a warning naming the file; the others merge.
 #[test]
 fn an_unmatched_smartctl_file_is_a_warning_naming_it() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    fixture::md_raid1(&dir.path().join("root")).expect("builds");
+    let (dir, root_dir) = md_raid1_tree();
     let stranger = retargeted_smartctl(dir.path(), A400_SDA, "/dev/sdq", "NOT-ON-THIS-MACHINE");
-    let facts = probe_with_smartctl(
-        &dir.path().join("root"),
-        vec![smartctl_data(PM883_SDA), stranger.clone()],
-    );
+    let facts = probe_with_smartctl(&root_dir, vec![smartctl_data(PM883_SDA), stranger.clone()]);
     let stranger_name = stranger.display().to_string();
     assert!(
         facts
@@ -131,10 +133,9 @@ fn an_unmatched_smartctl_file_is_a_warning_naming_it() {
 /// the other drive.
 #[test]
 fn two_smartctl_files_for_one_drive_do_not_spill_onto_another() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    fixture::md_raid1(&dir.path().join("root")).expect("builds");
+    let (_dir, root_dir) = md_raid1_tree();
     let facts = probe_with_smartctl(
-        &dir.path().join("root"),
+        &root_dir,
         vec![smartctl_data(PM883_SDA), smartctl_data(A400_SDA)],
     );
     let sdb = drive_named(&facts, "sdb");
