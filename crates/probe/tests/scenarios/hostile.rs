@@ -3,13 +3,20 @@
 
 use super::*;
 
+/// Nothing names the drive or the machine: no model, no capacity, no DMI vendor.
+fn assert_identity_unknown(facts: &Facts) {
+    let drive = only_drive(facts);
+    assert_eq!(drive.model, None);
+    assert_eq!(drive.capacity_bytes, None);
+    assert_eq!(facts.platform.sys_vendor, None);
+}
+
 #[test]
 fn hostile_missing_attributes_are_unknown() {
     let facts = run("hostile_missing_attributes");
+    assert_identity_unknown(&facts);
     let drive = only_drive(&facts);
-    assert_eq!(drive.model, None);
     assert_eq!(drive.serial, None);
-    assert_eq!(drive.capacity_bytes, None);
     assert_eq!(drive.rotational, None);
     assert_eq!(drive.temperature_c, None);
     assert_eq!(
@@ -25,7 +32,6 @@ fn hostile_missing_attributes_are_unknown() {
         facts.trim_effective, None,
         "the disk's discard limit is unknown"
     );
-    assert_eq!(facts.platform.sys_vendor, None);
     assert_eq!(facts.io_uring.sysctl_disabled, None);
     assert_eq!(facts.fstrim_timer, Some(true));
 }
@@ -33,11 +39,8 @@ fn hostile_missing_attributes_are_unknown() {
 #[test]
 fn hostile_empty_attributes_are_unknown() {
     let facts = run("hostile_empty_attributes");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model, None);
-    assert_eq!(drive.capacity_bytes, None);
-    assert_eq!(drive.scheduler, None);
-    assert_eq!(facts.platform.sys_vendor, None);
+    assert_identity_unknown(&facts);
+    assert_eq!(only_drive(&facts).scheduler, None);
     assert_eq!(facts.mount.as_ref().and_then(|m| m.free_bytes), None);
     assert_warning(&facts, "statvfs.json");
 }
