@@ -327,7 +327,10 @@ fn statvfs_records_that_are_malformed_or_impossible_are_reported_as_such() {
     let why_no_free_space = |facts: &probe::Facts| -> String {
         let mut unavailable = facts.unavailable.iter();
         let free_space = unavailable.find(|u| u.fact.starts_with("free space"));
-        free_space.expect("free space unavailable").reason.to_string()
+        free_space
+            .expect("free space unavailable")
+            .reason
+            .to_string()
     };
     let mount_point = facts("{}").mount.expect("mount").mount_point;
 
