@@ -35,8 +35,9 @@ fn job(read_percent: u32, runtime: Duration, max_ios: Option<u64>) -> RandomIoJo
     )
 }
 
-fn run(engine: &MockEngine, queue_depth: u32, job: &mut RandomIoJob) {
-    let mut jobs: Vec<&mut dyn Job> = vec![job];
+/// `job` once `engine` ran it at `queue_depth`, its statistics filled in.
+fn run(engine: &MockEngine, queue_depth: u32, mut job: RandomIoJob) -> RandomIoJob {
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
     engine
         .run(Work::new(
             &Target::simulated(SPAN),
@@ -45,13 +46,13 @@ fn run(engine: &MockEngine, queue_depth: u32, job: &mut RandomIoJob) {
             &mut || {},
         ))
         .unwrap();
+    job
 }
 
 #[test]
 fn qd1_at_a_constant_100us_gives_exactly_10000_iops_for_one_second() {
     let engine = constant_latency_us(100, 100);
-    let mut qd1 = job(100, Duration::from_secs(1), None);
-    run(&engine, 1, &mut qd1);
+    let qd1 = run(&engine, 1, job(100, Duration::from_secs(1), None));
     let stats = &qd1.stats;
     assert_eq!(stats.read.count(), 10_000);
     assert_eq!(stats.write.count(), 0);
@@ -71,8 +72,11 @@ fn percentiles_follow_a_scripted_distribution() {
     script.push(Duration::from_millis(20));
     let total: Duration = script.iter().sum();
     let engine = MockEngine::new(ScriptedLatency::new(script));
-    let mut qd1 = job(100, Duration::from_secs(3600), Some(10_000));
-    run(&engine, 1, &mut qd1);
+    let qd1 = run(
+        &engine,
+        1,
+        job(100, Duration::from_secs(3600), Some(10_000)),
+    );
     let summary = qd1.stats.read.summary_us();
     assert_eq!(qd1.stats.read.count(), 10_000);
     assert_eq!(qd1.stats.elapsed, total * 10);
@@ -88,8 +92,7 @@ fn percentiles_follow_a_scripted_distribution() {
 #[test]
 fn queue_depth_multiplies_throughput_and_latency_is_per_direction() {
     let engine = constant_latency_us(200, 400);
-    let mut randrw = job(75, Duration::from_millis(500), None);
-    run(&engine, 64, &mut randrw);
+    let randrw = run(&engine, 64, job(75, Duration::from_millis(500), None));
     let stats = &randrw.stats;
     let read = stats.read.summary_us();
     let write = stats.write.summary_us();
@@ -119,8 +122,7 @@ fn runs_are_deterministic() {
                 Duration::from_micros(120),
                 Duration::from_micros(1000),
             ]));
-            let mut randrw = job(75, Duration::from_millis(200), None);
-            run(&engine, 16, &mut randrw);
+            let randrw = run(&engine, 16, job(75, Duration::from_millis(200), None));
             (
                 randrw.stats.read.count(),
                 randrw.stats.write.count(),
@@ -134,18 +136,20 @@ fn runs_are_deterministic() {
 #[test]
 fn stopping_by_count_and_by_cancellation() {
     let engine = constant_latency_us(10, 10);
-    let mut counted = job(75, Duration::from_secs(10), Some(1234));
-    run(&engine, 8, &mut counted);
+    let counted = run(&engine, 8, job(75, Duration::from_secs(10), Some(1234)));
     assert_eq!(counted.stats.ios(), 1234);
 
     let cancel = CancelToken::new();
     cancel.cancel();
-    let mut cancelled = RandomIoJob::new(
-        RandomPattern::new(1, SPAN, 4096, 75),
-        StopCondition::new(Duration::from_secs(10), cancel),
-        ProgressCounter::default(),
+    let cancelled = run(
+        &engine,
+        8,
+        RandomIoJob::new(
+            RandomPattern::new(1, SPAN, 4096, 75),
+            StopCondition::new(Duration::from_secs(10), cancel),
+            ProgressCounter::default(),
+        ),
     );
-    run(&engine, 8, &mut cancelled);
     assert_eq!(cancelled.stats.ios(), 0);
 }
 
@@ -166,8 +170,7 @@ impl LatencyModel for SlowsAfterWrites {
 #[test]
 fn models_see_written_bytes() {
     let engine = MockEngine::new(SlowsAfterWrites);
-    let mut writes = job(0, Duration::from_secs(3600), Some(200));
-    run(&engine, 1, &mut writes);
+    let writes = run(&engine, 1, job(0, Duration::from_secs(3600), Some(200)));
     assert_eq!(writes.stats.write.count(), 200);
     // 100 fast writes, then 100 slow ones.
     assert_eq!(

@@ -4,12 +4,12 @@
 
 mod cli_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use cli_support::process::nodecheck_process;
 use cli_support::skip::skip;
-use cli_support::{entries, scratch};
+use cli_support::{assert_all_positive, assert_contains, entries, scratch};
 
 /// Small and safe on a shared machine: a 256 MiB file, a 1 GiB reserve, --force because a
 /// node process on the test machine must not fail unrelated tests.
@@ -21,9 +21,28 @@ fn nodecheck_bench(dir: &Path, extra: &[&str]) -> Command {
     command
 }
 
-/// The run's output once it succeeded and left nothing behind in `dir`; `None` (after saying
-/// why) when the scratch file system refuses O_DIRECT and there is nothing to assert.
-fn succeeded(output: Output, dir: &Path) -> Option<Output> {
+/// A scratch directory for the test file and another for its plot `name`: the test file's
+/// directory must be left empty, the plot's holds what the run wrote.
+fn scratch_with_plot(name: &str) -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
+    let dir = scratch("behaviour-e2e-");
+    let plots = scratch("behaviour-e2e-");
+    let plot = plots.path().join(name);
+    (dir, plots, plot)
+}
+
+/// A usage error (exit 3) that says `why`, before anything ran: nothing left in `dir`.
+fn refused_as_usage(output: &Output, dir: &Path, why: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "a usage error: {stderr}");
+    assert_contains(&stderr, why);
+    assert!(entries(dir).is_empty(), "{:?}", entries(dir));
+}
+
+/// Runs `command`: its output once it succeeded and left nothing behind in `dir`; `None`
+/// (after saying why) when the scratch file system refuses O_DIRECT and there is nothing to
+/// assert.
+fn succeeded(command: &mut Command, dir: &Path) -> Option<Output> {
+    let output = command.output().expect("running nodecheck");
     let stderr = String::from_utf8_lossy(&output.stderr);
     if stderr.contains("O_DIRECT") {
         skip(format_args!(
@@ -38,38 +57,22 @@ fn succeeded(output: Output, dir: &Path) -> Option<Output> {
 
 #[test]
 fn sync_with_a_plot() {
-    let dir = scratch("behaviour-e2e-");
-    let plots = scratch("behaviour-e2e-");
-    let plot = plots.path().join("sync.svg");
-    let output = nodecheck_bench(
-        dir.path(),
-        &["--test", "sync", "--runtime", "2", "--burst", "32M"],
-    )
-    .arg("--plot")
-    .arg(&plot)
-    .output()
-    .expect("running nodecheck");
-    let Some(output) = succeeded(output, dir.path()) else {
+    let (dir, _plots, plot) = scratch_with_plot("sync.svg");
+    let sync_briefly = ["--test", "sync", "--runtime", "2", "--burst", "32M"];
+    let mut command = nodecheck_bench(dir.path(), &sync_briefly);
+    let Some(output) = succeeded(command.arg("--plot").arg(&plot), dir.path()) else {
         return;
     };
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("the output is JSON");
     let sync = &report["sync"];
-    assert!(
-        sync["baseline_lat_us"]["p99"]
-            .as_f64()
-            .is_some_and(|v| v > 0.0),
-        "{sync}"
-    );
-    assert!(
-        sync["burst_lat_us"]["max"]
-            .as_f64()
-            .is_some_and(|v| v > 0.0),
-        "{sync}"
-    );
-    assert!(
-        sync["burst_write_mb_s"].as_f64().is_some_and(|v| v > 0.0),
-        "{sync}"
+    assert_all_positive(
+        sync,
+        &[
+            "/baseline_lat_us/p99",
+            "/burst_lat_us/max",
+            "/burst_write_mb_s",
+        ],
     );
     assert_eq!(sync["burst_bytes"].as_u64(), Some(32 << 20));
     assert!(sync["cycles"].as_array().is_some_and(|c| !c.is_empty()));
@@ -96,10 +99,10 @@ fn sync_with_a_plot() {
 #[test]
 fn span_reports_every_span() {
     let dir = scratch("behaviour-e2e-");
-    let output = nodecheck_bench(dir.path(), &["--test", "span"])
-        .output()
-        .expect("running nodecheck");
-    let Some(output) = succeeded(output, dir.path()) else {
+    let Some(output) = succeeded(
+        &mut nodecheck_bench(dir.path(), &["--test", "span"]),
+        dir.path(),
+    ) else {
         return;
     };
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
@@ -116,64 +119,44 @@ fn behaviour_tests_refuse_a_block_device() {
     let output = nodecheck_bench(dir.path(), &["--test", "sync", "--device", "/dev/null"])
         .output()
         .expect("running nodecheck");
-    assert_eq!(output.status.code(), Some(3), "a usage error");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("read-only"), "{stderr}");
-    assert!(entries(dir.path()).is_empty());
+    refused_as_usage(&output, dir.path(), "read-only");
 }
 
 #[test]
 fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
-    let dir = scratch("behaviour-e2e-");
-    let plots = scratch("behaviour-e2e-");
-    let plot = plots.path().join("sync.jpg");
+    let (dir, _plots, plot) = scratch_with_plot("sync.jpg");
     let output = nodecheck_bench(dir.path(), &["--test", "sync"])
         .arg("--plot")
         .arg(&plot)
         .output()
         .expect("running nodecheck");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(3), "a usage error: {stderr}");
-    assert!(stderr.contains("name the file *.svg or *.png"), "{stderr}");
+    refused_as_usage(&output, dir.path(), "name the file *.svg or *.png");
     assert!(output.stdout.is_empty(), "nothing was measured");
     assert!(!plot.exists());
-    assert!(entries(dir.path()).is_empty());
 }
 
 #[test]
 fn span_as_markdown_links_its_plot() {
-    let dir = scratch("behaviour-e2e-");
-    let plots = scratch("behaviour-e2e-");
-    let plot = plots.path().join("span.svg");
-    let output = nodecheck_process()
-        .arg("bench")
-        .arg(dir.path())
-        .args(["--size", "256M", "--reserve", "1G", "--force"])
-        .args(["--test", "span", "--format", "markdown"])
-        .arg("--plot")
-        .arg(&plot)
-        .output()
-        .expect("running nodecheck");
-    let Some(output) = succeeded(output, dir.path()) else {
+    let (dir, _plots, plot) = scratch_with_plot("span.svg");
+    let mut command = nodecheck_process();
+    command.arg("bench").arg(dir.path());
+    command.args(["--size", "256M", "--reserve", "1G", "--force"]);
+    command.args(["--test", "span", "--format", "markdown"]);
+    let Some(output) = succeeded(command.arg("--plot").arg(&plot), dir.path()) else {
         return;
     };
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     assert!(text.starts_with("## nodecheck bench `"), "{text}");
     // One span (the whole 256 MiB file): the ratio is 1 by construction.
-    assert!(
-        text.contains("\n- span: QD1 read latency over 256 MiB to 256 MiB: mean 1.00x"),
-        "{text}"
+    assert_contains(
+        &text,
+        "\n- span: QD1 read latency over 256 MiB to 256 MiB: mean 1.00x",
     );
-    assert!(
-        text.contains(
-            "### Plot\n\n[span.svg](span.svg): QD1 read latency over the span test's growing spans."
-        ),
-        "{text}"
+    assert_contains(
+        &text,
+        "### Plot\n\n[span.svg](span.svg): QD1 read latency over the span test's growing spans.",
     );
-    assert!(
-        text.contains("<details><summary>Full result (JSON)"),
-        "{text}"
-    );
+    assert_contains(&text, "<details><summary>Full result (JSON)");
     let svg = std::fs::read_to_string(&plot).expect("the plot was written");
     assert!(
         svg.contains("span: QD1 read latency over growing spans"),

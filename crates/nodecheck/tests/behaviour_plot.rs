@@ -8,42 +8,29 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use bench::behaviour::cliff::CliffPlan;
-use bench::behaviour::measure;
-use bench::behaviour::models::{DriveModel, MockDrive};
+use bench::behaviour::models::DriveModel;
 use bench::behaviour::sync::SyncPlan;
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, write_plot, PlotError};
-use plot_support::{empty_report, span_report};
+use plot_support::{empty_report, measured_on, span_report};
 
 const GIB: u64 = 1 << 30;
 
 fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
-    let never = || false;
-    let model = DriveModel::qlc_small_slc();
     let sync = with_sync.then(|| {
         let plan = SyncPlan {
             runtime: Duration::from_secs(12),
             max_plot_points: 600,
             ..SyncPlan::default()
         };
-        measure(
-            &mut MockDrive::new(model.clone(), 64 * GIB, 5),
-            &plan,
-            &never,
-        )
-        .expect("sync")
+        measured_on(DriveModel::qlc_small_slc(), 64 * GIB, &plan)
     });
     let cliff = with_cliff.then(|| {
         let plan = CliffPlan {
             max_bytes: 100 * GIB,
             ..CliffPlan::default()
         };
-        measure(
-            &mut MockDrive::new(model.clone(), 64 * GIB, 5),
-            &plan,
-            &never,
-        )
-        .expect("cliff")
+        measured_on(DriveModel::qlc_small_slc(), 64 * GIB, &plan)
     });
     BenchReport {
         sync,
@@ -119,6 +106,14 @@ fn structure(svg: &str) -> String {
     out
 }
 
+/// A plot of one 1000x500 panel (by its `structure`) that shows each of `texts`.
+fn assert_one_panel_showing(structure: &str, texts: &[&str]) {
+    assert!(structure.contains("viewBox: 0 0 1000 500"), "{structure}");
+    for text in texts {
+        assert!(structure.contains(text), "missing {text}: {structure}");
+    }
+}
+
 #[test]
 fn sync_and_cliff_plot_structure() {
     let svg = render_svg(&report_of_qlc(true, true)).expect("renders");
@@ -129,16 +124,16 @@ fn sync_and_cliff_plot_structure() {
 fn sync_plot_alone_has_one_panel_with_all_phases() {
     let svg = render_svg(&report_of_qlc(true, false)).expect("renders");
     let s = structure(&svg);
-    assert!(s.contains("viewBox: 0 0 1000 500"), "{s}");
-    for text in [
-        "time since the start of the test (s)",
-        "QD1 read latency (µs, log scale)",
-        "reads during write burst",
-        "reads after fdatasync (recovery)",
-        "reads alone",
-    ] {
-        assert!(s.contains(text), "missing {text}: {s}");
-    }
+    assert_one_panel_showing(
+        &s,
+        &[
+            "time since the start of the test (s)",
+            "QD1 read latency (µs, log scale)",
+            "reads during write burst",
+            "reads after fdatasync (recovery)",
+            "reads alone",
+        ],
+    );
     assert!(!s.contains("data written (GB)"));
 }
 
@@ -147,16 +142,16 @@ fn span_plot_shows_both_statistics_over_the_spans() {
     let report = span_report();
     let svg = render_svg(&report).expect("renders");
     let s = structure(&svg);
-    assert!(s.contains("viewBox: 0 0 1000 500"), "{s}");
-    for text in [
-        "span of the random reads (GiB, log scale)",
-        "QD1 read latency (µs)",
-        "mean",
-        "p99",
-        "largest/smallest",
-    ] {
-        assert!(s.contains(text), "missing {text}: {s}");
-    }
+    assert_one_panel_showing(
+        &s,
+        &[
+            "span of the random reads (GiB, log scale)",
+            "QD1 read latency (µs)",
+            "mean",
+            "p99",
+            "largest/smallest",
+        ],
+    );
     // One marker per span and statistic: 1, 2, 4, ... 128 GiB.
     assert_eq!(svg.matches("<circle").count(), 2 * 8, "{s}");
 }

@@ -10,7 +10,7 @@ use std::process::Output;
 
 use cli_support::process::{check_bench_full, nodecheck_process};
 use cli_support::skip::skip;
-use cli_support::{entries, scratch};
+use cli_support::{assert_all_positive, codes_in, entries, scratch};
 
 fn check_full(dir: &Path, plot: &Path, format: &[&str]) -> Output {
     check_bench_full(dir, "64M")
@@ -99,23 +99,15 @@ fn full_check_json_carries_sync_span_and_the_plot() {
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
     assert_eq!(report["plot"].as_str(), Some(plot.to_str().unwrap()));
     let bench = &report["bench"];
-    assert!(
-        bench["qd1"]["iops"].as_f64().is_some_and(|v| v > 0.0),
-        "{bench}"
-    );
-    assert!(
-        bench["randrw"]["read_iops"]
-            .as_f64()
-            .is_some_and(|v| v > 0.0),
-        "{bench}"
+    assert_all_positive(
+        bench,
+        &[
+            "/qd1/iops",
+            "/randrw/read_iops",
+            "/sync/baseline_lat_us/p99",
+        ],
     );
     let sync = &bench["sync"];
-    assert!(
-        sync["baseline_lat_us"]["p99"]
-            .as_f64()
-            .is_some_and(|v| v > 0.0),
-        "{sync}"
-    );
     assert_eq!(
         sync["burst_bytes"].as_u64(),
         Some(16 << 20),
@@ -134,12 +126,7 @@ fn full_check_json_carries_sync_span_and_the_plot() {
         .collect();
     assert_eq!(spans, [8 << 20, 16 << 20, 32 << 20, 64 << 20]);
     assert!(bench.get("cliff").is_none(), "the cliff test stays opt-in");
-    let codes: Vec<&str> = report["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter_map(|f| f["code"].as_str())
-        .collect();
+    let codes = codes_in(&report, "findings");
     for code in ["NC801", "NC802", "NC803", "NC805"] {
         assert!(codes.contains(&code), "{code} judged: {codes:?}");
     }

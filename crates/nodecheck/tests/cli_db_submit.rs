@@ -6,24 +6,16 @@ mod cli_support;
 use cli_support::skip::skip;
 use std::time::Duration;
 
-use cli_support::{nodecheck, stderr, stdout, submit_from, Fixture};
+use cli_support::{
+    assert_contains, codes_in, json_of, nodecheck, run, stderr, stdout, submit_from, written,
+    Fixture,
+};
 use verdict::database::{self, Database, DriveQuery};
 
 #[test]
 fn lookup_json_has_the_documented_keys() {
-    let out = nodecheck()
-        .args([
-            "db",
-            "lookup",
-            "Samsung SSD 980 PRO 2TB",
-            "--firmware",
-            "3B2QGXA7",
-            "--json",
-        ])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let (code, doc) = lookup_json(&["Samsung SSD 980 PRO 2TB", "--firmware", "3B2QGXA7"]);
+    assert_eq!(code, Some(0), "{doc}");
     assert_eq!(
         doc["grade"], "bad",
         "the bad firmware makes the drive bad: {doc}"
@@ -36,44 +28,34 @@ fn lookup_json_has_the_documented_keys() {
 
 #[test]
 fn lookup_of_an_unknown_model_says_unknown_and_exits_1() {
-    let out = nodecheck()
-        .args(["db", "lookup", "NoSuchVendor XYZ-123", "--json"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let (code, doc) = lookup_json(&["NoSuchVendor XYZ-123"]);
+    assert_eq!(code, Some(1), "{doc}");
     assert_eq!(doc["grade"], "unknown");
     assert!(doc["entry"].is_null());
     assert!(doc["matched_by"].is_null(), "{doc}");
-    let out = nodecheck()
-        .args(["db", "lookup", "NoSuchVendor XYZ-123"])
-        .output()
-        .expect("runs");
+    let out = run(["db", "lookup", "NoSuchVendor XYZ-123"]);
     assert_eq!(out.status.code(), Some(1));
-    let text = stdout(&out);
-    assert!(text.contains("unknown"), "{text}");
+    assert_contains(&stdout(&out), "unknown");
 }
 
+/// `db lookup ARGS --json`: the exit code and the document.
 fn lookup_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
-    let out = nodecheck()
-        .args(["db", "lookup"])
-        .args(args)
-        .arg("--json")
-        .output()
-        .expect("runs");
-    let doc = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)));
-    (out.status.code(), doc)
+    let out = run([&["db", "lookup"], args, &["--json"]].concat());
+    (out.status.code(), json_of(&out))
 }
 
 /// What `db lookup MODEL` prints for a person.
 fn lookup_text(model: &str) -> String {
-    stdout(
-        &nodecheck()
-            .args(["db", "lookup", model])
-            .output()
-            .expect("runs"),
-    )
+    stdout(&run(["db", "lookup", model]))
+}
+
+/// `db list ARGS --json`: the entries the list holds.
+fn list_entries(args: &[&str]) -> Vec<serde_json::Value> {
+    let mut doc: serde_json::Value = json_of(&run([&["db", "list"], args, &["--json"]].concat()));
+    match doc["entries"].take() {
+        serde_json::Value::Array(entries) => entries,
+        other => panic!("entries is not a list: {other}"),
+    }
 }
 
 #[test]
@@ -88,19 +70,16 @@ fn lookup_finds_family_names_as_db_list_prints_them_and_says_so() {
         assert_eq!(doc["matched_by"], "family_name", "{name}: {doc}");
         assert_eq!(doc["entry"]["id"], id, "{name}: {doc}");
         assert_eq!(doc["grade"], grade, "{name}: {doc}");
-        let codes: Vec<&str> = doc["advisories"]
-            .as_array()
-            .expect("advisories")
-            .iter()
-            .filter_map(|a| a["code"].as_str())
-            .collect();
+        let codes = codes_in(&doc, "advisories");
         assert!(
             codes.contains(&format!("{id}/matched-by-family-name").as_str()),
             "{name}: {codes:?}"
         );
     }
-    let text = lookup_text("Crucial P3");
-    assert!(text.contains("family name (not a model string)"), "{text}");
+    assert_contains(
+        &lookup_text("Crucial P3"),
+        "family name (not a model string)",
+    );
 }
 
 #[test]
@@ -115,24 +94,15 @@ fn lookup_by_family_name_applies_only_the_rules_given() {
     let (_, doc) = lookup_json(&["Samsung 990 PRO"]);
     assert_eq!(doc["grade"], "good");
     assert!(
-        doc["advisories"]
-            .as_array()
-            .expect("advisories")
-            .iter()
-            .any(|a| a["code"] == "samsung-990-pro/firmware-unknown"),
+        codes_in(&doc, "advisories").contains(&"samsung-990-pro/firmware-unknown"),
         "{doc}"
     );
 }
 
 #[test]
 fn every_family_db_list_prints_looks_up() {
-    let out = nodecheck()
-        .args(["db", "list", "--json"])
-        .output()
-        .expect("runs");
-    let list: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     let db = Database::embedded().expect("embedded");
-    for item in list["entries"].as_array().expect("entries") {
+    for item in list_entries(&[]) {
         let family = item["family"].as_str().expect("family");
         let id = item["id"].as_str().expect("id");
         let found = db.entries_by_family_name(family);
@@ -150,11 +120,8 @@ fn lookup_of_a_near_miss_suggests_the_nearest_families() {
     assert_eq!(doc["grade"], "unknown");
     assert_eq!(doc["suggestions"][0]["id"], "samsung-980-pro", "{doc}");
     let text = lookup_text("Samsng 980 PRO");
-    assert!(text.contains("Nearest families"), "{text}");
-    assert!(
-        text.contains("nodecheck db lookup 'Samsung 980 PRO'"),
-        "{text}"
-    );
+    assert_contains(&text, "Nearest families");
+    assert_contains(&text, "nodecheck db lookup 'Samsung 980 PRO'");
 }
 
 #[test]
@@ -178,33 +145,21 @@ fn lookup_of_a_cut_short_model_lists_every_family_it_could_be() {
         [("samsung-870-evo", "good"), ("samsung-870-qvo", "ugly")]
     );
     let text = lookup_text("Samsung SSD 870 ");
-    assert!(text.contains("Samsung 870 QVO (ugly)"), "{text}");
-    assert!(text.contains("smartctl -d sat -i"), "{text}");
+    assert_contains(&text, "Samsung 870 QVO (ugly)");
+    assert_contains(&text, "smartctl -d sat -i");
 }
 
 #[test]
 fn list_filters_by_grade() {
-    let out = nodecheck()
-        .args(["db", "list", "--grade", "bad", "--json"])
-        .output()
-        .expect("runs");
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
-    let entries = doc["entries"].as_array().expect("entries");
-    assert!(!entries.is_empty());
-    assert!(entries.iter().all(|e| e["grade"] == "bad"), "{doc}");
-    let all = nodecheck()
-        .args(["db", "list", "--json"])
-        .output()
-        .expect("runs");
-    let all: serde_json::Value = serde_json::from_str(&stdout(&all)).expect("json");
-    assert!(all["entries"].as_array().expect("entries").len() > entries.len());
+    let bad = list_entries(&["--grade", "bad"]);
+    assert!(!bad.is_empty());
+    assert!(bad.iter().all(|e| e["grade"] == "bad"), "{bad:?}");
+    assert!(list_entries(&[]).len() > bad.len());
 }
 
 #[test]
 fn db_option_overrides_the_embedded_database() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("drives.toml");
-    std::fs::write(&file, database::EMBEDDED_DRIVES).expect("write");
+    let (_dir, file) = written("drives.toml", database::EMBEDDED_DRIVES);
     let out = nodecheck()
         .arg("--db")
         .arg(&file)
@@ -268,10 +223,7 @@ fn submit_prints_a_block_that_db_check_accepts() {
     assert_eq!(r.span_bytes, measured.randrw.as_ref().map(|x| x.span_bytes));
     assert!(r.date.as_deref().is_some_and(|d| d.len() == 10));
     // A 64 MiB span is named as such, not rounded down to "0 GiB".
-    assert!(
-        block.contains("span 64.0 MiB is below the list's 150G"),
-        "{block}"
-    );
+    assert_contains(&block, "span 64.0 MiB is below the list's 150G");
 
     // And the real thing, when `cargo xtask` has been built beside this binary (.ci/run runs
     // `cargo xtask db-check` before the tests).
@@ -302,10 +254,8 @@ fn submit_prints_a_block_that_db_check_accepts() {
 #[test]
 fn submit_refuses_a_report_without_measurements() {
     let fixture = Fixture::named("sata_ahci");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let saved = dir.path().join("report.json");
-    std::fs::write(&saved, fixture.check(&["--json"]).stdout).expect("write");
+    let (_dir, saved) = written("report.json", fixture.check(&["--json"]).stdout);
     let out = submit_from(&saved);
     assert_eq!(out.status.code(), Some(4));
-    assert!(stderr(&out).contains("--bench full"), "{}", stderr(&out));
+    assert_contains(&stderr(&out), "--bench full");
 }

@@ -3,16 +3,14 @@
 
 mod cli_support;
 
-use cli_support::{finding, stderr, stdout, Fixture};
+use cli_support::{assert_contains, finding, json_of, stdout, triage, written, Fixture};
 use nodecheck::report::Report;
 
 fn report(fixture: &Fixture, args: &[&str]) -> (Option<i32>, Report) {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
     let out = fixture.check(&all);
-    let report = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("not a report ({e}): {}", stderr(&out)));
-    (out.status.code(), report)
+    (out.status.code(), json_of(&out))
 }
 
 #[test]
@@ -90,18 +88,9 @@ fn triage_mx500(reallocated: u64, pending: u64, uncorrectable: u64) -> (Option<i
         ..probe::Health::default()
     };
     saved["facts"]["drives"][0]["health"] = serde_json::to_value(health).expect("health");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("report.json");
-    std::fs::write(&file, saved.to_string()).expect("write");
-    let out = cli_support::nodecheck()
-        .arg("triage")
-        .arg(&file)
-        .arg("--json")
-        .output()
-        .expect("runs");
-    let report = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("not a report ({e}): {}", stderr(&out)));
-    (out.status.code(), report)
+    let (_dir, file) = written("report.json", saved.to_string());
+    let out = triage(&file, &["--json"]);
+    (out.status.code(), json_of(&out))
 }
 
 #[test]
@@ -111,12 +100,8 @@ fn mx500_attribute_197_at_1_alone_is_explained_not_graded_bad() {
     assert!(!codes.contains(&"NC206"), "{codes:?}");
     let quirk = finding(&report, "NC208", "197 at 1 alone");
     assert_eq!(quirk.severity, verdict::Severity::Info);
-    assert!(quirk.detail.contains("ticket #1227"), "{}", quirk.detail);
-    assert!(
-        quirk.detail.contains("[crucial-mx500/pending-ecc-flips]"),
-        "{}",
-        quirk.detail
-    );
+    assert_contains(&quirk.detail, "ticket #1227");
+    assert_contains(&quirk.detail, "[crucial-mx500/pending-ecc-flips]");
     let (healthy_code, healthy) = triage_mx500(0, 0, 0);
     assert_eq!(
         report.grade, healthy.grade,
@@ -127,7 +112,7 @@ fn mx500_attribute_197_at_1_alone_is_explained_not_graded_bad() {
 
     let (code, report) = triage_mx500(3, 1, 0);
     let bad = finding(&report, "NC206", "with reallocated sectors too");
-    assert!(bad.detail.contains("1 pending"), "{}", bad.detail);
+    assert_contains(&bad.detail, "1 pending");
     assert_eq!(report.grade.as_str(), "bad");
     assert_eq!(code, Some(2));
 }

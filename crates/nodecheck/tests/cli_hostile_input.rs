@@ -6,9 +6,12 @@
 mod cli_support;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use cli_support::{nodecheck, run_limited, smartctl_fixture, stderr, stdout, Fixture, Limited};
+use cli_support::{
+    assert_contains, fifo, nodecheck, run_limited, smartctl_fixture, stderr, stdout, written,
+    Fixture, Limited,
+};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
@@ -38,10 +41,9 @@ fn assert_refused(out: &Limited, file: &Path, why: &str) {
     );
 }
 
-fn fifo(dir: &Path) -> PathBuf {
-    let path = dir.join("fifo");
-    nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
-    path
+/// `check --snapshot ARCHIVE` under the limits.
+fn replay_limited(archive: &Path) -> Limited {
+    run_limited(&[os("check"), os("--snapshot"), archive.as_os_str()])
 }
 
 #[test]
@@ -161,13 +163,9 @@ fn a_gnu_long_name_entry_claiming_gigabytes_is_refused_before_it_is_read() {
     }
     tar.gz.finish().expect("gzip");
     assert!(std::fs::metadata(&archive).expect("archive").len() < 4 << 20);
-    let out = run_limited(&[os("check"), os("--snapshot"), archive.as_os_str()]);
+    let out = replay_limited(&archive);
     assert_refused(&out, &archive, "GNU long-name header");
-    assert!(
-        out.stderr.contains("entry 1"),
-        "names the entry: {}",
-        out.stderr
-    );
+    assert_contains(&out.stderr, "entry 1");
 }
 
 #[test]
@@ -232,13 +230,9 @@ fn pax_headers_links_and_devices_in_an_archive_are_bounded_or_refused() {
         tar.header(name, kind, size, link);
         tar.data(&[0; 512]);
         tar.finish();
-        let out = run_limited(&[os("check"), os("--snapshot"), archive.as_os_str()]);
+        let out = replay_limited(&archive);
         assert_refused(&out, &archive, why);
-        assert!(
-            out.stderr.contains(name),
-            "names the entry {name}: {}",
-            out.stderr
-        );
+        assert_contains(&out.stderr, name);
     }
 }
 
@@ -269,7 +263,7 @@ fn a_manifest_symlinked_out_of_the_archive_is_never_followed() {
         );
         tar.finish();
         assert!(std::fs::metadata(&archive).expect("archive").len() < 1024);
-        let out = run_limited(&[os("check"), os("--snapshot"), archive.as_os_str()]);
+        let out = replay_limited(&archive);
         assert_refused(&out, &archive, "not a nodecheck snapshot");
         assert!(!out.stdout.contains("HOST-SECRET") && !out.stderr.contains("HOST-SECRET"));
     }
@@ -281,13 +275,7 @@ fn a_manifest_symlinked_out_of_the_archive_is_never_followed() {
 fn a_saved_smartctl_output_symlinked_to_a_host_file_is_not_read() {
     let fixture = Fixture::named("sata_ahci");
     let root = fixture.root();
-    let baseline = nodecheck()
-        .args(["probe", "--json", "--root"])
-        .arg(root)
-        .arg(fixture.scenario.probe_path)
-        .output()
-        .expect("runs");
-    let facts: probe::Facts = serde_json::from_slice(&baseline.stdout).expect("facts");
+    let facts: probe::Facts = serde_json::from_slice(&fixture.probe(&[]).stdout).expect("facts");
     let drive = facts.drives.first().expect("a drive").name.clone();
     std::fs::write(
         root.join("nodecheck-snapshot.json"),
@@ -334,36 +322,26 @@ fn statvfs_records_that_are_malformed_or_impossible_are_reported_as_such() {
     let facts = |extra: &str| -> probe::Facts {
         std::fs::create_dir_all(root.join(".nodecheck")).expect("mkdir");
         std::fs::write(root.join(".nodecheck/statvfs.json"), extra).expect("write");
-        let out = nodecheck()
-            .args(["probe", "--json", "--root"])
-            .arg(root)
-            .arg(fixture.scenario.probe_path)
-            .output()
-            .expect("runs");
-        serde_json::from_slice(&out.stdout).expect("facts")
+        serde_json::from_slice(&fixture.probe(&[]).stdout).expect("facts")
+    };
+    let why_no_free_space = |facts: &probe::Facts| -> String {
+        let mut unavailable = facts.unavailable.iter();
+        let free_space = unavailable.find(|u| u.fact.starts_with("free space"));
+        free_space
+            .expect("free space unavailable")
+            .reason
+            .to_string()
     };
     let mount_point = facts("{}").mount.expect("mount").mount_point;
 
-    let malformed = facts("{ not json");
-    let reason = &malformed
-        .unavailable
-        .iter()
-        .find(|u| u.fact.starts_with("free space"))
-        .expect("free space unavailable")
-        .reason;
+    let reason = why_no_free_space(&facts("{ not json"));
     assert!(reason.contains("malformed"), "not 'missing': {reason}");
 
     let impossible = facts(&format!(
         r#"{{"{mount_point}": {{"free_bytes": 18446744073709551615, "total_bytes": 0}}}}"#
     ));
     assert_eq!(impossible.mount.as_ref().and_then(|m| m.free_bytes), None);
-    let reason = &impossible
-        .unavailable
-        .iter()
-        .find(|u| u.fact.starts_with("free space"))
-        .expect("free space unavailable")
-        .reason;
-    assert!(reason.contains("cannot be"), "{reason}");
+    assert_contains(&why_no_free_space(&impossible), "cannot be");
 
     let fine = facts(&format!(
         r#"{{"{mount_point}": {{"free_bytes": 1000, "total_bytes": 4000}}}}"#
@@ -400,9 +378,7 @@ fn a_mount_table_cut_at_the_cap_says_so() {
 
 #[test]
 fn a_non_utf8_database_is_an_error_at_its_line_and_column() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("drives.toml");
-    std::fs::write(&file, b"schema_version = 1\n# caf\xe9\n").expect("write");
+    let (_dir, file) = written("drives.toml", b"schema_version = 1\n# caf\xe9\n");
     let out = run_limited(&[os("--db"), file.as_os_str(), os("db"), os("list")]);
     assert_refused(&out, &file, "drives.toml:2:6: not UTF-8");
 }
@@ -427,7 +403,7 @@ fn archive_errors_name_the_archive_and_the_entry() {
         tar.data(b"100\n");
     }
     tar.finish();
-    let out = run_limited(&[os("check"), os("--snapshot"), archive.as_os_str()]);
+    let out = replay_limited(&archive);
     assert_refused(&out, &archive, "entry 2 (sys/block/sda/size)");
-    assert!(out.stderr.contains("appears twice"), "{}", out.stderr);
+    assert_contains(&out.stderr, "appears twice");
 }

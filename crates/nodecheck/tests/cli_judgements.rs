@@ -4,7 +4,7 @@
 
 mod cli_support;
 
-use cli_support::{finding, stdout, Fixture};
+use cli_support::{assert_contains, assert_lacks, finding, stdout, Fixture};
 use nodecheck::report::Report;
 
 fn report(fixture: &Fixture) -> (Report, i32) {
@@ -37,14 +37,13 @@ fn a_known_ssd_the_kernel_marks_rotational_is_judged_as_an_ssd() {
     assert_eq!(drive.rotation_rate_rpm, None);
 
     // The table says it in words, with the rule to paste.
-    let out = fixture.check(&[]);
-    let table = stdout(&out);
-    assert!(
-        table.contains("The kernel marks sda rotational, but it is solid state"),
-        "{table}"
+    let table = stdout(&fixture.check(&[]));
+    assert_contains(
+        &table,
+        "The kernel marks sda rotational, but it is solid state",
     );
-    assert!(table.contains("61-nodecheck-rotational.rules"), "{table}");
-    assert!(!table.contains("Hard disk: rotational media"), "{table}");
+    assert_contains(&table, "61-nodecheck-rotational.rules");
+    assert_lacks(&table, "Hard disk: rotational media");
 }
 
 #[test]

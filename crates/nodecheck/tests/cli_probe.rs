@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{all_scenarios, nodecheck, stderr, stdout, Fixture};
+use cli_support::{all_scenarios, json_of, run, stderr, stdout, Fixture};
 
 const DRIVE_KEYS: [&str; 15] = [
     "name",
@@ -26,13 +26,7 @@ const DRIVE_KEYS: [&str; 15] = [
 #[test]
 fn json_has_the_documented_keys_for_every_fixture() {
     for scenario in all_scenarios() {
-        let fixture = Fixture::build(scenario);
-        let out = nodecheck()
-            .args(["probe", "--json", "--root"])
-            .arg(fixture.root())
-            .arg(scenario.probe_path)
-            .output()
-            .expect("runs");
+        let out = Fixture::build(scenario).probe(&[]);
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -40,7 +34,7 @@ fn json_has_the_documented_keys_for_every_fixture() {
             scenario.name,
             stderr(&out)
         );
-        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+        let doc: serde_json::Value = json_of(&out);
         for key in [
             "schema_version",
             "stack",
@@ -66,14 +60,7 @@ fn json_has_the_documented_keys_for_every_fixture() {
 
 #[test]
 fn degraded_link_fixture_reports_its_link() {
-    let fixture = Fixture::named("nvme_degraded_pcie_link");
-    let out = nodecheck()
-        .args(["probe", "--json", "--root"])
-        .arg(fixture.root())
-        .arg("/var/lib/ethereum")
-        .output()
-        .expect("runs");
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let doc: serde_json::Value = json_of(&Fixture::named("nvme_degraded_pcie_link").probe(&[]));
     let drive = &doc["drives"][0];
     assert_eq!(drive["model"], "Samsung SSD 980 PRO 2TB");
     assert_eq!(drive["interface"], "nvme");
@@ -86,18 +73,14 @@ fn degraded_link_fixture_reports_its_link() {
 
 #[test]
 fn this_machine_probes_in_a_table_and_as_json() {
-    let out = nodecheck().args(["probe", "/"]).output().expect("runs");
+    let out = run(["probe", "/"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let table = stdout(&out);
     assert!(
         table.contains("stack") && table.contains("mount"),
         "{table}"
     );
-    let out = nodecheck()
-        .args(["probe", "--json", "/"])
-        .output()
-        .expect("runs");
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let doc: serde_json::Value = json_of(&run(["probe", "--json", "/"]));
     assert_eq!(doc["live"], true);
     assert_eq!(doc["mount"]["mount_point"], "/");
     for drive in doc["drives"].as_array().expect("drives") {
@@ -111,19 +94,11 @@ fn this_machine_probes_in_a_table_and_as_json() {
 
 #[test]
 fn a_saved_smartctl_output_is_merged() {
-    let fixture = Fixture::named("sata_ahci");
-    let out = nodecheck()
-        .args(["probe", "--json", "--root"])
-        .arg(fixture.root())
-        .arg("--smartctl-json")
-        .arg(cli_support::smartctl_fixture(
-            "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
-        ))
-        .arg("/var/lib/ethereum")
-        .output()
-        .expect("runs");
+    let saved =
+        cli_support::smartctl_fixture("sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json");
+    let out = Fixture::named("sata_ahci").probe(&["--smartctl-json".as_ref(), saved.as_os_str()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let doc: serde_json::Value = json_of(&out);
     let text = doc.to_string();
     assert!(text.contains("smartctl"), "smartctl facts appear: {text}");
 }
@@ -131,14 +106,9 @@ fn a_saved_smartctl_output_is_merged() {
 #[test]
 fn no_smartctl_changes_nothing_but_smartctl() {
     let probe = |extra: &[&str]| -> serde_json::Value {
-        let out = nodecheck()
-            .args(["probe", "--json"])
-            .args(extra)
-            .arg("/")
-            .output()
-            .expect("runs");
+        let out = run([&["probe", "--json"], extra, &["/"]].concat());
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        serde_json::from_str(&stdout(&out)).expect("json")
+        json_of(&out)
     };
     let with = probe(&[]);
     let without = probe(&["--no-smartctl"]);

@@ -8,7 +8,7 @@ mod cli_support;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use cli_support::{run_limited, Limited};
+use cli_support::{assert_contains, fifo, run_limited, written, Limited};
 use flate2::read::GzDecoder;
 use nodecheck::snapshot::{Manifest, MANIFEST};
 
@@ -64,16 +64,14 @@ fn assert_no_secret(entries: &[(PathBuf, tar::EntryType, Vec<u8>)]) {
 
 #[test]
 fn a_key_file_as_path_is_described_not_copied() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let key = dir.path().join("nodekey");
-    std::fs::write(&key, SECRET).expect("write");
+    let (dir, key) = written("nodekey", SECRET);
     let archive = dir.path().join("x.tar.gz");
     let (out, entries) = snapshot(&archive, &key);
     assert_no_secret(&entries);
     let kind = manifest(&entries).path_kind.expect("described");
     assert_eq!(kind.kind, "regular file");
     assert!(kind.device.contains(':'), "{}", kind.device);
-    assert!(out.stderr.contains("never its contents"), "{}", out.stderr);
+    assert_contains(&out.stderr, "never its contents");
 }
 
 #[test]
@@ -117,8 +115,7 @@ fn files_under_a_directory_path_never_enter_the_archive() {
 #[test]
 fn a_fifo_or_socket_as_path_neither_hangs_nor_is_read() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let fifo = dir.path().join("fifo");
-    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    let fifo = fifo(dir.path());
     let socket = dir.path().join("socket");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind");
     for (path, kind) in [(&fifo, "FIFO"), (&socket, "socket")] {

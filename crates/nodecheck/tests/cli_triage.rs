@@ -3,21 +3,23 @@
 
 mod cli_support;
 
-use cli_support::{nodecheck, smartctl_fixture, stderr, stdout};
+use std::path::Path;
+
+use cli_support::{assert_has_finding, json_of, smartctl_fixture, stderr, stdout, written};
 use nodecheck::report::Report;
 use verdict::Severity;
 
-fn triage(file: &str, extra: &[&str]) -> (Report, Option<i32>) {
-    let out = nodecheck()
-        .arg("triage")
-        .arg(smartctl_fixture(file))
-        .arg("--json")
-        .args(extra)
-        .output()
-        .expect("runs");
+/// `nodecheck triage PATH --json` plus `extra`: the report and the exit code.
+fn triage_path(path: &Path, extra: &[&str]) -> (Report, Option<i32>) {
+    let out = cli_support::triage(path, &[&["--json"], extra].concat());
     let report: Report = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("{file}: {e}: {}", stderr(&out)));
+        .unwrap_or_else(|e| panic!("{}: {e}: {}", path.display(), stderr(&out)));
     (report, out.status.code())
+}
+
+/// [`triage_path`] on one of the probe's saved smartctl outputs.
+fn triage(file: &str, extra: &[&str]) -> (Report, Option<i32>) {
+    triage_path(&smartctl_fixture(file), extra)
 }
 
 fn has(report: &Report, code: &str) -> bool {
@@ -83,37 +85,23 @@ fn unlisted_data_center_drives_are_classed_good_with_the_evidence_in_json() {
             "intel-dc-nvme-tlc",
         ),
     ] {
-        let out = nodecheck()
-            .arg("triage")
-            .arg(dir.join(file))
-            .arg("--json")
-            .output()
-            .expect("runs");
-        let report: Report = serde_json::from_str(&stdout(&out))
-            .unwrap_or_else(|e| panic!("{file}: {e}: {}", stderr(&out)));
+        let (report, _) = triage_path(&dir.join(file), &[]);
         let drive = &report.drives[0];
         assert_eq!(drive.family, None, "{file}: {drive:?}");
-        let summary = drive
-            .class
-            .as_ref()
-            .unwrap_or_else(|| panic!("{file}: no class"));
-        assert_eq!(summary.id, class, "{file}");
-        assert_eq!(summary.class.as_deref(), Some("data_center"), "{file}");
-        assert!(!summary.evidence.is_empty(), "{file}");
+        let summary = drive.class.as_ref();
+        assert_eq!(
+            summary.map(|s| (s.id.as_str(), s.class.as_deref())),
+            Some((class, Some("data_center"))),
+            "{file}"
+        );
+        assert!(summary.is_some_and(|s| !s.evidence.is_empty()), "{file}");
         assert_ne!(
             drive.grade.as_str(),
             "unknown",
             "{file}: {:?}",
             report.findings
         );
-        assert!(
-            report
-                .findings
-                .iter()
-                .any(|f| f.code == "NC104" && f.title.contains("data-center")),
-            "{file}: {:?}",
-            report.findings
-        );
+        assert_has_finding(&report, "NC104", |f| f.title.contains("data-center"), file);
     }
 }
 
@@ -141,12 +129,10 @@ fn client_choice_applies_its_needs() {
 #[test]
 fn every_format_renders_a_smartctl_triage() {
     for format in ["table", "markdown", "discord", "prometheus"] {
-        let out = nodecheck()
-            .arg("triage")
-            .arg(smartctl_fixture("INTEL_SSDPE2KX080T8_1.json"))
-            .args(["--format", format])
-            .output()
-            .expect("runs");
+        let out = cli_support::triage(
+            &smartctl_fixture("INTEL_SSDPE2KX080T8_1.json"),
+            &["--format", format],
+        );
         assert!(
             matches!(out.status.code(), Some(0..=2)),
             "{format}: {}",
@@ -164,7 +150,7 @@ fn garbage_never_panics() {
     for cut in (0..full.len()).step_by(97) {
         let file = dir.path().join("cut.json");
         std::fs::write(&file, &full[..cut]).expect("write");
-        let out = nodecheck().arg("triage").arg(&file).output().expect("runs");
+        let out = cli_support::triage(&file, &[]);
         let err = stderr(&out);
         assert!(!err.contains("panicked"), "cut at {cut}: {err}");
         assert!(
@@ -177,22 +163,9 @@ fn garbage_never_panics() {
 #[test]
 fn a_saved_probe_document_is_judged_like_the_check() {
     let fixture = cli_support::Fixture::named("sata_raid_mode_trim_blocked");
-    let probe = nodecheck()
-        .args(["probe", "--json", "--root"])
-        .arg(fixture.root())
-        .arg(fixture.scenario.probe_path)
-        .output()
-        .expect("runs");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let saved = dir.path().join("facts.json");
-    std::fs::write(&saved, &probe.stdout).expect("write");
-    let out = nodecheck()
-        .arg("triage")
-        .arg(&saved)
-        .arg("--json")
-        .output()
-        .expect("runs");
-    let triaged: Report = serde_json::from_str(&stdout(&out)).expect("report");
+    let (_dir, saved) = written("facts.json", fixture.probe(&[]).stdout);
+    let out = cli_support::triage(&saved, &["--json"]);
+    let triaged: Report = json_of(&out);
     let checked: Report =
         serde_json::from_slice(&fixture.check(&["--json"]).stdout).expect("report");
     assert_eq!(triaged.grade, checked.grade);

@@ -4,16 +4,11 @@
 
 mod cli_support;
 
-use cli_support::{nodecheck, smartctl_fixture, stderr, stdout};
+use cli_support::{assert_contains, assert_lacks, smartctl_fixture, stderr, stdout};
 use nodecheck::report::Report;
 
 fn triage(file: &str, extra: &[&str]) -> std::process::Output {
-    nodecheck()
-        .arg("triage")
-        .arg(smartctl_fixture(file))
-        .args(extra)
-        .output()
-        .expect("runs")
+    cli_support::triage(&smartctl_fixture(file), extra)
 }
 
 #[test]
@@ -83,12 +78,12 @@ fn a_raid_virtual_disk_without_smart_has_unknown_health_and_a_megaraid_hint() {
 fn the_table_names_the_drive_the_source_and_smartctls_status_without_v() {
     let out = triage("failed-perc-virtual-disk-sdb.json", &[]);
     let text = stdout(&out);
-    assert!(
-        text.contains("Source:   replayed from failed-perc-virtual-disk-sdb.json"),
-        "{text}"
+    assert_contains(
+        &text,
+        "Source:   replayed from failed-perc-virtual-disk-sdb.json",
     );
-    assert!(text.contains("smartctl exit status 4"), "{text}");
-    assert!(!text.contains("Drive health is fine"), "{text}");
+    assert_contains(&text, "smartctl exit status 4");
+    assert_lacks(&text, "Drive health is fine");
     assert!(
         text.lines()
             .last()

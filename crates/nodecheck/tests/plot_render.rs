@@ -7,13 +7,12 @@ mod plot_support;
 
 use std::time::Duration;
 
-use bench::behaviour::measure;
-use bench::behaviour::models::{DriveModel, MockDrive};
+use bench::behaviour::models::DriveModel;
 use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::SyncPhase;
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, svg_options, write_plot};
-use plot_support::{empty_report, span_report};
+use plot_support::{empty_report, measured_on, span_report};
 use resvg::usvg::{Group, Node, Tree};
 
 const GIB: u64 = 1 << 30;
@@ -31,12 +30,7 @@ fn sync_report() -> BenchReport {
         max_plot_points: 600,
         ..SyncPlan::default()
     };
-    let mut sync = measure(
-        &mut MockDrive::new(DriveModel::qlc_small_slc(), 64 * GIB, 5),
-        &plan,
-        &|| false,
-    )
-    .expect("sync");
+    let mut sync = measured_on(DriveModel::qlc_small_slc(), 64 * GIB, &plan);
     let mut i = 0u32;
     for point in sync
         .samples
@@ -114,6 +108,13 @@ fn x_labels(all: &[Label]) -> Vec<Label> {
     out
 }
 
+/// The first panel's tick labels as the renderer lays out `report`'s plot: the x axis's and
+/// the y axis's.
+fn first_panel_axes(report: &BenchReport) -> (Vec<Label>, Vec<Label>) {
+    let all = labels(&render_svg(report).expect("renders"));
+    (x_labels(&all), y_labels(&all))
+}
+
 /// The checks every log axis must pass for data from `lo` to `hi`.
 fn assert_log_axis_readable(axis: &str, labels: &[Label], lo: f64, hi: f64) {
     let texts: Vec<&str> = labels.iter().map(|l| l.text.as_str()).collect();
@@ -156,9 +157,7 @@ fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
 #[test]
 fn sync_latency_axis_labels_every_decade_down_to_the_fastest_reads() {
     let report = sync_report();
-    let svg = render_svg(&report).expect("renders");
-    let all = labels(&svg);
-    let axis = y_labels(&all);
+    let (time, axis) = first_panel_axes(&report);
     let sync = report.sync.as_ref().expect("sync");
     let (lo, hi) = extent(
         sync.samples
@@ -176,15 +175,13 @@ fn sync_latency_axis_labels_every_decade_down_to_the_fastest_reads() {
     );
     assert!(axis.iter().any(|l| l.text == "20"), "a label at 20 µs");
     // The time axis is labelled too.
-    assert!(x_labels(&all).len() >= 3, "{:?}", x_labels(&all));
+    assert!(time.len() >= 3, "{time:?}");
 }
 
 #[test]
 fn span_axis_has_one_label_per_tick_across_the_spans() {
     let report = span_report();
-    let svg = render_svg(&report).expect("renders");
-    let all = labels(&svg);
-    let axis = x_labels(&all);
+    let (axis, latency) = first_panel_axes(&report);
     let span = report.span.as_ref().expect("span");
     let gib = |bytes: u64| bytes as f64 / GIB as f64;
     let (lo, hi) = extent(span.points.iter().map(|p| gib(p.span_bytes)));
@@ -194,7 +191,7 @@ fn span_axis_has_one_label_per_tick_across_the_spans() {
         "{:?}",
         axis.iter().map(|l| &l.text).collect::<Vec<_>>()
     );
-    assert!(!y_labels(&all).is_empty(), "the latency axis is labelled");
+    assert!(!latency.is_empty(), "the latency axis is labelled");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{nodecheck, stderr, stdout, Fixture};
+use cli_support::{assert_contains, stderr, stdout, triage, written, Fixture};
 
 /// The `N GB`/`N TB` figure before `free` in a line.
 fn free_figure(line: &str) -> Option<String> {
@@ -56,10 +56,7 @@ fn the_verdict_line_names_the_client_as_the_findings_do() {
         "{nc511}"
     );
     let markdown = stdout(&fixture.check(&["--bench", "none", "--format", "markdown"]));
-    assert!(
-        markdown.contains("strictest of all five (Reth fails first)"),
-        "{markdown}"
-    );
+    assert_contains(&markdown, "strictest of all five (Reth fails first)");
 }
 
 #[test]
@@ -72,15 +69,9 @@ fn long_notes_are_wrapped_whole_and_triage_names_its_file() {
         " a long reason,".repeat(20)
     );
     report["notes"] = serde_json::json!([long.clone()]);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let saved = dir.path().join("report.json");
-    std::fs::write(&saved, report.to_string()).expect("write");
+    let (_dir, saved) = written("report.json", report.to_string());
 
-    let output = nodecheck()
-        .arg("triage")
-        .arg(&saved)
-        .output()
-        .expect("runs");
+    let output = triage(&saved, &[]);
     let table = stdout(&output);
     assert!(
         matches!(output.status.code(), Some(0..=2)),

@@ -99,13 +99,10 @@ fn interrupted_write_keeps_the_existing_archive(signal: Signal) {
 }
 
 #[test]
-fn sigint_while_writing_keeps_the_existing_archive() {
-    interrupted_write_keeps_the_existing_archive(Signal::SIGINT);
-}
-
-#[test]
-fn sigterm_while_writing_keeps_the_existing_archive() {
-    interrupted_write_keeps_the_existing_archive(Signal::SIGTERM);
+fn sigint_or_sigterm_while_writing_keeps_the_existing_archive() {
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        interrupted_write_keeps_the_existing_archive(signal);
+    }
 }
 
 #[test]
@@ -205,11 +202,8 @@ fn interrupted_replay_removes_the_unpacked_tree(signal: Signal) {
 }
 
 #[test]
-fn sigint_during_a_replay_removes_the_unpacked_tree() {
-    interrupted_replay_removes_the_unpacked_tree(Signal::SIGINT);
-}
-
-#[test]
-fn sigterm_during_a_replay_removes_the_unpacked_tree() {
-    interrupted_replay_removes_the_unpacked_tree(Signal::SIGTERM);
+fn sigint_or_sigterm_during_a_replay_removes_the_unpacked_tree() {
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        interrupted_replay_removes_the_unpacked_tree(signal);
+    }
 }

@@ -31,10 +31,7 @@ fn wd_red_hard_disk_is_bad_for_being_rotational() {
     assert_eq!(v.grade, Grade::Bad, "{:#?}", v.findings);
     assert_finding(&v, "NC105", Severity::Critical, &["5400 rpm"]);
     assert_eq!(v.drives[0].grade, Grade::Bad);
-    assert_eq!(
-        v.drives[0].entry.as_ref().map(|e| e.class.as_str()),
-        Some("hdd")
-    );
+    assert_eq!(entry0(&v).map(|e| e.class.as_str()), Some("hdd"));
 }
 
 #[test]
@@ -46,7 +43,7 @@ fn kingston_a400_is_a_budget_sata_drive() {
     assert!(f.detail.contains("SATA"), "{f:#?}");
     assert!(f.detail.contains("budget class"), "{f:#?}");
     assert!(f.detail.contains("sata-budget"), "{f:#?}");
-    let entry = v.drives[0].entry.as_ref().expect("entry");
+    let entry = entry0(&v).expect("entry");
     assert_eq!(entry.class, "budget");
     assert_eq!(entry.dram.as_deref(), Some("no"));
     assert_eq!(v.grade, Grade::Bad);
@@ -57,7 +54,7 @@ fn kingston_a400_is_a_budget_sata_drive() {
 fn triage_listed_data_center(file: &str) -> Verdict {
     let v = triage(file);
     assert_eq!(v.grade, Grade::Good, "{file}: {:#?}", v.findings);
-    let entry = v.drives[0].entry.as_ref().expect("entry");
+    let entry = entry0(&v).expect("entry");
     assert_eq!(entry.class, "data_center", "{file}");
     v
 }
@@ -65,7 +62,7 @@ fn triage_listed_data_center(file: &str) -> Verdict {
 #[test]
 fn intel_p4510_data_center_nvme_is_good() {
     let v = triage_listed_data_center("INTEL_SSDPE2KX080T8_1.json");
-    let entry = v.drives[0].entry.as_ref().expect("entry");
+    let entry = entry0(&v).expect("entry");
     assert_eq!(entry.grade, Grade::Good);
     assert!(v.findings.iter().all(|f| f.severity <= Severity::Info));
 }
@@ -89,10 +86,7 @@ fn samsung_970_evo_plus_250gb_is_a_good_family_too_small() {
     );
     assert_eq!(v.grade, Grade::Bad);
     assert!(v.failing_client.is_some());
-    assert_eq!(
-        v.drives[0].entry.as_ref().map(|e| e.grade),
-        Some(Grade::Good)
-    );
+    assert_eq!(entry0(&v).map(|e| e.grade), Some(Grade::Good));
 }
 
 #[test]

@@ -47,6 +47,27 @@ impl Fixture {
             .args(args);
         cmd.output().expect("runs")
     }
+
+    /// `nodecheck probe --json --root DIR` plus `args`, then the scenario's path.
+    pub fn probe(&self, args: &[&std::ffi::OsStr]) -> Output {
+        nodecheck()
+            .args(["probe", "--json", "--root"])
+            .arg(self.root())
+            .args(args)
+            .arg(self.scenario.probe_path)
+            .output()
+            .expect("runs")
+    }
+}
+
+/// `nodecheck triage FILE` plus `args`.
+pub fn triage(file: &Path, args: &[&str]) -> Output {
+    nodecheck()
+        .arg("triage")
+        .arg(file)
+        .args(args)
+        .output()
+        .expect("runs")
 }
 
 /// `nodecheck submit --from SAVED`: the result block for a saved JSON report.
@@ -111,6 +132,88 @@ pub fn finding<'r>(
             let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
             panic!("{case}: no {code} in {codes:?}")
         })
+}
+
+/// Runs the binary with `args` to completion.
+pub fn run<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    nodecheck().args(args).output().expect("runs")
+}
+
+/// What a run printed as JSON, read as `T`; fails with the run's stderr when it is not.
+pub fn json_of<T: serde::de::DeserializeOwned>(out: &Output) -> T {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("not the JSON expected ({e}): {}", stderr(out)))
+}
+
+/// The `code` of every object in the JSON array `list` of `doc`, in order.
+pub fn codes_in<'d>(doc: &'d serde_json::Value, list: &str) -> Vec<&'d str> {
+    doc[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no array {list:?} in {doc}"))
+        .iter()
+        .filter_map(|item| item["code"].as_str())
+        .collect()
+}
+
+/// Fails unless the number at each of `pointers` (RFC 6901) in `doc` is above zero.
+#[track_caller]
+pub fn assert_all_positive(doc: &serde_json::Value, pointers: &[&str]) {
+    for pointer in pointers {
+        assert!(
+            doc.pointer(pointer)
+                .and_then(serde_json::Value::as_f64)
+                .is_some_and(|v| v > 0.0),
+            "{pointer} is not above zero in {doc}"
+        );
+    }
+}
+
+/// Fails with the whole `text` unless it contains `needle`.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} not in:\n{text}");
+}
+
+/// Fails with the whole `text` if it contains `needle`.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(!text.contains(needle), "{needle:?} in:\n{text}");
+}
+
+/// A file `name` holding `contents` in a fresh temporary directory (dropped with the
+/// directory).
+pub fn written(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join(name);
+    std::fs::write(&file, contents).expect("write");
+    (dir, file)
+}
+
+/// Fails with the report's findings unless one finding `code` is as `holds` wants; `case`
+/// says which report it is.
+#[track_caller]
+pub fn assert_has_finding(
+    report: &nodecheck::report::Report,
+    code: &str,
+    holds: impl Fn(&verdict::Finding) -> bool,
+    case: &str,
+) {
+    assert!(
+        report.findings.iter().any(|f| f.code == code && holds(f)),
+        "{case}: no {code} as wanted in {:#?}",
+        report.findings
+    );
+}
+
+/// A FIFO named `fifo` in `dir`: opening it for reading would block until a writer comes.
+pub fn fifo(dir: &Path) -> PathBuf {
+    let path = dir.join("fifo");
+    nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    path
 }
 
 pub fn stdout(output: &Output) -> String {

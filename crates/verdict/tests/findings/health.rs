@@ -105,9 +105,7 @@ fn nvme_smart_readings_raise_their_finding() {
             needles: &["14 light", "120 minutes above the warning"],
         },
     ];
-    for case in &cases {
-        case.check("geth");
-    }
+    FindingCase::check_all(&cases, "geth");
 }
 
 #[test]
@@ -121,9 +119,9 @@ fn nc201_smart_failing() {
     let mut facts = nvme_machine();
     health0(&mut facts).passed = Some(false);
     health0(&mut facts).smartctl_status = vec!["SMART status says the disk is failing".into()];
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &facts,
+        "geth",
         "NC201",
         Severity::Critical,
         &["disk is failing", "replace"],
@@ -136,11 +134,15 @@ fn nc201_smart_failing() {
 fn nc206_pending_sectors_are_critical_reallocated_a_warning() {
     let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
     drive0(&mut facts).health = Some(smartctl_sector_counts(8, 0, 0));
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC206", Severity::Warning, &["8 reallocated"]);
+    assert_judged(
+        &facts,
+        "geth",
+        "NC206",
+        Severity::Warning,
+        &["8 reallocated"],
+    );
     health0(&mut facts).pending_sectors = Some(2);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC206", Severity::Critical, &["2 pending"]);
+    assert_judged(&facts, "geth", "NC206", Severity::Critical, &["2 pending"]);
 }
 
 #[test]
@@ -236,12 +238,7 @@ fn nc210_temperature_ok_warm_and_over_the_drive_limit() {
             needles: &["49 C", "below 50 C"],
         },
     ];
-    for case in &cases {
-        let v = case.check("geth");
-        if case.severity == Severity::Warning {
-            assert_eq!(v.grade, Grade::Ugly, "{}", case.name);
-        }
-    }
+    FindingCase::check_all_grading(&cases, "geth", Severity::Warning, Grade::Ugly);
 }
 
 #[test]

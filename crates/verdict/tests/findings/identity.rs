@@ -4,15 +4,15 @@ use super::*;
 
 #[test]
 fn nc101_good_drive_from_the_database() {
-    let v = run_for(&nvme_machine(), "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &nvme_machine(),
+        "geth",
         "NC101",
         Severity::Ok,
         &["Samsung 970 EVO Plus", "good", "TLC", "DRAM", "140k/46k"],
     );
     assert_eq!(v.drives[0].grade, Grade::Good);
-    let entry = v.drives[0].entry.as_ref().expect("entry");
+    let entry = entry0(&v).expect("entry");
     assert_eq!(entry.id, "samsung-970-evo-plus");
     assert_eq!(entry.nand.as_deref(), Some("tlc"));
     assert_eq!(entry.dram.as_deref(), Some("yes"));
@@ -55,9 +55,9 @@ fn nc102_firmware_advisory_980_pro_3b2qgxa7() {
 #[test]
 fn nc103_unknown_model_says_what_is_known() {
     let facts = nvme_hmb_drive("ACME FastDisk 9000 2TB");
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &facts,
+        "geth",
         "NC103",
         Severity::Info,
         &[
@@ -76,15 +76,20 @@ fn nc103_unknown_model_says_what_is_known() {
     );
     assert_eq!(one(&v, "NC106").severity, Severity::Info);
     assert_eq!(v.drives[0].grade, Grade::Ugly);
-    assert!(v.drives[0].entry.is_none());
+    assert!(entry0(&v).is_none());
 }
 
 #[test]
 fn nc103_drive_without_a_model() {
     let mut facts = nvme_machine();
     drive0(&mut facts).model = None;
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC103", Severity::Info, &["no model string"]);
+    let v = assert_judged(
+        &facts,
+        "geth",
+        "NC103",
+        Severity::Info,
+        &["no model string"],
+    );
     assert_eq!(v.grade, Grade::Unknown, "{:#?}", v.findings);
 }
 
@@ -107,8 +112,13 @@ fn nc105_hard_disk() {
     let mut facts = sata_machine("WDC WD20EFRX-68EUZN0", 2_000_398_934_016);
     drive0(&mut facts).rotation_rate_rpm = Some(5400);
     drive0(&mut facts).rotational = Some(true);
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC105", Severity::Critical, &["5400 rpm", "NVMe SSD"]);
+    let v = assert_judged(
+        &facts,
+        "geth",
+        "NC105",
+        Severity::Critical,
+        &["5400 rpm", "NVMe SSD"],
+    );
     assert_eq!(v.grade, Grade::Bad);
     // TRIM does not apply to a spinning disk.
     assert!(
@@ -132,9 +142,9 @@ fn sata_flagged_rotational_by_the_kernel_only(model: &str) -> probe::Facts {
 #[test]
 fn nc105_on_the_kernel_flag_alone_is_a_warning_that_says_how_to_tell() {
     let facts = sata_flagged_rotational_by_the_kernel_only("NoSuchVendor SATA 2TB");
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &facts,
+        "geth",
         "NC105",
         Severity::Warning,
         &["only the kernel", "smartctl -i /dev/sda", "Rotation Rate"],
@@ -172,9 +182,9 @@ fn nc105_not_for_virtio_disks_that_claim_rotational() {
 #[test]
 fn nc106_dram_less_listed_drive_is_info() {
     let facts = nvme_hmb_drive("Samsung SSD 980 1TB");
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    assert_judged(
+        &facts,
+        "geth",
         "NC106",
         Severity::Info,
         &["database lists it without DRAM", "memory buffer (HMB)"],
@@ -195,9 +205,9 @@ fn nc190_lists_what_needs_root() {
             reason: "not installed".into(),
         },
     ];
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &facts,
+        "geth",
         "NC190",
         Severity::Info,
         &["NVMe SMART log (nvme0)", "sudo nodecheck /var/lib/ethereum"],
@@ -223,9 +233,9 @@ fn nc102_ebs_volume_needs_provisioned_iops() {
     facts.platform.product_name = Some("m6i.xlarge".into());
     facts.platform.cloud = Some("aws".into());
     facts.platform.virtualized = Some(true);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &facts,
+        "geth",
         "NC102",
         Severity::Warning,
         &["10,000 provisioned IOPS", "aws ec2 modify-volume"],
@@ -254,10 +264,7 @@ fn nc102_capacity_rule_adata_s40g_4tb_is_qlc_and_bad_2tb_fine() {
     );
     assert!(identity.detail.contains("QLC"), "{identity:#?}");
     assert_eq!(v.drives[0].grade, Grade::Bad);
-    assert_eq!(
-        v.drives[0].entry.as_ref().and_then(|e| e.nand.as_deref()),
-        Some("qlc")
-    );
+    assert_eq!(entry0(&v).and_then(|e| e.nand.as_deref()), Some("qlc"));
 
     drive0(&mut facts).capacity_bytes = Some(2_048_408_248_320);
     let v = run_for(&facts, "geth");
@@ -265,17 +272,19 @@ fn nc102_capacity_rule_adata_s40g_4tb_is_qlc_and_bad_2tb_fine() {
         .iter()
         .all(|f| f.severity <= Severity::Info));
     assert_eq!(v.drives[0].grade, Grade::Good);
-    assert_eq!(
-        v.drives[0].entry.as_ref().and_then(|e| e.nand.as_deref()),
-        Some("tlc")
-    );
+    assert_eq!(entry0(&v).and_then(|e| e.nand.as_deref()), Some("tlc"));
 }
 
 #[test]
 fn nc102_990_pro_before_1b2qjxd7() {
     let mut facts = nvme_drive("Samsung SSD 990 PRO 2TB", "0B2QJXD7");
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC102", Severity::Critical, &["0B2QJXD7", "1B2QJXD7"]);
+    assert_judged(
+        &facts,
+        "geth",
+        "NC102",
+        Severity::Critical,
+        &["0B2QJXD7", "1B2QJXD7"],
+    );
     drive0(&mut facts).firmware = Some("4B2QJXD7".into());
     let v = run_for(&facts, "geth");
     assert!(!has(&v, "NC102"), "{:?}", codes(&v));

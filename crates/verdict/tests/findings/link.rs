@@ -46,9 +46,7 @@ fn nc401_ide_and_raid_mode_and_ahci() {
             needles: &["RAID mode", "AHCI"],
         },
     ];
-    for case in &cases {
-        case.check("geth");
-    }
+    FindingCase::check_all(&cases, "geth");
 }
 
 #[test]
@@ -58,9 +56,9 @@ fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode
     drive.interface = Some(Interface::Unknown);
     behind_megaraid(drive);
     drive.ata = None;
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &facts,
+        "geth",
         "NC401",
         Severity::Warning,
         &[
@@ -87,9 +85,9 @@ fn nc401_a_drive_behind_a_hardware_raid_card_is_not_told_to_change_the_sata_mode
 fn nc403_sata_link_below_maximum() {
     let mut facts = sata_machine("Samsung SSD 870 EVO 2TB", 2_000_398_934_016);
     drive0(&mut facts).sata_link_gbps = Some(3.0);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    assert_judged(
+        &facts,
+        "geth",
         "NC403",
         Severity::Warning,
         &["3.0 Gb/s of 6.0 Gb/s", "cable"],
@@ -100,17 +98,22 @@ fn nc403_sata_link_below_maximum() {
 fn nc404_usb_attachment() {
     let mut facts = nvme_machine();
     samsung_over_usb(&mut facts, "sda", "PSSD T7", "4001", 10000);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    assert_judged(
+        &facts,
+        "geth",
         "NC404",
         Severity::Warning,
         &["USB via PSSD T7 at 10000 Mb/s", "uas"],
     );
     drive0(&mut facts).usb.as_mut().expect("usb").speed_mbps = Some(480);
     drive0(&mut facts).usb.as_mut().expect("usb").driver = Some("usb-storage".into());
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC404", Severity::Critical, &["480 Mb/s", "USB 2"]);
+    assert_judged(
+        &facts,
+        "geth",
+        "NC404",
+        Severity::Critical,
+        &["480 Mb/s", "USB 2"],
+    );
 }
 
 /// The PCIe link against the slot's and the drive's best: full speed is fine, an older
@@ -148,7 +151,5 @@ fn nc402_pcie_link_against_its_maximum() {
             needles: &["2.5 GT/s x4 of 8.0 GT/s x4"],
         },
     ];
-    for case in &cases {
-        case.check("geth");
-    }
+    FindingCase::check_all(&cases, "geth");
 }

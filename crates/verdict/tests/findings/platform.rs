@@ -36,9 +36,9 @@ fn nc601_vps_platform_from_the_database() {
 #[test]
 fn nc602_virtual_disk_without_and_with_a_benchmark() {
     let facts = qemu_guest("Standard PC (Q35 + ICH9, 2009)", "kvm");
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    let v = assert_judged(
+        &facts,
+        "geth",
         "NC602",
         Severity::Warning,
         &["vda", "10,000 provisioned IOPS"],
@@ -87,17 +87,17 @@ fn nc603_io_uring_blocked_by_seccomp_or_sysctl() {
         sysctl_disabled: Some(0),
         reason: Some("io_uring_setup: EPERM (Docker seccomp?)".into()),
     };
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    assert_judged(
+        &facts,
+        "geth",
         "NC603",
         Severity::Info,
         &["seccomp", "--security-opt seccomp=unconfined"],
     );
     facts.io_uring.sysctl_disabled = Some(2);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    assert_judged(
+        &facts,
+        "geth",
         "NC603",
         Severity::Info,
         &[

@@ -4,8 +4,13 @@ use super::*;
 
 #[test]
 fn nc300_trim_passes_through() {
-    let v = run_for(&nvme_machine(), "geth");
-    assert_finding(&v, "NC300", Severity::Ok, &["nvme0n1p2"]);
+    assert_judged(
+        &nvme_machine(),
+        "geth",
+        "NC300",
+        Severity::Ok,
+        &["nvme0n1p2"],
+    );
 }
 
 #[test]
@@ -16,8 +21,13 @@ fn nc301_drive_without_trim() {
     for l in &mut facts.layers {
         l.discard_max_bytes = Some(0);
     }
-    let v = run_for(&facts, "geth");
-    assert_finding(&v, "NC301", Severity::Warning, &["does not report TRIM"]);
+    let v = assert_judged(
+        &facts,
+        "geth",
+        "NC301",
+        Severity::Warning,
+        &["does not report TRIM"],
+    );
     // The disk layer's zero is the drive's own doing, not a second finding.
     assert!(!has(&v, "NC302"), "{:?}", codes(&v));
     assert!(!has(&v, "NC303"));
@@ -31,11 +41,9 @@ fn nc302_dm_crypt_without_allow_discards_gets_the_exact_command() {
     let f = one(&v, "NC302");
     assert_eq!(f.severity, Severity::Warning);
     assert!(f.title.contains("dm-crypt"), "{f:#?}");
+    let fix = fix_of(&v, "NC302");
     assert!(
-        f.fix
-            .as_deref()
-            .unwrap_or("")
-            .contains("sudo cryptsetup --allow-discards --persistent refresh luks-3f2a"),
+        fix.contains("sudo cryptsetup --allow-discards --persistent refresh luks-3f2a"),
         "{f:#?}"
     );
     assert_eq!(f.subject.as_deref(), Some("dm-0"));
@@ -44,23 +52,17 @@ fn nc302_dm_crypt_without_allow_discards_gets_the_exact_command() {
 #[test]
 fn nc302_names_the_lowest_blocking_layer_only() {
     let mut facts = nvme_machine();
-    facts.layers = vec![
-        layer("dm-1", LayerKind::Lvm, Some("vg-eth"), 0, &["dm-0"], 0),
-        layer(
-            "dm-0",
-            LayerKind::Crypt,
-            Some("cryptdata"),
-            1,
-            &["nvme0n1p2"],
-            0,
-        ),
-    ];
-    facts.layers.extend(partition_on_disk(
-        "nvme0n1p2",
-        "nvme0n1",
-        2,
-        2_199_023_255_040,
-    ));
+    facts.layers = vec![layer(
+        "dm-1",
+        LayerKind::Lvm,
+        Some("vg-eth"),
+        0,
+        &["dm-0"],
+        0,
+    )];
+    facts
+        .layers
+        .extend(crypt_without_discards("cryptdata", 1, "nvme0n1p2"));
     facts.trim_effective = Some(false);
     let v = run_for(&facts, "geth");
     let f = one(&v, "NC302");
@@ -101,9 +103,7 @@ fn nc302_md_raid_and_raid_controller() {
             needles: &["RAID controller", "megaraid_sas", "HBA"],
         },
     ];
-    for case in &cases {
-        case.check("geth");
-    }
+    FindingCase::check_all(&cases, "geth");
 }
 
 #[test]
@@ -136,9 +136,9 @@ fn nc301_usb_bridge_gets_the_udev_unmap_rule() {
     let mut facts = nvme_machine();
     samsung_over_usb(&mut facts, "sdb", "Portable SSD T5", "61f5", 5000).trim_supported =
         Some(false);
-    let v = run_for(&facts, "geth");
-    assert_finding(
-        &v,
+    assert_judged(
+        &facts,
+        "geth",
         "NC301",
         Severity::Warning,
         &[

@@ -13,8 +13,8 @@ use probe::{
     LayerKind, MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
 };
 use verdict::database::Database;
-use verdict::judge::{judge, ClientChoice, Verdict};
-use verdict::{Finding, Severity};
+use verdict::judge::{judge, ClientChoice, EntrySummary, Verdict};
+use verdict::{Finding, Grade, Severity};
 
 pub const TB: u64 = 1_000_000_000_000;
 pub const GB: u64 = 1_000_000_000;
@@ -175,21 +175,29 @@ pub fn sata_machine(model: &str, capacity: u64) -> Facts {
 /// `--allow-discards`: TRIM stops at the crypt layer.
 pub fn luks_without_discards(facts: &mut Facts, mapping: &str) {
     facts.stack = vec!["dm-0".into(), "nvme0n1p3".into(), "nvme0n1".into()];
-    facts.layers = vec![layer(
+    facts.layers = crypt_without_discards(mapping, 0, "nvme0n1p3");
+    facts.trim_effective = Some(false);
+}
+
+/// A dm-crypt mapping (`dm-0`) `depth` layers below the mount, opened without
+/// `--allow-discards`, on `partition` of the NVMe drive, and the layers under it.
+pub fn crypt_without_discards(mapping: &str, depth: u32, partition: &str) -> Vec<Layer> {
+    let crypt = layer(
         "dm-0",
         LayerKind::Crypt,
         Some(mapping),
+        depth,
+        &[partition],
         0,
-        &["nvme0n1p3"],
-        0,
-    )];
-    facts.layers.extend(partition_on_disk(
-        "nvme0n1p3",
+    );
+    let mut layers = vec![crypt];
+    layers.extend(partition_on_disk(
+        partition,
         "nvme0n1",
-        1,
+        depth + 1,
         2_199_023_255_040,
     ));
-    facts.trim_effective = Some(false);
+    layers
 }
 
 /// A partition `depth` layers below the mount and the whole disk under it, both passing
@@ -325,6 +333,11 @@ pub fn run_for(facts: &Facts, client: &str) -> Verdict {
     judge(facts, None, db(), &ClientChoice::Named(client.into()))
 }
 
+/// The database entry of the verdict's first drive.
+pub fn entry0(v: &Verdict) -> Option<&EntrySummary> {
+    v.drives[0].entry.as_ref()
+}
+
 pub fn codes(v: &Verdict) -> Vec<&str> {
     v.findings.iter().map(|f| f.code.as_str()).collect()
 }
@@ -365,6 +378,20 @@ pub fn assert_finding(v: &Verdict, code: &str, severity: Severity, needles: &[&s
     assert_case(code, v, code, severity, needles);
 }
 
+/// Judges `facts` for `client` and checks [`assert_finding`]; the verdict, for what a test
+/// checks beyond the finding.
+pub fn assert_judged(
+    facts: &Facts,
+    client: &str,
+    code: &str,
+    severity: Severity,
+    needles: &[&str],
+) -> Verdict {
+    let v = run_for(facts, client);
+    assert_finding(&v, code, severity, needles);
+    v
+}
+
 /// [`assert_finding`] for one case of a table: every failure names the case.
 pub fn assert_case(case: &str, v: &Verdict, code: &str, severity: Severity, needles: &[&str]) {
     let found: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
@@ -399,5 +426,28 @@ impl FindingCase {
         let v = run_for(&self.facts, client);
         assert_case(self.name, &v, self.code, self.severity, self.needles);
         v
+    }
+
+    /// Checks every case of a table for `client`.
+    pub fn check_all(cases: &[FindingCase], client: &str) {
+        for case in cases {
+            case.check(client);
+        }
+    }
+
+    /// Checks every case of a table for `client`; a case whose finding is at `severity` must
+    /// also grade the whole machine `grade`.
+    pub fn check_all_grading(
+        cases: &[FindingCase],
+        client: &str,
+        severity: Severity,
+        grade: Grade,
+    ) {
+        for case in cases {
+            let v = case.check(client);
+            if case.severity == severity {
+                assert_eq!(v.grade, grade, "{}", case.name);
+            }
+        }
     }
 }
