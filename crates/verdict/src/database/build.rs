@@ -5,6 +5,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use regex::{Regex, RegexBuilder};
+use serde::de::DeserializeOwned;
 
 use super::error::{DbError, ErrorKind};
 use super::raw::{ClientsFile, ResultBlockFile};
@@ -22,44 +23,19 @@ pub(crate) fn database(
     clients_text: &str,
     clients_origin: &str,
 ) -> Result<Database, DbError> {
-    let mut db: Database = toml::from_str(drives_text)
-        .map_err(|e| DbError::from_toml(&e, drives_origin, drives_text))?;
-    let ctx = Ctx::new(drives_origin, drives_text);
-    ctx.schema_version(db.schema_version)?;
+    let (mut db, ctx) = read(drives_text, drives_origin, |db: &Database| {
+        db.schema_version
+    })?;
 
     let mut ids = IdSet::default();
-    ctx.with_unique_ids(
-        &mut db.sources,
-        &mut ids,
-        "source",
-        "sources",
-        |s| ("id", &s.id),
-        |_, _| Ok(()),
-    )?;
-    ctx.with_unique_ids(
-        &mut db.benchmarks,
-        &mut ids,
-        "benchmark",
-        "benchmarks",
-        |b| ("id", &b.id),
-        |_, _| Ok(()),
-    )?;
-    ctx.with_unique_ids(
-        &mut db.remarks,
-        &mut ids,
-        "remark",
-        "remarks",
-        |r| ("id", &r.id),
-        |_, _| Ok(()),
-    )?;
-    ctx.with_unique_ids(
-        &mut db.generic,
-        &mut ids,
-        "generic rule",
-        "generic",
-        |g| ("id", &g.id),
-        |_, _| Ok(()),
-    )?;
+    let sources = db.sources.iter().map(|s| &s.id);
+    ctx.unique_ids(&mut ids, "source", "sources", sources)?;
+    let benchmarks = db.benchmarks.iter().map(|b| &b.id);
+    ctx.unique_ids(&mut ids, "benchmark", "benchmarks", benchmarks)?;
+    let remarks = db.remarks.iter().map(|r| &r.id);
+    ctx.unique_ids(&mut ids, "remark", "remarks", remarks)?;
+    let generic = db.generic.iter().map(|g| &g.id);
+    ctx.unique_ids(&mut ids, "generic rule", "generic", generic)?;
     ctx.with_unique_ids(
         &mut db.drives,
         &mut ids,
@@ -104,19 +80,10 @@ pub(crate) fn database(
 /// than the beacon database) and a way to recognise each execution client's process.
 /// `cargo xtask db-check` adds the editorial checks (citations, unit slips, lower-case names).
 pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
-    let mut file: ClientsFile =
-        toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
-    let ctx = Ctx::new(origin, text);
-    ctx.schema_version(file.schema_version)?;
+    let (mut file, ctx) = read(text, origin, |f: &ClientsFile| f.schema_version)?;
     let mut ids = IdSet::default();
-    ctx.with_unique_ids(
-        &mut file.sources,
-        &mut ids,
-        "source",
-        "sources",
-        |s| ("id", &s.id),
-        |_, _| Ok(()),
-    )?;
+    let sources = file.sources.iter().map(|s| &s.id);
+    ctx.unique_ids(&mut ids, "source", "sources", sources)?;
     let mut clients = Vec::with_capacity(file.clients.len());
     let mut processes = Vec::with_capacity(file.clients.len());
     for (i, c) in file.clients.into_iter().enumerate() {
@@ -161,6 +128,18 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
         processes,
         sources: file.sources,
     })
+}
+
+/// Reads a data file straight into `T` and checks the schema version it states.
+pub(super) fn read<'a, T: DeserializeOwned>(
+    text: &'a str,
+    origin: &'a str,
+    schema_version: impl Fn(&T) -> u32,
+) -> Result<(T, Ctx<'a>), DbError> {
+    let file: T = toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
+    let ctx = Ctx::new(origin, text);
+    ctx.schema_version(schema_version(&file))?;
+    Ok((file, ctx))
 }
 
 pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>, DbError> {
@@ -358,22 +337,10 @@ impl<'a> Ctx<'a> {
                 _ => Ok(()),
             },
         )?;
-        self.with_unique_ids(
-            &mut d.advisories,
-            &mut rule_ids,
-            "rule",
-            &rules("advisories"),
-            |a| ("id", &a.id),
-            |_, _| Ok(()),
-        )?;
-        self.with_unique_ids(
-            &mut d.smart_attributes,
-            &mut rule_ids,
-            "rule",
-            &rules("smart_attributes"),
-            |q| ("id", &q.id),
-            |_, _| Ok(()),
-        )?;
+        let advisories = d.advisories.iter().map(|a| &a.id);
+        self.unique_ids(&mut rule_ids, "rule", &rules("advisories"), advisories)?;
+        let quirks = d.smart_attributes.iter().map(|q| &q.id);
+        self.unique_ids(&mut rule_ids, "rule", &rules("smart_attributes"), quirks)?;
         if let Some(p) = &mut d.platform {
             self.platform(p, &format!("{at}.platform"))?;
         }
@@ -398,6 +365,21 @@ impl<'a> Ctx<'a> {
             let (key, name) = id(item);
             ids.insert(self, name, &format!("{at}.{key}"), what)?;
             check(item, &at)?;
+        }
+        Ok(())
+    }
+
+    /// Registers in `ids` the id of each item of a table (at `table`) that needs no other
+    /// check.
+    fn unique_ids<'i>(
+        &self,
+        ids: &mut IdSet,
+        what: &str,
+        table: &str,
+        items: impl IntoIterator<Item = &'i String>,
+    ) -> Result<(), DbError> {
+        for (i, id) in items.into_iter().enumerate() {
+            ids.insert(self, id, &format!("{table}.{i}.id"), what)?;
         }
         Ok(())
     }

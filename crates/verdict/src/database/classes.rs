@@ -6,7 +6,7 @@
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::build::{Ctx, IdSet};
+use super::build::{read, IdSet};
 use super::error::{DbError, ErrorKind};
 use super::{Class, Database, Dram, EntryInterface, ModelForms, Nand, Traits};
 
@@ -160,10 +160,7 @@ impl Classification<'_> {
 }
 
 pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError> {
-    let file: ClassesFile =
-        toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
-    let ctx = Ctx::new(origin, text);
-    ctx.schema_version(file.schema_version)?;
+    let (file, ctx) = read(text, origin, |f: &ClassesFile| f.schema_version)?;
     let mut ids = IdSet::default();
     let mut rules = file.classes;
     for (i, c) in rules.iter_mut().enumerate() {
