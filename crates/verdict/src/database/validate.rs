@@ -386,11 +386,8 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
                 issues.error("sizing", "`text` is empty".into());
             }
             let largest = db
-                .clients
-                .iter()
-                .map(|c| c.recommended_disk_bytes)
-                .max()
-                .unwrap_or(0);
+                .strictest_client()
+                .map_or(0, |c| c.recommended_disk_bytes);
             if sizing.conservative_disk_bytes < largest {
                 issues.error(
                     "sizing",
