@@ -41,7 +41,7 @@ pub(crate) fn database(
         &mut ids,
         "drive entry",
         "drives",
-        |d| ("id", &d.id),
+        |d| &d.id,
         |d, at| ctx.drive(d, at),
     )?;
 
@@ -80,7 +80,7 @@ pub(crate) fn database(
 /// than the beacon database) and a way to recognise each execution client's process.
 /// `cargo xtask db-check` adds the editorial checks (citations, unit slips, lower-case names).
 pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
-    let (mut file, ctx) = read(text, origin, |f: &ClientsFile| f.schema_version)?;
+    let (file, ctx) = read(text, origin, |f: &ClientsFile| f.schema_version)?;
     let mut ids = IdSet::default();
     let sources = file.sources.iter().map(|s| &s.id);
     ctx.unique_ids(&mut ids, "source", "sources", sources)?;
@@ -106,12 +106,14 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
         clients.push(needs);
     }
     // Execution and consensus clients share one namespace of names in error messages.
-    ctx.with_unique_ids(&mut file.consensus, &mut ids, "client", "consensus", |c| ("name", &c.name), |c, at| {
+    for (i, c) in file.consensus.iter().enumerate() {
+        let name_at = format!("consensus.{i}.name");
+        ids.insert(&ctx, &c.name, &name_at, "client")?;
         if c.node_disk_bytes
             .is_some_and(|disk| disk <= c.database_bytes)
         {
             return Err(ctx.invalid(
-                &format!("{at}.name"),
+                &name_at,
                 format!(
                     "consensus client `{}`: node_disk_bytes (the drive for the whole node) must exceed database_bytes",
                     c.name
@@ -119,8 +121,7 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
                 "node_disk_bytes is the whole drive the client's documentation recommends",
             ));
         }
-        Ok(())
-    })?;
+    }
     Ok(ClientCatalog {
         clients,
         consensus: file.consensus,
@@ -313,7 +314,7 @@ impl<'a> Ctx<'a> {
             &mut rule_ids,
             "rule",
             &rules("firmware"),
-            |f| ("id", &f.id),
+            |f| &f.id,
             |f, at| {
                 f.regex = self.regex(&f.pattern, &format!("{at}.match"), "firmware pattern")?;
                 Ok(())
@@ -324,7 +325,7 @@ impl<'a> Ctx<'a> {
             &mut rule_ids,
             "rule",
             &rules("capacity"),
-            |c| ("id", &c.id),
+            |c| &c.id,
             |c, at| match (c.min_bytes, c.max_bytes) {
                 (Some(min), Some(max)) if min > max => Err(self.invalid(
                     &format!("{at}.id"),
@@ -347,23 +348,21 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// Checks each of `items` (the table at `table`) with `check` after registering its id in
-    /// `ids` as a `what`, so an empty or repeated id is reported where it stands, before its
-    /// item is checked. `id` reads the key the id is written under and its value; `check` is
-    /// given the item's path.
+    /// Checks each of `items` (the table at `table`) with `check` after registering its id
+    /// (read by `id`) in `ids` as a `what`, so an empty or repeated id is reported where it
+    /// stands, before its item is checked. `check` is given the item's path.
     fn with_unique_ids<T>(
         &self,
         items: &mut [T],
         ids: &mut IdSet,
         what: &str,
         table: &str,
-        id: impl Fn(&T) -> (&'static str, &String),
+        id: impl Fn(&T) -> &String,
         mut check: impl FnMut(&mut T, &str) -> Result<(), DbError>,
     ) -> Result<(), DbError> {
         for (i, item) in items.iter_mut().enumerate() {
             let at = format!("{table}.{i}");
-            let (key, name) = id(item);
-            ids.insert(self, name, &format!("{at}.{key}"), what)?;
+            ids.insert(self, id(item), &format!("{at}.id"), what)?;
             check(item, &at)?;
         }
         Ok(())
