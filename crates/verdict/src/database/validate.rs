@@ -352,32 +352,22 @@ fn check_name_is_a_word(name: &str, what: &str, why: &str, issues: &mut Issues) 
 }
 
 fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
-    let table = ClientTable {
-        what: "consensus client",
-        table: "the [[consensus]] table",
-        why: "users name the consensus client with it",
-    };
     let expected = ClientCatalog::embedded().consensus_names();
-    table.check(
-        &db.consensus,
-        expected,
-        source_ids,
-        issues,
-        |c| (&c.name, &c.sources),
-        |c, issues| {
-            if c.notes.trim().is_empty() {
-                issues.error(&c.name, "`notes` is empty".into());
+    CONSENSUS.missing(expected, |name| db.consensus_client(name).is_some(), issues);
+    for c in &db.consensus {
+        CONSENSUS.row(&c.name, &c.sources, source_ids, issues);
+        if c.notes.trim().is_empty() {
+            issues.error(&c.name, "`notes` is empty".into());
+        }
+        for (what, v) in [
+            ("database_bytes", Some(c.database_bytes)),
+            ("node_disk_bytes", c.node_disk_bytes),
+        ] {
+            if v.is_some_and(|v| v < 1_000_000_000) {
+                issues.error(&c.name, format!("{what} is under 1 GB: sizes are in bytes"));
             }
-            for (what, v) in [
-                ("database_bytes", Some(c.database_bytes)),
-                ("node_disk_bytes", c.node_disk_bytes),
-            ] {
-                if v.is_some_and(|v| v < 1_000_000_000) {
-                    issues.error(&c.name, format!("{what} is under 1 GB: sizes are in bytes"));
-                }
-            }
-        },
-    );
+        }
+    }
     match &db.sizing {
         None => issues.error("sizing", "no [sizing] table in the clients file".into()),
         Some(sizing) => {
@@ -402,34 +392,24 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
 /// editorial checks: every client of the catalog, citations, names users can type, sizes in
 /// bytes.
 fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
-    let table = ClientTable {
-        what: "client",
-        table: "the clients table",
-        why: "users type it on the command line",
-    };
     let expected = ClientCatalog::embedded().execution_names();
-    table.check(
-        &db.clients,
-        expected,
-        source_ids,
-        issues,
-        |c| (&c.name, &c.sources),
-        |c, issues| {
-            // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
-            for (what, v) in [
-                ("min_disk_bytes", c.min_disk_bytes),
-                ("recommended_disk_bytes", c.recommended_disk_bytes),
-                ("min_free_bytes", c.min_free_bytes),
-            ] {
-                if v > 0 && v < 1_000_000_000 {
-                    issues.error(
-                        &c.name,
-                        format!("{what} = {v} is under 1 GB: sizes are in bytes"),
-                    );
-                }
+    EXECUTION.missing(expected, |name| db.client(name).is_some(), issues);
+    for c in &db.clients {
+        EXECUTION.row(&c.name, &c.sources, source_ids, issues);
+        // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
+        for (what, v) in [
+            ("min_disk_bytes", c.min_disk_bytes),
+            ("recommended_disk_bytes", c.recommended_disk_bytes),
+            ("min_free_bytes", c.min_free_bytes),
+        ] {
+            if v > 0 && v < 1_000_000_000 {
+                issues.error(
+                    &c.name,
+                    format!("{what} = {v} is under 1 GB: sizes are in bytes"),
+                );
             }
-        },
-    );
+        }
+    }
 }
 
 /// A table of clients in the clients file, as its checks name it.
@@ -442,35 +422,38 @@ struct ClientTable {
     why: &'static str,
 }
 
+const EXECUTION: ClientTable = ClientTable {
+    what: "client",
+    table: "the clients table",
+    why: "users type it on the command line",
+};
+
+const CONSENSUS: ClientTable = ClientTable {
+    what: "consensus client",
+    table: "the [[consensus]] table",
+    why: "users name the consensus client with it",
+};
+
 impl ClientTable {
-    /// The checks every table of clients gets: each client of the embedded catalog, the one
-    /// list of clients, is present (a `--db` clients file must cover what nodecheck offers);
-    /// every row cites its sources and is named with one lower-case word; then `more`.
-    fn check<'a, C>(
+    /// Each client of the embedded catalog, the one list of clients, must be in the table
+    /// (`present` says whether it is): a `--db` clients file covers what nodecheck offers.
+    fn missing<'a>(
         &self,
-        rows: &[C],
         expected: impl Iterator<Item = &'a str>,
-        source_ids: &HashSet<&str>,
+        present: impl Fn(&str) -> bool,
         issues: &mut Issues,
-        name_and_sources: impl Fn(&C) -> (&String, &Vec<String>),
-        mut more: impl FnMut(&C, &mut Issues),
     ) {
-        for name in expected {
-            if !rows
-                .iter()
-                .any(|c| name_and_sources(c).0.eq_ignore_ascii_case(name))
-            {
-                issues.error(
-                    "clients",
-                    format!("{} `{name}` is missing from {}", self.what, self.table),
-                );
-            }
+        for name in expected.filter(|name| !present(name)) {
+            issues.error(
+                "clients",
+                format!("{} `{name}` is missing from {}", self.what, self.table),
+            );
         }
-        for c in rows {
-            let (name, sources) = name_and_sources(c);
-            check_citations(name, sources, source_ids, issues);
-            check_name_is_a_word(name, self.what, self.why, issues);
-            more(c, issues);
-        }
+    }
+
+    /// What every row needs: its sources cited, and a name of one lower-case word.
+    fn row(&self, name: &str, sources: &[String], source_ids: &HashSet<&str>, issues: &mut Issues) {
+        check_citations(name, sources, source_ids, issues);
+        check_name_is_a_word(name, self.what, self.why, issues);
     }
 }
