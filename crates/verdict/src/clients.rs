@@ -21,9 +21,9 @@ pub struct ClientCatalog {
     pub sizing: Option<Sizing>,
     /// How each execution client's running process is recognised, in the order of `clients`.
     pub processes: Vec<ProcessNames>,
-    /// The file's own sources, with where each is defined (a clash with the drives file is
-    /// reported there).
-    pub(crate) sources: Vec<build::SourceAt>,
+    /// The file's own sources, in file order (a clash with the drives file is reported where
+    /// the source stands).
+    pub(crate) sources: Vec<crate::database::Source>,
 }
 
 impl ClientCatalog {
@@ -157,7 +157,8 @@ impl ClientNeeds {
 }
 
 /// What a consensus client adds on the disk it shares with the execution client.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ConsensusNeeds {
     /// Lower-case key used by `--cl` (`lighthouse`, `prysm`, `teku`, `nimbus`, `lodestar`).
     pub name: String,
@@ -172,7 +173,8 @@ pub struct ConsensusNeeds {
 }
 
 /// The community list's sizing advice beyond any one client's documentation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sizing {
     /// The size the list calls the conservative choice.
     pub conservative_disk_bytes: u64,

@@ -16,13 +16,14 @@ mod generic;
 mod matching;
 mod query;
 mod raw;
+mod spans;
 mod traits;
 mod truncated;
 mod validate;
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::clients::{ClientCatalog, ClientNeeds, ConsensusNeeds, ProcessNames, Sizing};
 pub use classes::{
@@ -55,31 +56,45 @@ pub const EMBEDDED_CLIENTS_ORIGIN: &str = "data/clients.toml";
 /// community list many times its size still fits.
 pub const MAX_DATABASE_BYTES: u64 = 16 << 20;
 
-/// The loaded database.
-#[derive(Debug, Clone)]
+/// The loaded database. The drives file deserializes straight into it; what the file does not
+/// hold (its origin, the classes, the clients) and the compiled regexes are filled in by the
+/// loader.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Database {
     pub schema_version: u32,
     /// Data version (`2026.11.30`), bumped whenever data changes.
     pub version: String,
     /// Where the drives file came from (`data/drives.toml` or the `--db` path).
+    #[serde(skip)]
     pub origin: String,
+    #[serde(default)]
     pub sources: Vec<Source>,
+    #[serde(default)]
     pub benchmarks: Vec<Benchmark>,
     /// Statements of the list that are true but match nothing (heat, bare metal, sizes).
+    #[serde(default)]
     pub remarks: Vec<Remark>,
-    pub drives: Vec<DriveEntry>,
+    #[serde(default)]
     pub generic: Vec<GenericRule>,
+    #[serde(default)]
+    pub drives: Vec<DriveEntry>,
     /// Classes for drives without an entry (`data/classes.toml`, always the embedded file).
+    #[serde(skip)]
     pub classes: Vec<ClassRule>,
+    #[serde(skip)]
     pub clients: Vec<ClientNeeds>,
     /// Consensus clients, which share the execution client's disk.
+    #[serde(skip)]
     pub consensus: Vec<ConsensusNeeds>,
     /// The list's sizing advice (`[sizing]` in data/clients.toml).
+    #[serde(skip)]
     pub sizing: Option<Sizing>,
 }
 
 /// A document the data cites.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Source {
     pub id: String,
     pub title: String,
@@ -87,14 +102,16 @@ pub struct Source {
 }
 
 /// A benchmark that crowd results were produced with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Benchmark {
     pub id: String,
     pub description: String,
     pub command: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Remark {
     pub id: String,
     /// `general`, `cloud`, `sizing`, ...: where the rendered list shows it.

@@ -269,14 +269,20 @@ fn look_alike_pairs_resolve_to_their_own_entries() {
 #[test]
 fn look_alikes_the_list_warns_about_get_different_grades() {
     let grade = |m: &str| db().lookup(&DriveQuery::new(m)).grade;
-    assert_eq!(grade("Samsung SSD 980 PRO 2TB"), Grade::Good);
-    assert_eq!(grade("Samsung SSD 980 1TB"), Grade::Bad);
-    assert_eq!(grade("WDC WDS100T3X0C-00SJG0"), Grade::Good);
+    // Each recommended drive next to the look-alike the list warns about.
+    let cases = [
+        ("Samsung SSD 980 PRO 2TB", Grade::Good),
+        ("Samsung SSD 980 1TB", Grade::Bad),
+        ("Samsung SSD 870 EVO 2TB", Grade::Good),
+        ("Samsung SSD 870 QVO 2TB", Grade::Ugly),
+        ("CT2000P5PSSD8", Grade::Good),
+        ("CT2000P3PSSD8", Grade::Bad),
+        ("WDC WDS100T3X0C-00SJG0", Grade::Good),
+    ];
+    for (model, want) in cases {
+        assert_eq!(grade(model), want, "{model}");
+    }
     assert_ne!(grade("WDC WDS100T1B0E"), Grade::Good);
-    assert_eq!(grade("Samsung SSD 870 EVO 2TB"), Grade::Good);
-    assert_eq!(grade("Samsung SSD 870 QVO 2TB"), Grade::Ugly);
-    assert_eq!(grade("CT2000P5PSSD8"), Grade::Good);
-    assert_eq!(grade("CT2000P3PSSD8"), Grade::Bad);
 }
 
 #[test]

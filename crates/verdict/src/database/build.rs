@@ -1,19 +1,18 @@
-//! Turns the raw TOML tables into a [`Database`]: compiles regexes (pointing errors at the
-//! pattern's position in the file) and rejects duplicate ids.
+//! Completes a [`Database`] read straight from the TOML: compiles regexes (pointing errors at
+//! the pattern's position in the file) and rejects duplicate ids.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use regex::{Regex, RegexBuilder};
-use toml::Spanned;
+use serde::de::DeserializeOwned;
 
 use super::error::{DbError, ErrorKind};
-use super::raw::{ClientsFile, DriveRaw, DrivesFile, PlatformRaw, ResultBlockFile, SourceRaw};
-use crate::clients::{ClientCatalog, ConsensusNeeds, ProcessNames, Sizing};
+use super::raw::{ClientsFile, ResultBlockFile};
+use super::spans::Spans;
+use crate::clients::{ClientCatalog, ProcessNames};
 
-use super::{
-    AdvisoryRule, Benchmark, CapacityRule, ClientNeeds, CrowdResult, Database, DriveEntry,
-    FirmwareRule, GenericRule, PlatformMatch, Remark, SmartAttributeQuirk, Source, SCHEMA_VERSION,
-};
+use super::{ClientNeeds, CrowdResult, Database, DriveEntry, PlatformMatch, SCHEMA_VERSION};
 
 /// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -24,86 +23,38 @@ pub(crate) fn database(
     clients_text: &str,
     clients_origin: &str,
 ) -> Result<Database, DbError> {
-    let file: DrivesFile = toml::from_str(drives_text)
-        .map_err(|e| DbError::from_toml(&e, drives_origin, drives_text))?;
-    let ctx = Ctx {
-        origin: drives_origin,
-        text: drives_text,
-    };
-    ctx.schema_version(&file.schema_version)?;
+    let (mut db, ctx) = read(drives_text, drives_origin, |db: &Database| {
+        db.schema_version
+    })?;
 
     let mut ids = IdSet::default();
-    let mut sources = Vec::with_capacity(file.sources.len());
-    for s in file.sources {
-        sources.push(ctx.source(s, &mut ids)?);
-    }
-    let benchmarks = ctx.with_unique_ids(
-        file.benchmarks,
-        &mut ids,
-        "benchmark",
-        |b| &b.id,
-        |b| {
-            Ok(Benchmark {
-                id: b.id.into_inner(),
-                description: b.description,
-                command: b.command,
-            })
-        },
-    )?;
-    let remarks = ctx.with_unique_ids(
-        file.remarks,
-        &mut ids,
-        "remark",
-        |r| &r.id,
-        |r| {
-            Ok(Remark {
-                id: r.id.into_inner(),
-                topic: r.topic,
-                text: r.text,
-                sources: r.sources,
-            })
-        },
-    )?;
-    let generic = ctx.with_unique_ids(
-        file.generic,
-        &mut ids,
-        "generic rule",
-        |g| &g.id,
-        |g| {
-            Ok(GenericRule {
-                id: g.id.into_inner(),
-                when: g.when,
-                grade: g.grade,
-                notes: g.notes,
-                sources: g.sources,
-            })
-        },
-    )?;
-    let drives = ctx.with_unique_ids(
-        file.drives,
+    let sources = db.sources.iter().map(|s| &s.id);
+    ctx.unique_ids(&mut ids, "source", "sources", sources)?;
+    let benchmarks = db.benchmarks.iter().map(|b| &b.id);
+    ctx.unique_ids(&mut ids, "benchmark", "benchmarks", benchmarks)?;
+    let remarks = db.remarks.iter().map(|r| &r.id);
+    ctx.unique_ids(&mut ids, "remark", "remarks", remarks)?;
+    let generic = db.generic.iter().map(|g| &g.id);
+    ctx.unique_ids(&mut ids, "generic rule", "generic", generic)?;
+    ctx.with_unique_ids(
+        &mut db.drives,
         &mut ids,
         "drive entry",
+        "drives",
         |d| &d.id,
-        |d| ctx.drive(d),
+        |d, at| ctx.drive(d, at),
     )?;
 
-    let ClientCatalog {
-        clients,
-        consensus,
-        sizing,
-        sources: client_sources,
-        ..
-    } = clients(clients_text, clients_origin)?;
-    for (s, offset) in client_sources {
+    let catalog = clients(clients_text, clients_origin)?;
+    let clients_ctx = Ctx::new(clients_origin, clients_text);
+    for (i, s) in catalog.sources.into_iter().enumerate() {
         // Drives and clients cite from one pool of sources; the same id in both files would
         // make a citation ambiguous.
-        if let Some(existing) = sources.iter().find(|e: &&Source| e.id == s.id) {
+        if let Some(existing) = db.sources.iter().find(|e| e.id == s.id) {
             if existing.title != s.title || existing.url != s.url {
-                return Err(DbError::at(
+                return Err(clients_ctx.err(
                     ErrorKind::DuplicateId,
-                    clients_origin,
-                    clients_text,
-                    offset,
+                    &format!("sources.{i}.id"),
                     format!(
                         "source id `{}` is defined differently in {drives_origin}",
                         s.id
@@ -113,27 +64,15 @@ pub(crate) fn database(
             }
             continue;
         }
-        sources.push(s);
+        db.sources.push(s);
     }
 
-    Ok(Database {
-        schema_version: *file.schema_version.get_ref(),
-        version: file.version,
-        origin: drives_origin.to_string(),
-        sources,
-        benchmarks,
-        remarks,
-        drives,
-        generic,
-        classes: Vec::new(),
-        clients,
-        consensus,
-        sizing,
-    })
+    db.origin = drives_origin.to_string();
+    db.clients = catalog.clients;
+    db.consensus = catalog.consensus;
+    db.sizing = catalog.sizing;
+    Ok(db)
 }
-
-/// A source and the byte offset of its id in the file that defines it.
-pub(crate) type SourceAt = (Source, usize);
 
 /// Parses `data/clients.toml`. Everything a consumer relies on without further checks is
 /// checked here: unique names, sizes that can be true at all (a minimum no larger than the
@@ -141,24 +80,17 @@ pub(crate) type SourceAt = (Source, usize);
 /// than the beacon database) and a way to recognise each execution client's process.
 /// `cargo xtask db-check` adds the editorial checks (citations, unit slips, lower-case names).
 pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
-    let file: ClientsFile =
-        toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
-    let ctx = Ctx { origin, text };
-    ctx.schema_version(&file.schema_version)?;
+    let (file, ctx) = read(text, origin, |f: &ClientsFile| f.schema_version)?;
     let mut ids = IdSet::default();
-    let mut sources = Vec::with_capacity(file.sources.len());
-    for s in file.sources {
-        // Keep where each source was defined: a clash with the drives file is reported there.
-        let offset = s.id.span().start;
-        sources.push((ctx.source(s, &mut ids)?, offset));
-    }
+    let sources = file.sources.iter().map(|s| &s.id);
+    ctx.unique_ids(&mut ids, "source", "sources", sources)?;
     let mut clients = Vec::with_capacity(file.clients.len());
     let mut processes = Vec::with_capacity(file.clients.len());
-    for c in file.clients {
-        ids.insert(&ctx, &c.name, "client")?;
-        let at = c.name.span().start;
+    for (i, c) in file.clients.into_iter().enumerate() {
+        let at = format!("clients.{i}");
+        ids.insert(&ctx, &c.name, &format!("{at}.name"), "client")?;
         let needs = ClientNeeds {
-            name: c.name.into_inner(),
+            name: c.name,
             display: c.display,
             min_disk_bytes: c.min_disk_bytes,
             recommended_disk_bytes: c.recommended_disk_bytes,
@@ -169,46 +101,46 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
             notes: c.notes,
             sources: c.sources,
         };
-        ctx.sane_needs(&needs, at)?;
-        processes.push(ctx.process(&needs.name, c.process)?);
+        ctx.sane_needs(&needs, &at)?;
+        processes.push(ctx.process(&needs.name, c.process, &at)?);
         clients.push(needs);
     }
     // Execution and consensus clients share one namespace of names in error messages.
-    let consensus = ctx.with_unique_ids(file.consensus, &mut ids, "client", |c| &c.name, |c| {
-        let at = c.name.span().start;
+    for (i, c) in file.consensus.iter().enumerate() {
+        let name_at = format!("consensus.{i}.name");
+        ids.insert(&ctx, &c.name, &name_at, "client")?;
         if c.node_disk_bytes
             .is_some_and(|disk| disk <= c.database_bytes)
         {
             return Err(ctx.invalid(
-                at,
+                &name_at,
                 format!(
                     "consensus client `{}`: node_disk_bytes (the drive for the whole node) must exceed database_bytes",
-                    c.name.get_ref()
+                    c.name
                 ),
                 "node_disk_bytes is the whole drive the client's documentation recommends",
             ));
         }
-        Ok(ConsensusNeeds {
-            name: c.name.into_inner(),
-            display: c.display,
-            database_bytes: c.database_bytes,
-            node_disk_bytes: c.node_disk_bytes,
-            notes: c.notes,
-            sources: c.sources,
-        })
-    })?;
-    let sizing = file.sizing.map(|s| Sizing {
-        conservative_disk_bytes: s.conservative_disk_bytes,
-        text: s.text,
-        sources: s.sources,
-    });
+    }
     Ok(ClientCatalog {
         clients,
-        consensus,
-        sizing,
+        consensus: file.consensus,
+        sizing: file.sizing,
         processes,
-        sources,
+        sources: file.sources,
     })
+}
+
+/// Reads a data file straight into `T` and checks the schema version it states.
+pub(super) fn read<'a, T: DeserializeOwned>(
+    text: &'a str,
+    origin: &'a str,
+    schema_version: impl Fn(&T) -> u32,
+) -> Result<(T, Ctx<'a>), DbError> {
+    let file: T = toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
+    let ctx = Ctx::new(origin, text);
+    ctx.schema_version(schema_version(&file))?;
+    Ok((file, ctx))
 }
 
 pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>, DbError> {
@@ -217,43 +149,67 @@ pub(crate) fn result_block(text: &str, origin: &str) -> Result<Vec<CrowdResult>,
     Ok(file.drives.results)
 }
 
+/// A file being checked, and where its values stand once an error needs to say so.
 pub(super) struct Ctx<'a> {
-    pub(super) origin: &'a str,
-    pub(super) text: &'a str,
+    origin: &'a str,
+    text: &'a str,
+    spans: OnceCell<Spans>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    pub(super) fn new(origin: &'a str, text: &'a str) -> Ctx<'a> {
+        Ctx {
+            origin,
+            text,
+            spans: OnceCell::new(),
+        }
+    }
+
+    /// An error at the value at `path` (see [`Spans::offset`]).
     pub(super) fn err(
         &self,
         kind: ErrorKind,
-        offset: usize,
+        path: &str,
         message: impl Into<String>,
         fix: impl Into<String>,
     ) -> DbError {
-        DbError::at(kind, self.origin, self.text, offset, message, fix)
+        DbError::at(
+            kind,
+            self.origin,
+            self.text,
+            self.offset(path),
+            message,
+            fix,
+        )
     }
 
-    pub(super) fn schema_version(&self, v: &Spanned<u32>) -> Result<(), DbError> {
-        if *v.get_ref() == SCHEMA_VERSION {
+    fn offset(&self, path: &str) -> usize {
+        self.spans
+            .get_or_init(|| Spans::parse(self.text))
+            .offset(path)
+    }
+
+    pub(super) fn schema_version(&self, v: u32) -> Result<(), DbError> {
+        if v == SCHEMA_VERSION {
             return Ok(());
         }
         Err(self.err(
             ErrorKind::SchemaVersion,
-            v.span().start,
+            "schema_version",
             format!(
-                "schema_version = {} but this nodecheck reads schema_version = {SCHEMA_VERSION}",
-                v.get_ref()
+                "schema_version = {v} but this nodecheck reads schema_version = {SCHEMA_VERSION}"
             ),
             "use a database written for this nodecheck version, or upgrade nodecheck",
         ))
     }
 
-    fn invalid(&self, offset: usize, message: String, fix: &str) -> DbError {
-        self.err(ErrorKind::BadValue, offset, message, fix)
+    fn invalid(&self, path: &str, message: String, fix: &str) -> DbError {
+        self.err(ErrorKind::BadValue, path, message, fix)
     }
 
-    /// Sizes and speeds that cannot all be true are an error at the client's name.
-    fn sane_needs(&self, c: &ClientNeeds, at: usize) -> Result<(), DbError> {
+    /// Sizes and speeds that cannot all be true are an error at the name of the client at
+    /// `at`.
+    fn sane_needs(&self, c: &ClientNeeds, at: &str) -> Result<(), DbError> {
         let problem = if c.min_disk_bytes == 0 {
             Some("min_disk_bytes is 0")
         } else if c.recommended_disk_bytes < c.min_disk_bytes {
@@ -272,7 +228,7 @@ impl Ctx<'_> {
         };
         match problem {
             Some(problem) => Err(self.invalid(
-                at,
+                &format!("{at}.name"),
                 format!("client `{}`: {problem}", c.name),
                 "sizes are bytes and speeds as the client documentation publishes them",
             )),
@@ -280,11 +236,11 @@ impl Ctx<'_> {
         }
     }
 
-    fn process(&self, client: &str, raw: Spanned<ProcessNames>) -> Result<ProcessNames, DbError> {
-        let at = raw.span().start;
+    fn process(&self, client: &str, raw: ProcessNames, at: &str) -> Result<ProcessNames, DbError> {
+        let at = format!("{at}.process");
         let process = ProcessNames {
             client: client.to_owned(),
-            ..raw.into_inner()
+            ..raw
         };
         let mut all = process
             .names
@@ -293,14 +249,14 @@ impl Ctx<'_> {
             .chain(&process.launcher_arguments);
         if process.names.is_empty() || all.clone().any(|n| n.trim().is_empty()) {
             return Err(self.invalid(
-                at,
+                &at,
                 format!("client `{client}`: process needs at least one name and no empty ones"),
                 "name the program the client runs as, e.g. `process = { names = [\"geth\"] }`",
             ));
         }
         if let Some(upper) = all.find(|n| n.chars().any(char::is_uppercase)) {
             return Err(self.invalid(
-                at,
+                &at,
                 format!("client `{client}`: process name `{upper}` is not lower case"),
                 "process names are compared case-insensitively: write them in lower case",
             ));
@@ -308,19 +264,10 @@ impl Ctx<'_> {
         Ok(process)
     }
 
-    fn source(&self, s: SourceRaw, ids: &mut IdSet) -> Result<Source, DbError> {
-        ids.insert(self, &s.id, "source")?;
-        Ok(Source {
-            id: s.id.into_inner(),
-            title: s.title,
-            url: s.url,
-        })
-    }
-
     /// Compiles a whole-string, case-insensitive regex. On failure the error points at the
-    /// pattern's value in the file and quotes the regex crate's explanation.
-    pub(super) fn regex(&self, pattern: &Spanned<String>, what: &str) -> Result<Regex, DbError> {
-        let anchored = format!("^(?:{})$", pattern.get_ref());
+    /// pattern's value (at `path` in the file) and quotes the regex crate's explanation.
+    pub(super) fn regex(&self, pattern: &str, path: &str, what: &str) -> Result<Regex, DbError> {
+        let anchored = format!("^(?:{pattern})$");
         RegexBuilder::new(&anchored)
             .case_insensitive(true)
             .size_limit(REGEX_SIZE_LIMIT)
@@ -337,207 +284,156 @@ impl Ctx<'_> {
                     });
                 self.err(
                     ErrorKind::BadRegex,
-                    pattern.span().start,
-                    format!(
-                        "{what} `{}` is not a valid regex: {detail}",
-                        pattern.get_ref()
-                    ),
+                    path,
+                    format!("{what} `{pattern}` is not a valid regex: {detail}"),
                     "fix the pattern (Rust regex syntax; escape literal `.`, `(`, `+` with `\\\\`)",
                 )
             })
     }
 
-    fn drive(&self, d: DriveRaw) -> Result<DriveEntry, DbError> {
-        let mut models = Vec::with_capacity(d.models.len());
-        let mut model_patterns = Vec::with_capacity(d.models.len());
-        for m in &d.models {
-            models.push(self.regex(m, "model pattern")?);
-            model_patterns.push(m.get_ref().clone());
-        }
-
-        let mut rule_ids = IdSet::default();
-        let firmware = self.with_unique_ids(
-            d.firmware,
-            &mut rule_ids,
-            "rule",
-            |f| &f.id,
-            |f| {
-                let regex = self.regex(&f.pattern, "firmware pattern")?;
-                Ok(FirmwareRule {
-                    id: f.id.into_inner(),
-                    pattern: f.pattern.into_inner(),
-                    regex,
-                    grade: f.grade,
-                    severity: f.severity,
-                    text: f.text,
-                    fix: f.fix,
-                })
-            },
-        )?;
-        let capacity = self.with_unique_ids(
-            d.capacity,
-            &mut rule_ids,
-            "rule",
-            |c| &c.id,
-            |c| {
-                if let (Some(min), Some(max)) = (c.min_bytes, c.max_bytes) {
-                    if min > max {
-                        return Err(self.err(
-                            ErrorKind::BadValue,
-                            c.id.span().start,
-                            format!(
-                                "capacity rule `{}`: min_bytes {min} > max_bytes {max}",
-                                c.id.get_ref()
-                            ),
-                            "swap min_bytes and max_bytes",
-                        ));
-                    }
-                }
-                Ok(CapacityRule {
-                    id: c.id.into_inner(),
-                    min_bytes: c.min_bytes,
-                    max_bytes: c.max_bytes,
-                    grade: c.grade,
-                    nand: c.nand,
-                    dram: c.dram,
-                    severity: c.severity,
-                    text: c.text,
-                    fix: c.fix,
-                })
-            },
-        )?;
-        let advisories = self.with_unique_ids(
-            d.advisories,
-            &mut rule_ids,
-            "rule",
-            |a| &a.id,
-            |a| {
-                Ok(AdvisoryRule {
-                    id: a.id.into_inner(),
-                    severity: a.severity,
-                    text: a.text,
-                    fix: a.fix,
-                })
-            },
-        )?;
-        let smart_attributes = self.with_unique_ids(
-            d.smart_attributes,
-            &mut rule_ids,
-            "rule",
-            |q| &q.id,
-            |q| {
-                Ok(SmartAttributeQuirk {
-                    id: q.id.into_inner(),
-                    attribute: *q.attribute.get_ref(),
-                    name: q.name,
-                    benign_raw_max: q.benign_raw_max,
-                    text: q.text,
-                    sources: q.sources,
-                })
-            },
-        )?;
-        let platform = match d.platform {
-            Some(p) => Some(self.platform(p)?),
-            None => None,
-        };
-
-        Ok(DriveEntry {
-            id: d.id.into_inner(),
-            vendor: d.vendor,
-            family: d.family,
-            interface: d.interface,
-            form_factor: d.form_factor,
-            nand: d.nand,
-            dram: d.dram,
-            class: d.class,
-            grade: d.grade,
-            derived: d.derived,
-            notes: d.notes,
-            sources: d.sources,
-            models,
-            model_patterns,
-            unmatchable: d.unmatchable,
-            examples: d.examples,
-            firmware,
-            capacity,
-            advisories,
-            smart_attributes,
-            results: d.results,
-            platform,
-        })
-    }
-
-    /// Builds each of `raws` with `build` after registering its id (read by `id`) in `ids` as
-    /// a `what`, so an empty or repeated id is reported where it stands, before its item is
-    /// checked.
-    fn with_unique_ids<R, T>(
+    /// Compiles the patterns of each of `patterns` (the list at `path`).
+    pub(super) fn regexes(
         &self,
-        raws: Vec<R>,
-        ids: &mut IdSet,
+        patterns: &[String],
+        path: &str,
         what: &str,
-        id: impl Fn(&R) -> &Spanned<String>,
-        mut build: impl FnMut(R) -> Result<T, DbError>,
-    ) -> Result<Vec<T>, DbError> {
-        raws.into_iter()
-            .map(|raw| {
-                ids.insert(self, id(&raw), what)?;
-                build(raw)
-            })
+    ) -> Result<Vec<Regex>, DbError> {
+        (patterns.iter().enumerate())
+            .map(|(i, p)| self.regex(p, &format!("{path}.{i}"), what))
             .collect()
     }
 
-    fn platform(&self, p: PlatformRaw) -> Result<PlatformMatch, DbError> {
-        let compile =
-            |field: &Option<Spanned<String>>, what: &str| -> Result<Option<Regex>, DbError> {
-                field.as_ref().map(|s| self.regex(s, what)).transpose()
-            };
-        Ok(PlatformMatch {
-            sys_vendor: compile(&p.sys_vendor, "sys_vendor pattern")?,
-            product_name: compile(&p.product_name, "product_name pattern")?,
-            bios_version: compile(&p.bios_version, "bios_version pattern")?,
-            cloud: p.cloud,
-            sys_vendor_pattern: p.sys_vendor.map(Spanned::into_inner),
-            product_name_pattern: p.product_name.map(Spanned::into_inner),
-            bios_version_pattern: p.bios_version.map(Spanned::into_inner),
-        })
+    /// Compiles the drive entry at `at` and checks its rules.
+    fn drive(&self, d: &mut DriveEntry, at: &str) -> Result<(), DbError> {
+        d.models = self.regexes(&d.model_patterns, &format!("{at}.models"), "model pattern")?;
+
+        let mut rule_ids = IdSet::default();
+        let rules = |table: &str| format!("{at}.{table}");
+        self.with_unique_ids(
+            &mut d.firmware,
+            &mut rule_ids,
+            "rule",
+            &rules("firmware"),
+            |f| &f.id,
+            |f, at| {
+                f.regex = self.regex(&f.pattern, &format!("{at}.match"), "firmware pattern")?;
+                Ok(())
+            },
+        )?;
+        self.with_unique_ids(
+            &mut d.capacity,
+            &mut rule_ids,
+            "rule",
+            &rules("capacity"),
+            |c| &c.id,
+            |c, at| match (c.min_bytes, c.max_bytes) {
+                (Some(min), Some(max)) if min > max => Err(self.invalid(
+                    &format!("{at}.id"),
+                    format!(
+                        "capacity rule `{}`: min_bytes {min} > max_bytes {max}",
+                        c.id
+                    ),
+                    "swap min_bytes and max_bytes",
+                )),
+                _ => Ok(()),
+            },
+        )?;
+        let advisories = d.advisories.iter().map(|a| &a.id);
+        self.unique_ids(&mut rule_ids, "rule", &rules("advisories"), advisories)?;
+        let quirks = d.smart_attributes.iter().map(|q| &q.id);
+        self.unique_ids(&mut rule_ids, "rule", &rules("smart_attributes"), quirks)?;
+        if let Some(p) = &mut d.platform {
+            self.platform(p, &format!("{at}.platform"))?;
+        }
+        Ok(())
+    }
+
+    /// Checks each of `items` (the table at `table`) with `check` after registering its id
+    /// (read by `id`) in `ids` as a `what`, so an empty or repeated id is reported where it
+    /// stands, before its item is checked. `check` is given the item's path.
+    fn with_unique_ids<T>(
+        &self,
+        items: &mut [T],
+        ids: &mut IdSet,
+        what: &str,
+        table: &str,
+        id: impl Fn(&T) -> &String,
+        mut check: impl FnMut(&mut T, &str) -> Result<(), DbError>,
+    ) -> Result<(), DbError> {
+        for (i, item) in items.iter_mut().enumerate() {
+            let at = format!("{table}.{i}");
+            ids.insert(self, id(item), &format!("{at}.id"), what)?;
+            check(item, &at)?;
+        }
+        Ok(())
+    }
+
+    /// Registers in `ids` the id of each item of a table (at `table`) that needs no other
+    /// check.
+    fn unique_ids<'i>(
+        &self,
+        ids: &mut IdSet,
+        what: &str,
+        table: &str,
+        items: impl IntoIterator<Item = &'i String>,
+    ) -> Result<(), DbError> {
+        for (i, id) in items.into_iter().enumerate() {
+            ids.insert(self, id, &format!("{table}.{i}.id"), what)?;
+        }
+        Ok(())
+    }
+
+    fn platform(&self, p: &mut PlatformMatch, at: &str) -> Result<(), DbError> {
+        let compile = |pattern: &Option<String>, key: &str| -> Result<Option<Regex>, DbError> {
+            let what = format!("{key} pattern");
+            (pattern.as_deref())
+                .map(|s| self.regex(s, &format!("{at}.{key}"), &what))
+                .transpose()
+        };
+        p.sys_vendor = compile(&p.sys_vendor_pattern, "sys_vendor")?;
+        p.product_name = compile(&p.product_name_pattern, "product_name")?;
+        p.bios_version = compile(&p.bios_version_pattern, "bios_version")?;
+        Ok(())
     }
 }
 
-/// Ids seen so far, with where they were first defined, so the error can name both places.
+/// Ids seen so far, with the path where each was first defined, so the error can name both
+/// places.
 #[derive(Default)]
 pub(super) struct IdSet {
-    seen: HashMap<String, usize>,
+    seen: HashMap<String, String>,
 }
 
 impl IdSet {
+    /// Registers `id`, the value at `path`.
     pub(super) fn insert(
         &mut self,
         ctx: &Ctx,
-        id: &Spanned<String>,
+        id: &str,
+        path: &str,
         what: &str,
     ) -> Result<(), DbError> {
-        let name = id.get_ref();
-        if name.trim().is_empty() {
+        if id.trim().is_empty() {
             return Err(ctx.err(
                 ErrorKind::BadValue,
-                id.span().start,
+                path,
                 format!("empty {what} id"),
                 "give it a short kebab-case id such as `samsung-980-pro`",
             ));
         }
-        if let Some(&first) = self.seen.get(name) {
-            let first = super::error::Position::of_offset(ctx.text, first);
+        if let Some(first) = self.seen.get(id) {
+            let first = super::error::Position::of_offset(ctx.text, ctx.offset(first));
             return Err(ctx.err(
                 ErrorKind::DuplicateId,
-                id.span().start,
+                path,
                 format!(
-                    "{what} id `{name}` is already used at line {}, column {}",
+                    "{what} id `{id}` is already used at line {}, column {}",
                     first.line, first.column
                 ),
                 "ids must be unique: rename this one (or merge the two)",
             ));
         }
-        self.seen.insert(name.clone(), id.span().start);
+        self.seen.insert(id.to_owned(), path.to_owned());
         Ok(())
     }
 }

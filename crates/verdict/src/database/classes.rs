@@ -5,9 +5,8 @@
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use toml::Spanned;
 
-use super::build::{Ctx, IdSet};
+use super::build::{read, IdSet};
 use super::error::{DbError, ErrorKind};
 use super::{Class, Database, Dram, EntryInterface, ModelForms, Nand, Traits};
 
@@ -18,33 +17,15 @@ pub const EMBEDDED_CLASSES_ORIGIN: &str = "data/classes.toml";
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ClassesFile {
-    schema_version: Spanned<u32>,
+    schema_version: u32,
     #[serde(default)]
-    classes: Vec<ClassRaw>,
+    classes: Vec<ClassRule>,
 }
 
-#[derive(Debug, Deserialize)]
+/// One class rule: a part-number scheme or product line and what it implies, read from the
+/// TOML as written; the loader compiles its patterns.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ClassRaw {
-    id: Spanned<String>,
-    label: String,
-    models: Vec<Spanned<String>>,
-    #[serde(default)]
-    controllers: Vec<String>,
-    #[serde(default)]
-    interface: Option<EntryInterface>,
-    class: Class,
-    #[serde(default)]
-    nand: Option<Nand>,
-    #[serde(default)]
-    dram: Option<Dram>,
-    evidence: String,
-    sources: Vec<String>,
-    examples: Vec<String>,
-}
-
-/// One class rule: a part-number scheme or product line and what it implies.
-#[derive(Debug, Clone, Serialize)]
 pub struct ClassRule {
     /// Stable, unique, kebab-case (`intel-dc-nvme-tlc`).
     pub id: String,
@@ -55,6 +36,7 @@ pub struct ClassRule {
     pub model_patterns: Vec<String>,
     /// When set, the class only applies to drives whose NVMe controller is by one of these
     /// makers (see [`controller_maker`]).
+    #[serde(default)]
     pub controllers: Vec<String>,
     /// The interface the scheme belongs to; a drive seen on another interface is not this class.
     pub interface: Option<EntryInterface>,
@@ -178,40 +160,25 @@ impl Classification<'_> {
 }
 
 pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError> {
-    let file: ClassesFile =
-        toml::from_str(text).map_err(|e| DbError::from_toml(&e, origin, text))?;
-    let ctx = Ctx { origin, text };
-    ctx.schema_version(&file.schema_version)?;
+    let (file, ctx) = read(text, origin, |f: &ClassesFile| f.schema_version)?;
     let mut ids = IdSet::default();
-    let mut rules = Vec::with_capacity(file.classes.len());
-    for c in file.classes {
-        ids.insert(&ctx, &c.id, "class")?;
-        if c.models.is_empty() {
+    let mut rules = file.classes;
+    for (i, c) in rules.iter_mut().enumerate() {
+        let id_at = format!("classes.{i}.id");
+        ids.insert(&ctx, &c.id, &id_at, "class")?;
+        if c.model_patterns.is_empty() {
             return Err(ctx.err(
                 ErrorKind::MissingField,
-                c.id.span().start,
-                format!("class `{}` has no model patterns", c.id.get_ref()),
+                &id_at,
+                format!("class `{}` has no model patterns", c.id),
                 "add the part-number patterns the class stands for",
             ));
         }
-        let mut models = Vec::with_capacity(c.models.len());
-        for m in &c.models {
-            models.push(ctx.regex(m, "model pattern")?);
-        }
-        rules.push(ClassRule {
-            id: c.id.into_inner(),
-            label: c.label,
-            model_patterns: c.models.into_iter().map(Spanned::into_inner).collect(),
-            models,
-            controllers: c.controllers,
-            interface: c.interface,
-            class: c.class,
-            nand: c.nand,
-            dram: c.dram,
-            evidence: c.evidence,
-            sources: c.sources,
-            examples: c.examples,
-        });
+        c.models = ctx.regexes(
+            &c.model_patterns,
+            &format!("classes.{i}.models"),
+            "model pattern",
+        )?;
     }
     Ok(rules)
 }

@@ -375,13 +375,18 @@ mod tests {
 
     #[test]
     fn capacities_are_decimal() {
-        assert_eq!(parse_capacity("512 GB"), Some(512_000_000_000));
-        assert_eq!(parse_capacity("1.9 TB"), Some(1_900_000_000_000));
-        assert_eq!(parse_capacity("4 TB"), Some(4_000_000_000_000));
-        assert_eq!(parse_capacity("15.... TB"), None);
-        assert_eq!(parse_capacity("-1 GB"), None);
-        assert_eq!(parse_capacity("NaN GB"), None);
-        assert_eq!(parse_capacity("12 parsecs"), None);
+        let cases = [
+            ("512 GB", Some(512_000_000_000)),
+            ("1.9 TB", Some(1_900_000_000_000)),
+            ("4 TB", Some(4_000_000_000_000)),
+            ("15.... TB", None),
+            ("-1 GB", None),
+            ("NaN GB", None),
+            ("12 parsecs", None),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(parse_capacity(text), bytes, "{text}");
+        }
     }
 
     #[test]

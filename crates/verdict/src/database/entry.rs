@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use super::{Class, Dram, EntryInterface, ModelForms, Nand};
 use crate::model::{Grade, Severity};
 
-/// One drive family (or one cloud volume type / VPS product line).
-#[derive(Debug, Clone, Serialize)]
+/// One drive family (or one cloud volume type / VPS product line), read from the TOML as
+/// written; the loader compiles its patterns.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DriveEntry {
     /// Stable, unique, kebab-case (`samsung-980-pro`).
     pub id: String,
@@ -24,6 +26,7 @@ pub struct DriveEntry {
     pub grade: Grade,
     /// The list does not name this family: its grade applies the list's own rules (TLC with
     /// DRAM good, DRAM-less ugly, QLC and DRAM-less bad) to the NAND and DRAM its sources give.
+    #[serde(default)]
     pub derived: bool,
     pub notes: String,
     pub sources: Vec<String>,
@@ -31,18 +34,24 @@ pub struct DriveEntry {
     #[serde(skip)]
     pub models: Vec<Regex>,
     /// The model patterns as written in the file (what `models` was compiled from).
-    #[serde(rename = "models")]
+    #[serde(rename = "models", default)]
     pub model_patterns: Vec<String>,
     /// Why the entry has no model regex (the drive reports nothing identifiable).
     pub unmatchable: Option<String>,
     /// Real model strings as drives report them; each must match this entry and no other.
+    #[serde(default)]
     pub examples: Vec<String>,
+    #[serde(default)]
     pub firmware: Vec<FirmwareRule>,
+    #[serde(default)]
     pub capacity: Vec<CapacityRule>,
     /// Advisories that hold for every drive of the family.
+    #[serde(default)]
     pub advisories: Vec<AdvisoryRule>,
     /// ATA SMART attributes this family's firmware uses its own way (drivedb's `-v` presets).
+    #[serde(default)]
     pub smart_attributes: Vec<SmartAttributeQuirk>,
+    #[serde(default)]
     pub results: Vec<CrowdResult>,
     pub platform: Option<PlatformMatch>,
 }
@@ -60,14 +69,16 @@ impl DriveEntry {
 }
 
 /// A firmware revision that changes the verdict on a family.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FirmwareRule {
     /// Unique within the entry; the advisory code is `<entry id>/<rule id>`.
     pub id: String,
     /// Whole-string regex on the firmware revision, as written.
     #[serde(rename = "match")]
     pub pattern: String,
-    #[serde(skip)]
+    /// Compiled by the loader; until then a regex that matches nothing.
+    #[serde(skip, default = "matches_nothing")]
     pub regex: Regex,
     /// Grade of the drive while it runs this firmware; `None` leaves the grade alone.
     pub grade: Option<Grade>,
@@ -77,7 +88,8 @@ pub struct FirmwareRule {
 }
 
 /// A capacity range of a family built differently (the 4TB model is QLC).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CapacityRule {
     pub id: String,
     /// Inclusive lower bound in bytes.
@@ -92,6 +104,10 @@ pub struct CapacityRule {
     pub severity: Severity,
     pub text: String,
     pub fix: Option<String>,
+}
+
+fn matches_nothing() -> Regex {
+    Regex::new("[^\\s\\S]").expect("a valid regex")
 }
 
 impl CapacityRule {
@@ -114,7 +130,8 @@ pub const BAD_SECTOR_ATTRIBUTES: [u8; 3] = [5, 197, 198];
 
 /// How one family's firmware uses an ATA SMART attribute, as smartmontools' drivedb records it:
 /// a raw value up to `benign_raw_max` on this attribute alone is not a sign of bad sectors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SmartAttributeQuirk {
     /// Unique within the entry; the finding cites `<entry id>/<rule id>`.
     pub id: String,
@@ -139,7 +156,8 @@ impl DriveEntry {
 }
 
 /// An advisory that holds for every drive of a family.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AdvisoryRule {
     pub id: String,
     pub severity: Severity,
@@ -174,7 +192,8 @@ pub struct CrowdResult {
 }
 
 /// How a cloud/VPS entry is recognised from the machine's DMI identity.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlatformMatch {
     /// The probe's platform classification (`Platform::cloud`), compared case-insensitively.
     pub cloud: Option<String>,

@@ -6,7 +6,8 @@ use super::{Class, Dram, EntryInterface, Nand};
 use crate::model::Grade;
 
 /// A rule that grades drives by their traits when no entry matches the model.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GenericRule {
     pub id: String,
     pub when: TraitMatch,

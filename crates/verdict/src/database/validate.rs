@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::{Database, DriveEntry, EntryInterface, ModelForms, BAD_SECTOR_ATTRIBUTES};
+use super::{
+    ClientCatalog, Database, DriveEntry, EntryInterface, ModelForms, BAD_SECTOR_ATTRIBUTES,
+};
 use crate::model::Grade;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -350,23 +352,10 @@ fn check_name_is_a_word(name: &str, what: &str, why: &str, issues: &mut Issues) 
 }
 
 fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
-    const EXPECTED: [&str; 5] = ["lighthouse", "prysm", "teku", "nimbus", "lodestar"];
-    for name in EXPECTED {
-        if db.consensus_client(name).is_none() {
-            issues.error(
-                "clients",
-                format!("consensus client `{name}` is missing from the [[consensus]] table"),
-            );
-        }
-    }
+    let expected = ClientCatalog::embedded().consensus_names();
+    CONSENSUS.missing(expected, |name| db.consensus_client(name).is_some(), issues);
     for c in &db.consensus {
-        check_citations(&c.name, &c.sources, source_ids, issues);
-        check_name_is_a_word(
-            &c.name,
-            "consensus client",
-            "users name the consensus client with it",
-            issues,
-        );
+        CONSENSUS.row(&c.name, &c.sources, source_ids, issues);
         if c.notes.trim().is_empty() {
             issues.error(&c.name, "`notes` is empty".into());
         }
@@ -387,11 +376,8 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
                 issues.error("sizing", "`text` is empty".into());
             }
             let largest = db
-                .clients
-                .iter()
-                .map(|c| c.recommended_disk_bytes)
-                .max()
-                .unwrap_or(0);
+                .strictest_client()
+                .map_or(0, |c| c.recommended_disk_bytes);
             if sizing.conservative_disk_bytes < largest {
                 issues.error(
                     "sizing",
@@ -403,25 +389,13 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
 }
 
 /// Loading already rejected figures that cannot be true (see `build::clients`); these are the
-/// editorial checks: the five clients, citations, names users can type, sizes in bytes.
+/// editorial checks: every client of the catalog, citations, names users can type, sizes in
+/// bytes.
 fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
-    const EXPECTED: [&str; 5] = ["geth", "nethermind", "besu", "erigon", "reth"];
-    for name in EXPECTED {
-        if db.client(name).is_none() {
-            issues.error(
-                "clients",
-                format!("client `{name}` is missing from the clients table"),
-            );
-        }
-    }
+    let expected = ClientCatalog::embedded().execution_names();
+    EXECUTION.missing(expected, |name| db.client(name).is_some(), issues);
     for c in &db.clients {
-        check_citations(&c.name, &c.sources, source_ids, issues);
-        check_name_is_a_word(
-            &c.name,
-            "client",
-            "users type it on the command line",
-            issues,
-        );
+        EXECUTION.row(&c.name, &c.sources, source_ids, issues);
         // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
         for (what, v) in [
             ("min_disk_bytes", c.min_disk_bytes),
@@ -435,5 +409,51 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
                 );
             }
         }
+    }
+}
+
+/// A table of clients in the clients file, as its checks name it.
+struct ClientTable {
+    /// What one row is (`consensus client`).
+    what: &'static str,
+    /// Where a missing client belongs.
+    table: &'static str,
+    /// Where users write the client's name.
+    why: &'static str,
+}
+
+const EXECUTION: ClientTable = ClientTable {
+    what: "client",
+    table: "the clients table",
+    why: "users type it on the command line",
+};
+
+const CONSENSUS: ClientTable = ClientTable {
+    what: "consensus client",
+    table: "the [[consensus]] table",
+    why: "users name the consensus client with it",
+};
+
+impl ClientTable {
+    /// Each client of the embedded catalog, the one list of clients, must be in the table
+    /// (`present` says whether it is): a `--db` clients file covers what nodecheck offers.
+    fn missing<'a>(
+        &self,
+        expected: impl Iterator<Item = &'a str>,
+        present: impl Fn(&str) -> bool,
+        issues: &mut Issues,
+    ) {
+        for name in expected.filter(|name| !present(name)) {
+            issues.error(
+                "clients",
+                format!("{} `{name}` is missing from {}", self.what, self.table),
+            );
+        }
+    }
+
+    /// What every row needs: its sources cited, and a name of one lower-case word.
+    fn row(&self, name: &str, sources: &[String], source_ids: &HashSet<&str>, issues: &mut Issues) {
+        check_citations(name, sources, source_ids, issues);
+        check_name_is_a_word(name, self.what, self.why, issues);
     }
 }

@@ -207,17 +207,7 @@ fn identify<'a>(
     out.push(f);
 
     for advisory in &lookup.advisories {
-        let mut f = Finding::new(
-            Code::DatabaseAdvisory,
-            advisory.severity,
-            format!("{} {}: database advisory", entry.vendor, entry.family),
-            format!("{name}: {} [{}]", advisory.text.trim(), advisory.code),
-        )
-        .about(name);
-        if let Some(fix) = &advisory.fix {
-            f = f.with_fix(fix.trim());
-        }
-        out.push(f);
+        out.push(super::database_advisory(entry, advisory, Some(name)));
     }
 
     dram_less(drive, Some((entry, lookup.dram)), true, out);

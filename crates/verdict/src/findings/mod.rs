@@ -19,6 +19,7 @@ pub mod trim;
 
 use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
 use crate::code::Code;
+use crate::database::{Advisory, DriveEntry};
 use crate::model::{Finding, Severity};
 
 /// The clients whose needs the verdict applies: one named client, or all of them when the
@@ -123,4 +124,31 @@ pub use units::size::decimal as format_bytes;
 /// their limits as the characters of a drive string they show.
 pub fn clip(text: &str, kept: usize) -> String {
     units::text::clip(text, kept.saturating_add(1))
+}
+
+/// The finding of one of `entry`'s database advisories; `drive` names the drive it is about
+/// when the machine may have several.
+pub(crate) fn database_advisory(
+    entry: &DriveEntry,
+    advisory: &Advisory,
+    drive: Option<&str>,
+) -> Finding {
+    let text = format!("{} [{}]", advisory.text.trim(), advisory.code);
+    let detail = match drive {
+        Some(name) => format!("{name}: {text}"),
+        None => text,
+    };
+    let mut f = Finding::new(
+        Code::DatabaseAdvisory,
+        advisory.severity,
+        format!("{} {}: database advisory", entry.vendor, entry.family),
+        detail,
+    );
+    if let Some(name) = drive {
+        f = f.about(name);
+    }
+    if let Some(fix) = &advisory.fix {
+        f = f.with_fix(fix.trim());
+    }
+    f
 }

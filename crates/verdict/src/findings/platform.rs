@@ -3,7 +3,7 @@
 use probe::{Facts, Interface};
 
 use crate::code::Code;
-use crate::database::{Database, DriveQuery};
+use crate::database::{Advisory, Database, DriveQuery};
 use crate::model::{Finding, Severity};
 
 /// How much of a volume's speed was measured: a finding's severity and fix follow from it
@@ -98,17 +98,10 @@ fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut V
             });
         }
         out.push(f);
-        for advisory in &entry.advisories {
-            let mut f = Finding::new(
-                Code::DatabaseAdvisory,
-                advisory.severity,
-                format!("{} {}: database advisory", entry.vendor, entry.family),
-                format!("{} [{}/{}]", advisory.text.trim(), entry.id, advisory.id),
-            );
-            if let Some(fix) = &advisory.fix {
-                f = f.with_fix(fix.trim());
-            }
-            out.push(f);
+        for rule in &entry.advisories {
+            let advisory =
+                Advisory::of_rule(&entry.id, &rule.id, rule.severity, &rule.text, &rule.fix);
+            out.push(super::database_advisory(entry, &advisory, None));
         }
         return;
     }

@@ -37,24 +37,23 @@ fn platform_lookup_recognises_netcup_lines_and_contabo() {
         ("contabo-vps-ssd", Grade::Bad)
     );
 
-    let netcup_rs = probe::facts::Platform {
-        sys_vendor: Some("netcup".into()),
-        product_name: Some("KVM Server".into()),
-        bios_version: Some("RS 2000 G9".into()),
-        cloud: Some("netcup".into()),
-        ..probe::facts::Platform::default()
+    // The probe's facts: the DMI identity as the machine reports it.
+    let facts = |sys_vendor: &str, product_name: &str, bios_version: Option<&str>, cloud: &str| {
+        probe::facts::Platform {
+            sys_vendor: Some(sys_vendor.into()),
+            product_name: Some(product_name.into()),
+            bios_version: bios_version.map(Into::into),
+            cloud: Some(cloud.into()),
+            ..probe::facts::Platform::default()
+        }
     };
+    let netcup_rs = facts("netcup", "KVM Server", Some("RS 2000 G9"), "netcup");
     let found = db
         .lookup_platform(&netcup_rs, &["QEMU HARDDISK"])
         .map(|e| e.id.as_str());
     assert_eq!(found, Some("netcup-rs"));
 
-    let platform = probe::facts::Platform {
-        sys_vendor: Some("Amazon EC2".into()),
-        product_name: Some("m6i.xlarge".into()),
-        cloud: Some("aws".into()),
-        ..probe::facts::Platform::default()
-    };
+    let platform = facts("Amazon EC2", "m6i.xlarge", None, "aws");
     let ebs = db
         .lookup_platform(&platform, &["Amazon Elastic Block Store"])
         .expect("EBS by model");

@@ -7,41 +7,40 @@ fn validation_catches_examples_matching_two_entries_and_bad_order() {
     let text = format!(
         "{MINIMAL}\n[[drives]]\nid = \"aaa-greedy\"\nvendor = \"Aaa\"\nfamily = \"Greedy\"\ninterface = \"nvme\"\nclass = \"budget\"\ngrade = \"bad\"\nnotes = \"n\"\nsources = [\"s\"]\nmodels = ['Samsung SSD .*']\nexamples = [\"Samsung SSD 970 EVO 1TB\"]\n"
     );
-    let db = parse(&text).expect("parses; validation finds the problems");
-    let issues = db.validate();
-    let errors: Vec<String> = issues
-        .iter()
-        .filter(|i| i.level == IssueLevel::Error)
+    let cases = [
+        (text.clone(), "also matches entry `aaa-greedy`"),
+        (text, "out of order"),
+    ];
+    assert_each_refused(&cases, |text| issues(text, IssueLevel::Error));
+}
+
+/// The issues of `level` or worse that `validate` finds in the drives file `text`.
+fn issues(text: &str, level: IssueLevel) -> Vec<String> {
+    let db = parse(text).expect("parses; validation finds the problems");
+    (db.validate().iter())
+        .filter(|i| i.level >= level)
         .map(|i| i.to_string())
-        .collect();
-    assert!(
-        errors
-            .iter()
-            .any(|e| e.contains("also matches entry `aaa-greedy`")),
-        "{errors:#?}"
-    );
-    assert!(
-        errors.iter().any(|e| e.contains("out of order")),
-        "{errors:#?}"
-    );
+        .collect()
+}
+
+/// Every issue, warnings too.
+fn all_issues(text: &str) -> Vec<String> {
+    issues(text, IssueLevel::Warning)
 }
 
 #[test]
 fn validation_catches_uncited_entries_and_unknown_sources() {
-    let text = MINIMAL.replace("sources = [\"s\"]", "sources = [\"nowhere\"]");
-    let issues = parse(&text).expect("parses").validate();
-    assert!(
-        issues
-            .iter()
-            .any(|i| i.to_string().contains("unknown source `nowhere`")),
-        "{issues:#?}"
-    );
-    let text = MINIMAL.replace("sources = [\"s\"]", "sources = []");
-    let issues = parse(&text).expect("parses").validate();
-    assert!(
-        issues.iter().any(|i| i.message.contains("has no source")),
-        "{issues:#?}"
-    );
+    let cases = [
+        (
+            MINIMAL.replace("sources = [\"s\"]", "sources = [\"nowhere\"]"),
+            "unknown source `nowhere`",
+        ),
+        (
+            MINIMAL.replace("sources = [\"s\"]", "sources = []"),
+            "has no source",
+        ),
+    ];
+    assert_each_refused(&cases, all_issues);
 }
 
 #[test]
@@ -50,12 +49,9 @@ fn validation_catches_an_example_that_misses_its_own_entry() {
         "examples = [\"Samsung SSD 980 PRO 2TB\"]",
         "examples = [\"Samsung SSD 980 PRO 2TB\", \"Samsung SSD 980 2TB\"]",
     );
-    let issues = parse(&text).expect("parses").validate();
-    assert!(
-        issues
-            .iter()
-            .any(|i| i.message.contains("`Samsung SSD 980 2TB` does not match")),
-        "{issues:#?}"
+    assert_each_refused(
+        &[(text, "`Samsung SSD 980 2TB` does not match")],
+        all_issues,
     );
 }
 
@@ -166,11 +162,5 @@ fn smart_attribute_quirks_parse_and_validate() {
 #[test]
 fn validation_rejects_an_entry_graded_unknown() {
     let text = MINIMAL.replace("grade = \"good\"", "grade = \"unknown\"");
-    let issues = parse(&text).expect("parses").validate();
-    assert!(
-        issues
-            .iter()
-            .any(|i| i.message.contains("must be good, ugly or bad")),
-        "{issues:#?}"
-    );
+    assert_each_refused(&[(text, "must be good, ugly or bad")], all_issues);
 }
