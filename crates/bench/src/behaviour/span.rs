@@ -8,7 +8,7 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::analysis::{self, LatencyHistogram};
+use super::analysis;
 use super::{BehaviourDevice, BehaviourError, BehaviourTest, SpanPoint, SpanResult};
 use crate::progress::Phase;
 
@@ -84,10 +84,10 @@ impl BehaviourTest for SpanPlan {
                 device.elapsed().saturating_sub(began),
                 &format!("span {:.1} GiB", span as f64 / (1u64 << 30) as f64),
             );
-            let mut hist = LatencyHistogram::new();
+            let mut hist = analysis::read_latencies();
             let deadline = device.elapsed() + plan.time_per_span;
             let slots = span / 4096;
-            while hist.len() < plan.reads_per_span && device.elapsed() < deadline {
+            while hist.count() < plan.reads_per_span && device.elapsed() < deadline {
                 if cancel() {
                     return Err(BehaviourError::Interrupted);
                 }
@@ -96,8 +96,8 @@ impl BehaviourTest for SpanPlan {
             }
             points.push(SpanPoint {
                 span_bytes: span,
-                ios: hist.len(),
-                lat_us: hist.summary(),
+                ios: hist.count(),
+                lat_us: hist.summary_us(),
             });
         }
         let (first, last) = match (points.first(), points.last()) {

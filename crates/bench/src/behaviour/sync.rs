@@ -8,7 +8,7 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::analysis::{self, LatencyHistogram, RecoveryTracker};
+use super::analysis::{self, RecoveryTracker};
 use super::{
     BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, SyncCycle, SyncPhase, SyncResult,
     WriteBurst,
@@ -206,8 +206,8 @@ impl BehaviourTest for SyncPlan {
             next_tick: began,
             status: String::new(),
         };
-        let mut baseline = LatencyHistogram::new();
-        let mut during_burst = LatencyHistogram::new();
+        let mut baseline = analysis::read_latencies();
+        let mut during_burst = analysis::read_latencies();
         let mut samples = Decimator::new(plan.max_plot_points);
         let mut cycles = Vec::new();
         let secs = |d: Duration| d.saturating_sub(began).as_secs_f64();
@@ -280,8 +280,8 @@ impl BehaviourTest for SyncPlan {
             burst_block_max: plan.burst_block_max,
             recovery_tolerance: plan.recovery_tolerance,
             recovery_timeout_s: plan.recovery_timeout.as_secs_f64(),
-            baseline_lat_us: baseline.summary(),
-            burst_lat_us: during_burst.summary(),
+            baseline_lat_us: baseline.summary_us(),
+            burst_lat_us: during_burst.summary_us(),
             burst_write_mb_s: analysis::median(&throughputs).unwrap_or(0.0),
             recovery_ms_median: analysis::median(&recovered),
             recovery_ms_max: recovered.iter().copied().reduce(f64::max),
