@@ -7,7 +7,7 @@ use crate::plan::Plan;
 #[cfg(doc)]
 use crate::progress::Phase;
 use crate::random::{per_second, RandomWorkload};
-use crate::report::{EngineKind, RandRwResult};
+use crate::report::{EngineKind, Placement, RandRwResult};
 use crate::testfile::COMMUNITY_SIZE;
 use crate::workload::IoStats;
 
@@ -48,8 +48,7 @@ pub fn result(plan: &Plan, stats: &IoStats, span: u64, engine: EngineKind) -> Ra
         seed: plan.seed,
         engine,
         fio_comparable: span >= COMMUNITY_SIZE,
-        cpus: Vec::new(),
-        pinning: None,
+        placement: Placement::default(),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::error::{BenchError, ByteSize};
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
 use crate::progress::{Phase, Progress};
-use crate::report::{BenchReport, EngineKind};
+use crate::report::{BenchReport, EngineKind, Placement};
 use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile};
 use crate::workload::ALIGN;
 use crate::{qd1, random, randrw};
@@ -97,7 +97,7 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
                 &mut *warnings.progress,
             )?;
             let mut qd1 = qd1::result(&stats, target.len(), "device", choice.kind);
-            (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &target, pinning.as_ref());
+            qd1.placement = placement("qd1", &target, pinning.as_ref());
             report.qd1 = Some(qd1);
             collect_notes(&*engine, &mut warnings);
         }
@@ -198,7 +198,7 @@ fn run_on_file(
         match outcome {
             Ok(stats) => {
                 let mut qd1 = qd1::result(&stats, file.size(), "file", choice.kind);
-                (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &qd1_target, pinning.as_ref());
+                qd1.placement = placement("qd1", &qd1_target, pinning.as_ref());
                 report.qd1 = Some(qd1);
             }
             Err(err) => keep_going(plan, "qd1", err, warnings)?,
@@ -220,8 +220,7 @@ fn run_on_file(
                     warnings.push(warning);
                 }
                 let mut randrw = randrw::result(plan, &stats, file.size(), choice.kind);
-                (randrw.cpus, randrw.pinning) =
-                    pinning_outcome("randrw", &randrw_target, pinning.as_ref());
+                randrw.placement = placement("randrw", &randrw_target, pinning.as_ref());
                 report.randrw = Some(randrw);
             }
             Err(err) => keep_going(plan, "randrw", err, warnings)?,
@@ -312,21 +311,18 @@ fn pin(target: Target, pinning: Option<&Pinning>) -> Target {
 }
 
 /// The CPUs `test` ran on and the sentence saying why, for its result.
-fn pinning_outcome(
-    test: &str,
-    target: &Target,
-    pinning: Option<&Pinning>,
-) -> (Vec<usize>, Option<String>) {
+fn placement(test: &str, target: &Target, pinning: Option<&Pinning>) -> Placement {
     let Some(pinning) = pinning else {
-        return (Vec::new(), None);
+        return Placement::default();
     };
-    match (target.cpus(), target.pin_error()) {
-        (Some(_), Some(error)) => (
-            Vec::new(),
-            Some(format!("{test} not pinned to a CPU: {error}")),
-        ),
-        (Some(cpus), None) => (cpus.to_vec(), Some(pinning.describe(test))),
-        (None, _) => (Vec::new(), Some(pinning.describe(test))),
+    let (cpus, why) = match (target.cpus(), target.pin_error()) {
+        (Some(_), Some(error)) => (Vec::new(), format!("{test} not pinned to a CPU: {error}")),
+        (Some(cpus), None) => (cpus.to_vec(), pinning.describe(test)),
+        (None, _) => (Vec::new(), pinning.describe(test)),
+    };
+    Placement {
+        cpus,
+        pinning: Some(why),
     }
 }
 

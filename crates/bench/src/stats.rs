@@ -42,9 +42,7 @@ impl LatencyHistogram {
 impl<C: Counter> LatencyHistogram<C> {
     /// Records latencies up to `highest` (at least 1 ns) and reports the `mean` asked for.
     pub fn with_bounds(highest: Duration, mean: Mean) -> Self {
-        let highest_ns = u64::try_from(highest.as_nanos())
-            .unwrap_or(u64::MAX)
-            .max(2);
+        let highest_ns = u64::try_from(highest.as_nanos()).unwrap_or(u64::MAX).max(2);
         // The bounds are at least 1 and 2 with 3 significant figures, which hdrhistogram
         // accepts; failure would be a bug in this file, not a property of the input.
         let histogram = Histogram::new_with_bounds(1, highest_ns, 3)

@@ -95,16 +95,20 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     assert!(qd1.iops <= 1e6 / qd1.lat_us.mean * 1.05, "{qd1:?}");
     // Pinned to the interrupt CPU or not, the report says which and why.
     let pinning = qd1
+        .placement
         .pinning
         .as_deref()
         .expect("the pinning decision is reported");
     assert_eq!(
-        qd1.cpus.is_empty(),
+        qd1.placement.cpus.is_empty(),
         !pinning.starts_with("qd1 ran on CPU"),
         "{pinning}"
     );
     let allowed = bench::affinity::allowed_cpus().unwrap();
-    assert!(qd1.cpus.iter().all(|cpu| allowed.contains(cpu)), "{qd1:?}");
+    assert!(
+        qd1.placement.cpus.iter().all(|cpu| allowed.contains(cpu)),
+        "{qd1:?}"
+    );
 
     let randrw = report.randrw.expect("randrw result");
     assert_eq!(randrw.engine, expected);
@@ -121,11 +125,12 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     assert_plausible(&randrw.write_lat_us);
     // Pinned like qd1, to the same CPUs: the decision depends on the device, not the test.
     let pinning = randrw
+        .placement
         .pinning
         .as_deref()
         .expect("the pinning decision is reported");
     assert!(pinning.starts_with("randrw "), "{pinning}");
-    assert_eq!(randrw.cpus, qd1.cpus);
+    assert_eq!(randrw.placement.cpus, qd1.placement.cpus);
     assert!(report
         .warnings
         .iter()

@@ -57,7 +57,7 @@ fn render_text(report: &BenchReport) -> String {
             qd1.iops
         );
         out.push_str(&latency_line("latency µs", &qd1.lat_us));
-        if let Some(pinning) = &qd1.pinning {
+        if let Some(pinning) = &qd1.placement.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
     }
@@ -85,7 +85,7 @@ fn render_text(report: &BenchReport) -> String {
         );
         out.push_str(&latency_line("read lat µs", &rw.read_lat_us));
         out.push_str(&latency_line("write lat µs", &rw.write_lat_us));
-        if let Some(pinning) = &rw.pinning {
+        if let Some(pinning) = &rw.placement.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
     }

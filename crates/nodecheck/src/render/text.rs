@@ -120,11 +120,9 @@ pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
         clip(&q.target, 10),
         format_binary(q.span_bytes),
         q.engine.name(),
-        if q.cpus.is_empty() {
-            String::new()
-        } else {
-            format!(", CPU {}", bench::affinity::format_cpu_list(&q.cpus))
-        },
+        (q.placement.cpu_list())
+            .map(|cpus| format!(", CPU {cpus}"))
+            .unwrap_or_default(),
     ))
 }
 
@@ -136,11 +134,9 @@ pub fn randrw(bench: &bench::BenchReport) -> Option<String> {
         r.read_iops,
         r.write_iops,
         format_binary(r.span_bytes),
-        if r.cpus.is_empty() {
-            String::new()
-        } else {
-            format!(" on CPU {}", bench::affinity::format_cpu_list(&r.cpus))
-        },
+        (r.placement.cpu_list())
+            .map(|cpus| format!(" on CPU {cpus}"))
+            .unwrap_or_default(),
         if r.fio_comparable {
             ""
         } else {
