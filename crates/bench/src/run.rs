@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::affinity::{self, Pinning};
-use crate::engine::{self, Engine, EngineChoice, EngineConfig, EnginePreference, Target};
+use crate::engine::{self, Engine, EngineChoice, EnginePreference, Target};
 use crate::error::{BenchError, ByteSize};
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
@@ -53,7 +53,7 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", ");
-        if !plan.force {
+        if !plan.safety.force {
             return Err(BenchError::LiveNode(names));
         }
         warnings.push(format!(
@@ -62,18 +62,12 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
         ));
     }
 
-    let config = EngineConfig {
-        max_io_bytes: plan.block_size,
-        sqpoll: plan.sqpoll,
-        iopoll: plan.iopoll,
-        fixed_buffers: true,
-        submit_batch: plan.submit_batch,
-    };
-    let registered =
-        (PREFILL_QUEUE_DEPTH * PREFILL_CHUNK).max(plan.queue_depth * plan.block_size) as usize;
-    let choice = engine::select(plan.engine, config, registered)?;
+    let config = plan.engine.config(plan.random.block_size);
+    let registered = (PREFILL_QUEUE_DEPTH * PREFILL_CHUNK)
+        .max(plan.random.queue_depth * plan.random.block_size) as usize;
+    let choice = engine::select(plan.engine.preference, config, registered)?;
     if let Some(reason) = &choice.reason {
-        if choice.kind == EngineKind::Psync && plan.engine != EnginePreference::Psync {
+        if choice.kind == EngineKind::Psync && plan.engine.preference != EnginePreference::Psync {
             warnings.push(format!("engine: {reason}"));
         }
     }
@@ -86,9 +80,9 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
 
     match &plan.target {
         BenchTarget::Device(device) => {
-            let pinning = plan.pin.then(|| affinity::pinning_for(device));
+            let pinning = plan.engine.pin.then(|| affinity::pinning_for(device));
             let target = pin(open_device(device)?, pinning.as_ref());
-            let engine = choice.engine(plan.block_size);
+            let engine = choice.engine(plan.random.block_size);
             let stats = random::measure(
                 &qd1::workload(plan),
                 &*engine,
@@ -139,7 +133,7 @@ fn run_on_file(
     let mut left_stale = Vec::new();
     for file in testfile::find_stale(&bench_dir)? {
         let (path, size, pid) = (file.path.clone(), file.size, file.pid);
-        if plan.clean_stale {
+        if plan.safety.clean_stale {
             let removal = file
                 .remove(&bench_dir)
                 .map_err(|err| BenchError::io(format!("removing stale {}", path.display()), err))?;
@@ -162,7 +156,7 @@ fn run_on_file(
     }
 
     let space = Space::of_dir(&bench_dir)?;
-    let sizing = testfile::size_file(dir, space, plan.size, plan.reserve)
+    let sizing = testfile::size_file(dir, space, plan.size, plan.safety.reserve)
         .map_err(|err| blame_stale_files(err, dir, space, plan, &left_stale))?;
     if let Some(warning) = sizing.warning {
         warnings.push(format!("{warning}; the randrw figure is less comparable"));
@@ -171,7 +165,7 @@ fn run_on_file(
     testfile::check_reserve_after_allocation(
         dir,
         Space::of_dir(&bench_dir)?,
-        testfile::reserve(space, plan.reserve),
+        testfile::reserve(space, plan.safety.reserve),
         file.size(),
     )?;
     prefill(plan, choice, &file, warnings.progress)?;
@@ -180,11 +174,11 @@ fn run_on_file(
 
     let target =
         || -> Result<Target, BenchError> { Ok(Target::new(file.duplicate()?, file.size(), true)) };
-    let engine = choice.engine(plan.block_size);
+    let engine = choice.engine(plan.random.block_size);
     // One decision for both tests: it depends on the device, not the workload.
     // The directory, not the file's name: same file system, and a name is never looked up
     // again once the file is open.
-    let pinning = plan.pin.then(|| affinity::pinning_for(dir));
+    let pinning = plan.engine.pin.then(|| affinity::pinning_for(dir));
 
     if plan.qd1 {
         let qd1_target = pin(target()?, pinning.as_ref());
@@ -274,7 +268,7 @@ fn blame_stale_files(
         available: space.available.saturating_add(stale_bytes),
         ..space
     };
-    if testfile::size_file(dir, freed, plan.size, plan.reserve).is_err() {
+    if testfile::size_file(dir, freed, plan.size, plan.safety.reserve).is_err() {
         return err;
     }
     BenchError::StaleFiles(stale.iter().map(|(path, _)| path.clone()).collect())

@@ -23,9 +23,9 @@ fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
     plan.randrw = false;
     plan.behaviour = tests;
     plan.size = Some(256 * MIB);
-    plan.reserve = Some(1 << 30);
+    plan.safety.reserve = Some(1 << 30);
     // The machine running the tests may host anything; these runs are seconds of I/O.
-    plan.force = true;
+    plan.safety.force = true;
     plan
 }
 

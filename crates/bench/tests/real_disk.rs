@@ -71,11 +71,11 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     let dir = scratch_dir("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(256 << 20);
-    plan.reserve = Some(1 << 30);
+    plan.safety.reserve = Some(1 << 30);
     plan.runtime = Duration::from_secs(2);
-    plan.engine = preference;
+    plan.engine.preference = preference;
     // A live node on this machine must not stop the test; it would only add a warning.
-    plan.force = true;
+    plan.safety.force = true;
     let mut recorder = Recorder::default();
     let report = bench::run(&plan, &mut recorder).expect("bench run");
 
@@ -305,12 +305,12 @@ fn sqpoll_ring_runs_qd1() {
     let dir = scratch_dir("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(32 << 20);
-    plan.reserve = Some(1 << 30);
+    plan.safety.reserve = Some(1 << 30);
     plan.runtime = Duration::from_millis(500);
-    plan.engine = EnginePreference::IoUring;
+    plan.engine.preference = EnginePreference::IoUring;
     plan.randrw = false;
-    plan.sqpoll = true;
-    plan.force = true;
+    plan.engine.sqpoll = true;
+    plan.safety.force = true;
     let report = bench::run(&plan, &mut bench::NoProgress).expect("bench run with SQPOLL");
     assert_eq!(report.engine, EngineKind::IoUring);
     let qd1 = report.qd1.expect("qd1 result");

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use bench::EnginePreference;
+use bench::{EngineSettings, Safety};
 use verdict::{ClientCatalog, Grade};
 
 pub use crate::render::Format;
@@ -183,18 +183,11 @@ pub struct BenchConfig {
     pub runtime: Option<std::time::Duration>,
     /// Test file size.
     pub size: Option<u64>,
-    /// Free space to keep.
-    pub reserve: Option<u64>,
-    /// Run beside a running Ethereum client.
-    pub force: bool,
-    pub engine: EnginePreference,
-    pub sqpoll: bool,
-    pub iopoll: bool,
-    pub submit_batch: u32,
-    /// Pin qd1 and randrw to the CPU taking the drive's completion interrupts.
-    pub pin: bool,
+    /// The engine, its io_uring settings and the pinning, as the plan takes them.
+    pub engine: EngineSettings,
+    /// The reserve, running beside a client (`--force`) and stale files, as the plan takes them.
+    pub safety: Safety,
     pub keep_going: bool,
-    pub clean_stale: bool,
     pub seed: u64,
     /// Write burst size of the sync test.
     pub burst_bytes: u64,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use bench::{ByteSize, EnginePreference};
+use bench::{ByteSize, EnginePreference, EngineSettings, Safety};
 use clap::{Args, ValueEnum};
 
 use super::output::FormatArgs;
@@ -165,19 +165,23 @@ impl BenchArgs {
             },
             runtime: self.runtime.map(Duration::from_secs),
             size: self.size,
-            reserve: self.reserve,
-            force: self.force,
-            engine: match self.engine {
-                EngineArg::Auto => EnginePreference::Auto,
-                EngineArg::IoUring => EnginePreference::IoUring,
-                EngineArg::Psync => EnginePreference::Psync,
+            engine: EngineSettings {
+                preference: match self.engine {
+                    EngineArg::Auto => EnginePreference::Auto,
+                    EngineArg::IoUring => EnginePreference::IoUring,
+                    EngineArg::Psync => EnginePreference::Psync,
+                },
+                sqpoll: self.sqpoll,
+                iopoll: self.iopoll,
+                submit_batch: self.submit_batch,
+                pin: !self.no_pin,
             },
-            sqpoll: self.sqpoll,
-            iopoll: self.iopoll,
-            submit_batch: self.submit_batch,
-            pin: !self.no_pin,
+            safety: Safety {
+                reserve: self.reserve,
+                force: self.force,
+                clean_stale: self.clean_stale,
+            },
             keep_going: self.keep_going,
-            clean_stale: self.clean_stale,
             seed: self.seed,
             burst_bytes: self.burst,
             cliff_budget: self.cliff_budget,
@@ -215,9 +219,9 @@ mod tests {
         assert_eq!(config.path, PathBuf::from("."));
         assert_eq!(config.test, BenchTest::Both);
         assert_eq!(config.runtime, None);
-        assert_eq!(config.engine, EnginePreference::Auto);
-        assert!(config.pin && config.redact);
-        assert_eq!(config.submit_batch, 1);
+        assert_eq!(config.engine.preference, EnginePreference::Auto);
+        assert!(config.engine.pin && config.redact);
+        assert_eq!(config.engine.submit_batch, 1);
         assert_eq!(config.burst_bytes, 1 << 30);
         assert_eq!(config.format, Format::Table);
     }
@@ -264,15 +268,19 @@ mod tests {
                 test: BenchTest::Cliff,
                 runtime: Some(Duration::from_secs(90)),
                 size: Some(64 << 20),
-                reserve: Some(2 << 30),
-                force: true,
-                engine: EnginePreference::IoUring,
-                sqpoll: true,
-                iopoll: true,
-                submit_batch: 8,
-                pin: false,
+                engine: EngineSettings {
+                    preference: EnginePreference::IoUring,
+                    sqpoll: true,
+                    iopoll: true,
+                    submit_batch: 8,
+                    pin: false,
+                },
+                safety: Safety {
+                    reserve: Some(2 << 30),
+                    force: true,
+                    clean_stale: true,
+                },
                 keep_going: true,
-                clean_stale: true,
                 seed: 7,
                 burst_bytes: 4 << 20,
                 cliff_budget: Some(20 << 30),

@@ -38,28 +38,21 @@ pub fn plan(config: &BenchConfig) -> Result<Plan, UsageError> {
             "--cliff-budget must be above zero: the cliff test needs to write".to_string(),
         ));
     }
-    let mut plan = Plan::custom(
-        target,
-        Selection {
-            qd1: matches!(config.test, BenchTest::Qd1 | BenchTest::Both),
-            randrw: matches!(config.test, BenchTest::Randrw | BenchTest::Both),
-            behaviour: behaviour_tests(config),
-        },
-    );
-    plan.live_node_clients = crate::config::ClientName::processes();
-    plan.runtime = runtime(config);
-    plan.size = config.size;
-    plan.reserve = config.reserve;
-    plan.force = config.force;
-    plan.keep_going = config.keep_going;
-    plan.clean_stale = config.clean_stale;
-    plan.seed = config.seed;
-    plan.sqpoll = config.sqpoll;
-    plan.iopoll = config.iopoll;
-    plan.submit_batch = config.submit_batch;
-    plan.pin = config.pin;
-    plan.engine = config.engine;
-    Ok(plan)
+    let tests = Selection {
+        qd1: matches!(config.test, BenchTest::Qd1 | BenchTest::Both),
+        randrw: matches!(config.test, BenchTest::Randrw | BenchTest::Both),
+        behaviour: behaviour_tests(config),
+    };
+    Ok(Plan {
+        runtime: runtime(config),
+        size: config.size,
+        seed: config.seed,
+        engine: config.engine,
+        safety: config.safety,
+        live_node_clients: crate::config::ClientName::processes(),
+        keep_going: config.keep_going,
+        ..Plan::custom(target, tests)
+    })
 }
 
 /// Seconds per test when `--runtime` is not given.
@@ -238,8 +231,8 @@ mod tests {
     fn defaults_are_the_community_test() {
         let plan = plan(&parse(&["/data"])).unwrap();
         assert!(plan.qd1 && plan.randrw);
-        assert_eq!(plan.queue_depth, 64);
-        assert_eq!(plan.read_percent, 75);
+        assert_eq!(plan.random.queue_depth, 64);
+        assert_eq!(plan.random.read_percent, 75);
         assert_eq!(plan.size, None);
         assert_eq!(plan.runtime, Duration::from_secs(60));
         assert_eq!(plan.target, BenchTarget::Directory("/data".into()));
@@ -266,9 +259,9 @@ mod tests {
         .unwrap();
         assert!(!plan.qd1 && plan.randrw);
         assert_eq!(plan.size, Some(256 << 20));
-        assert_eq!(plan.reserve, Some(1 << 30));
-        assert_eq!(plan.engine, EnginePreference::Psync);
-        assert!(plan.force && plan.keep_going && plan.clean_stale);
+        assert_eq!(plan.safety.reserve, Some(1 << 30));
+        assert_eq!(plan.engine.preference, EnginePreference::Psync);
+        assert!(plan.safety.force && plan.keep_going && plan.safety.clean_stale);
     }
 
     fn cliff_plan(argv: &[&str]) -> bench::behaviour::cliff::CliffPlan {
