@@ -13,7 +13,7 @@ use crate::error::{BenchError, ByteSize};
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
 use crate::progress::{Phase, Progress};
-use crate::report::{BenchReport, EngineKind, Placement};
+use crate::report::{BenchReport, EngineKind, Placement, Qd1Result};
 use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile};
 use crate::workload::ALIGN;
 use crate::{qd1, random, randrw};
@@ -83,15 +83,11 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
             let pinning = plan.engine.pin.then(|| affinity::pinning_for(device));
             let target = pin(open_device(device)?, pinning.as_ref());
             let engine = choice.engine(plan.random.block_size);
-            let stats = random::measure(
-                &qd1::workload(plan),
-                &*engine,
-                &target,
-                Phase::Qd1,
-                &mut *warnings.progress,
+            let progress = &mut *warnings.progress;
+            let pinning = pinning.as_ref();
+            let qd1 = measure_qd1(
+                plan, &*engine, &choice, &target, pinning, "device", progress,
             )?;
-            let mut qd1 = qd1::result(&stats, target.len(), "device", choice.kind);
-            qd1.placement = placement("qd1", &target, pinning.as_ref());
             report.qd1 = Some(qd1);
             collect_notes(&*engine, &mut warnings);
         }
@@ -182,19 +178,18 @@ fn run_on_file(
 
     if plan.qd1 {
         let qd1_target = pin(target()?, pinning.as_ref());
-        let outcome = random::measure(
-            &qd1::workload(plan),
+        let progress = &mut *warnings.progress;
+        let outcome = measure_qd1(
+            plan,
             &*engine,
+            choice,
             &qd1_target,
-            Phase::Qd1,
-            &mut *warnings.progress,
+            pinning.as_ref(),
+            "file",
+            progress,
         );
         match outcome {
-            Ok(stats) => {
-                let mut qd1 = qd1::result(&stats, file.size(), "file", choice.kind);
-                qd1.placement = placement("qd1", &qd1_target, pinning.as_ref());
-                report.qd1 = Some(qd1);
-            }
+            Ok(qd1) => report.qd1 = Some(qd1),
             Err(err) => keep_going(plan, "qd1", err, warnings)?,
         }
     }
@@ -302,6 +297,23 @@ fn pin(target: Target, pinning: Option<&Pinning>) -> Target {
         Some(cpus) => target.pinned_to(cpus.to_vec()),
         None => target,
     }
+}
+
+/// The qd1 test on `target` (`on` says whether it is the test file or a device) with the
+/// engine `choice` made, pinned as `pinning` decided.
+fn measure_qd1(
+    plan: &Plan,
+    engine: &dyn Engine,
+    choice: &EngineChoice,
+    target: &Target,
+    pinning: Option<&Pinning>,
+    on: &str,
+    progress: &mut dyn Progress,
+) -> Result<Qd1Result, BenchError> {
+    let stats = random::measure(&qd1::workload(plan), engine, target, Phase::Qd1, progress)?;
+    let mut qd1 = qd1::result(&stats, target.len(), on, choice.kind);
+    qd1.placement = placement("qd1", target, pinning);
+    Ok(qd1)
 }
 
 /// The CPUs `test` ran on and the sentence saying why, for its result.
