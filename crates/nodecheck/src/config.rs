@@ -135,14 +135,22 @@ pub struct CheckConfig {
     /// The consensus client on the same disk (`--cl`).
     pub consensus: Option<ConsensusName>,
     pub bench: BenchDepth,
-    pub format: Format,
-    pub redact: bool,
     pub smartctl_json: Vec<PathBuf>,
     /// Run `smartctl` on a live machine as root (`--no-smartctl` turns it off).
     pub run_smartctl: bool,
     /// Overrides of the measurement's size, runtime and reserve (quick runs, tests).
     pub tuning: BenchTuning,
-    /// Where to draw the behaviour tests of `--bench full` (an `.svg` file).
+    /// The document's form; the plot draws the behaviour tests of `--bench full`.
+    pub output: Output,
+}
+
+/// Where the results go: the document on stdout and, for the behaviour tests, a plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub format: Format,
+    /// Hide /home paths and the host name (markdown).
+    pub redact: bool,
+    /// Where to draw the behaviour tests (an `.svg` file, with a PNG beside it).
     pub plot: Option<PathBuf>,
 }
 
@@ -193,10 +201,7 @@ pub struct BenchConfig {
     pub burst_bytes: u64,
     /// Most bytes the cliff test may write.
     pub cliff_budget: Option<u64>,
-    /// Where to draw the behaviour tests (SVG, with a PNG beside it).
-    pub plot: Option<PathBuf>,
-    pub format: Format,
-    pub redact: bool,
+    pub output: Output,
 }
 
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use bench::{ByteSize, EnginePreference, EngineSettings, Safety};
 use clap::{Args, ValueEnum};
 
 use super::output::FormatArgs;
-use crate::config::{BenchConfig, BenchTest};
+use crate::config::{BenchConfig, BenchTest, Output};
 use crate::render::bench::BenchDocument;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -151,8 +151,11 @@ fn parse_burst_arg(text: &str) -> Result<u64, String> {
 impl BenchArgs {
     pub(super) fn into_config(self) -> Result<BenchConfig, String> {
         Ok(BenchConfig {
-            format: self.output.resolve::<BenchDocument>("bench")?,
-            redact: !self.no_redact,
+            output: Output {
+                format: self.output.resolve::<BenchDocument>("bench")?,
+                redact: !self.no_redact,
+                plot: self.plot,
+            },
             path: self.path,
             device: self.device,
             test: match self.test {
@@ -185,7 +188,6 @@ impl BenchArgs {
             seed: self.seed,
             burst_bytes: self.burst,
             cliff_budget: self.cliff_budget,
-            plot: self.plot,
         })
     }
 }
@@ -220,10 +222,10 @@ mod tests {
         assert_eq!(config.test, BenchTest::Both);
         assert_eq!(config.runtime, None);
         assert_eq!(config.engine.preference, EnginePreference::Auto);
-        assert!(config.engine.pin && config.redact);
+        assert!(config.engine.pin && config.output.redact);
         assert_eq!(config.engine.submit_batch, 1);
         assert_eq!(config.burst_bytes, 1 << 30);
-        assert_eq!(config.format, Format::Table);
+        assert_eq!(config.output.format, Format::Table);
     }
 
     #[test]
@@ -284,17 +286,19 @@ mod tests {
                 seed: 7,
                 burst_bytes: 4 << 20,
                 cliff_budget: Some(20 << 30),
-                plot: Some(PathBuf::from("c.svg")),
-                format: Format::Markdown,
-                redact: false,
+                output: Output {
+                    format: Format::Markdown,
+                    redact: false,
+                    plot: Some(PathBuf::from("c.svg")),
+                },
             }
         );
     }
 
     #[test]
     fn json_and_text_name_formats_and_the_report_formats_are_refused() {
-        assert_eq!(parse(&["--json"]).format, Format::Json);
-        assert_eq!(parse(&["--format", "text"]).format, Format::Table);
+        assert_eq!(parse(&["--json"]).output.format, Format::Json);
+        assert_eq!(parse(&["--format", "text"]).output.format, Format::Table);
         let cli =
             Cli::try_parse_from(["nodecheck", "bench", "--format", "prometheus"]).expect("parses");
         let err = cli.into_config().expect_err("bench has no prometheus form");

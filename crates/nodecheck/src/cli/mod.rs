@@ -23,7 +23,7 @@ use self::help::{
 pub use self::output::{FormatArg, FormatArgs, OutputArgs};
 use crate::config::{
     BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, ConsensusName,
-    GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig, TriageConfig,
+    GlobalOptions, Output, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig, TriageConfig,
 };
 use crate::report::Report;
 
@@ -324,8 +324,11 @@ impl TryFrom<CheckArgs> for CheckConfig {
         };
         let replay = !matches!(source, SourceChoice::Live);
         Ok(CheckConfig {
-            format: args.output.format.resolve::<Report>("check")?,
-            redact: !args.output.no_redact,
+            output: Output {
+                format: args.output.format.resolve::<Report>("check")?,
+                redact: !args.output.no_redact,
+                plot: args.plot,
+            },
             path: args.path,
             source,
             client: args.client,
@@ -347,7 +350,6 @@ impl TryFrom<CheckArgs> for CheckConfig {
                 runtime: args.bench_runtime.map(std::time::Duration::from_secs),
                 reserve: args.bench_reserve,
             },
-            plot: args.plot,
         })
     }
 }
@@ -369,7 +371,7 @@ mod tests {
         match cli.into_config().expect("valid").command {
             CommandConfig::Check(check) => {
                 assert_eq!(check.path, Some(PathBuf::from("/var/lib/geth")));
-                assert_eq!(check.format, Format::Json);
+                assert_eq!(check.output.format, Format::Json);
                 assert_eq!(check.bench, BenchDepth::Quick);
             }
             other => panic!("expected check, got {other:?}"),
@@ -413,7 +415,7 @@ mod tests {
                     Some(std::time::Duration::from_secs(2))
                 );
                 assert_eq!(check.tuning.reserve, Some(1 << 30));
-                assert_eq!(check.plot, Some(PathBuf::from("out.svg")));
+                assert_eq!(check.output.plot, Some(PathBuf::from("out.svg")));
             }
             other => panic!("expected check, got {other:?}"),
         }
@@ -479,9 +481,9 @@ mod tests {
     fn format_of(argv: &[&str]) -> Result<Format, String> {
         let cli = Cli::try_parse_from(argv).expect("parses");
         Ok(match cli.into_config()?.command {
-            CommandConfig::Check(c) => c.format,
+            CommandConfig::Check(c) => c.output.format,
             CommandConfig::Probe(c) => c.format,
-            CommandConfig::Bench(c) => c.format,
+            CommandConfig::Bench(c) => c.output.format,
             CommandConfig::DbLookup(c) => c.format,
             CommandConfig::DbList(c) => c.format,
             CommandConfig::Triage(c) => c.format,

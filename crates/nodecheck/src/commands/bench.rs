@@ -115,7 +115,7 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
         ))
         .into());
     }
-    if let Some(path) = &config.plot {
+    if let Some(path) = &config.output.plot {
         // Refuse now rather than after a run that may take half an hour.
         plot::check_plot_path(path).map_err(|err| UsageError(err.to_string()))?;
     }
@@ -126,7 +126,7 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
         crate::stderr::line(&plan_line(&plan));
     }
     // -q turns the progress bars off, as JSON on stdout does.
-    let outcome = if config.format == Format::Json {
+    let outcome = if config.output.format == Format::Json {
         bench::run(&plan, &mut NoProgress)
     } else {
         let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
@@ -152,17 +152,21 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
     if let Some(hint) = hints::stale_files_hint(&report.warnings) {
         report.warnings.push(hint);
     }
-    if let Some(path) = &config.plot {
+    if let Some(path) = &config.output.plot {
         plot::write_plot(&report, path)
             .with_context(|| format!("drawing the plot to {}", path.display()))?;
     }
     let document = BenchDocument {
         report: &report,
-        plot: config.plot.as_ref().map(|p| p.display().to_string()),
+        plot: config.output.plot.as_ref().map(|p| p.display().to_string()),
     };
-    let options = RenderOptions::for_stdout(global.verbosity)
-        .redacting(config.redact.then(|| Redactor::new().with_local_hostname()));
-    emit(&render::render(&document, config.format, &options)?)?;
+    let options = RenderOptions::for_stdout(global.verbosity).redacting(
+        config
+            .output
+            .redact
+            .then(|| Redactor::new().with_local_hostname()),
+    );
+    emit(&render::render(&document, config.output.format, &options)?)?;
     let measured_nothing = report.qd1.is_none()
         && report.randrw.is_none()
         && report.sync.is_none()

@@ -18,7 +18,7 @@ use crate::report::{self, DatadirNote};
 use crate::snapshot;
 
 pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
-    if let Some(plot) = &config.plot {
+    if let Some(plot) = &config.output.plot {
         // Refused now rather than after a run of several minutes.
         check_plot_request(plot, config)?;
     }
@@ -65,7 +65,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
     if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {
-        if config.format == Format::Table && global.verbosity >= 0 {
+        if config.output.format == Format::Table && global.verbosity >= 0 {
             // The first line of the report; machine formats keep stdout for the document.
             emit(&format!("{line}\n"))?;
         } else {
@@ -105,7 +105,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
     };
     let consensus = config.consensus.map(|c| c.id());
     let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
-    let plot = match (&config.plot, &bench) {
+    let plot = match (&config.output.plot, &bench) {
         (Some(path), Some(measured)) => draw_plot(path, measured, global, &mut notes),
         (Some(_), None) => {
             notes.push("No plot written: nothing was measured.".to_string());
@@ -124,13 +124,13 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         }
     };
 
-    let redactor = config.redact.then(|| {
+    let redactor = config.output.redact.then(|| {
         Redactor::new()
             .with_facts(&report.facts)
             .with_local_hostname()
     });
     let options = RenderOptions::for_stdout(global.verbosity).redacting(redactor);
-    emit(&render::render(&report, config.format, &options)?)?;
+    emit(&render::render(&report, config.output.format, &options)?)?;
     Ok(report::exit_code(report.grade))
 }
 

@@ -97,7 +97,7 @@ pub(crate) fn measure(
             };
             // The table prints its notes; other formats keep stdout for the document, so a
             // reader at a terminal learns it on stderr, once.
-            if config.format != Format::Table {
+            if config.output.format != Format::Table {
                 say(global, &note);
             }
             notes.push(note);
