@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use super::analysis::{self, CliffRule};
 use super::{
-    BehaviourDevice, BehaviourError, BehaviourTest, CliffResult, CliffStop, IntervalWrite,
-    ThroughputPoint, WritePattern,
+    BehaviourDevice, BehaviourError, BehaviourTest, CliffDrop, CliffResult, CliffStop,
+    IntervalWrite, ThroughputPoint, WritePattern,
 };
 use crate::progress::Phase;
 
@@ -154,10 +154,12 @@ impl BehaviourTest for CliffPlan {
             sequential_block: plan.sequential_block,
             random_block: plan.random_block,
             queue_depth: plan.queue_depth,
-            pre_cliff_mb_s: found.pre_mb_s,
-            cache_estimate_bytes: cache_estimate,
-            cliff_at_s: found.cliff_index.map(|i| samples[i].t_s),
-            post_cliff_mb_s: found.post_mb_s,
+            drop: CliffDrop {
+                pre_cliff_mb_s: found.pre_mb_s,
+                cache_estimate_bytes: cache_estimate,
+                cliff_at_s: found.cliff_index.map(|i| samples[i].t_s),
+                post_cliff_mb_s: found.post_mb_s,
+            },
             stop,
             samples: analysis::thin(&samples, plan.max_plot_points),
         })

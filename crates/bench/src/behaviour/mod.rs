@@ -175,15 +175,23 @@ pub struct SyncResult {
     pub burst_lat_us: LatencySummary,
     /// Median write-burst throughput over the cycles (including the `fdatasync`).
     pub burst_write_mb_s: f64,
+    /// How the reads recovered over the cycles.
+    #[serde(flatten)]
+    pub recovery: Recovery,
+    pub cycles: Vec<SyncCycle>,
+    /// Read samples thinned to a plottable number, in time order.
+    #[serde(default)]
+    pub samples: Vec<LatencyPoint>,
+}
+
+/// How read latency came back after the write bursts of the sync test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Recovery {
     /// Median and worst recovery over the cycles that recovered.
     pub recovery_ms_median: Option<f64>,
     pub recovery_ms_max: Option<f64>,
     /// Cycles whose reads had not recovered when the timeout ran out.
     pub unrecovered_cycles: u32,
-    pub cycles: Vec<SyncCycle>,
-    /// Read samples thinned to a plottable number, in time order.
-    #[serde(default)]
-    pub samples: Vec<LatencyPoint>,
 }
 
 /// Throughput of one interval of the cliff test.
@@ -217,6 +225,18 @@ pub struct CliffResult {
     pub sequential_block: u32,
     pub random_block: u32,
     pub queue_depth: u32,
+    /// Where sustained-write throughput dropped, and from what to what.
+    #[serde(flatten)]
+    pub drop: CliffDrop,
+    pub stop: CliffStop,
+    #[serde(default)]
+    pub samples: Vec<ThroughputPoint>,
+}
+
+/// The write cliff: throughput before and after it, and when and after how many bytes it came.
+/// Only the throughput before is known when there was no cliff.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CliffDrop {
     /// Median throughput before the drop (or over the whole run when there was none).
     pub pre_cliff_mb_s: f64,
     /// Bytes written when throughput dropped: the size of the write cache, roughly.
@@ -224,9 +244,6 @@ pub struct CliffResult {
     pub cliff_at_s: Option<f64>,
     /// Median throughput after the drop.
     pub post_cliff_mb_s: Option<f64>,
-    pub stop: CliffStop,
-    #[serde(default)]
-    pub samples: Vec<ThroughputPoint>,
 }
 
 /// QD1 read latency over one span.

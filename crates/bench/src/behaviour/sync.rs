@@ -10,8 +10,8 @@ use rand::{Rng, SeedableRng};
 
 use super::analysis::{self, RecoveryTracker};
 use super::{
-    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, SyncCycle, SyncPhase, SyncResult,
-    WriteBurst,
+    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, Recovery, SyncCycle, SyncPhase,
+    SyncResult, WriteBurst,
 };
 use crate::progress::Phase;
 
@@ -283,9 +283,11 @@ impl BehaviourTest for SyncPlan {
             baseline_lat_us: baseline.summary_us(),
             burst_lat_us: during_burst.summary_us(),
             burst_write_mb_s: analysis::median(&throughputs).unwrap_or(0.0),
-            recovery_ms_median: analysis::median(&recovered),
-            recovery_ms_max: recovered.iter().copied().reduce(f64::max),
-            unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
+            recovery: Recovery {
+                recovery_ms_median: analysis::median(&recovered),
+                recovery_ms_max: recovered.iter().copied().reduce(f64::max),
+                unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
+            },
             cycles,
             samples: analysis::thin(&samples.points, plan.max_plot_points),
         })

@@ -353,7 +353,8 @@ fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
             .label(label)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
     }
-    if let (Some(cache), Some(post)) = (cliff.cache_estimate_bytes, cliff.post_cliff_mb_s) {
+    if let (Some(cache), Some(post)) = (cliff.drop.cache_estimate_bytes, cliff.drop.post_cliff_mb_s)
+    {
         let at = gb(cache);
         chart
             .draw_series(LineSeries::new(
