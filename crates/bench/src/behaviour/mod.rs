@@ -277,14 +277,17 @@ pub trait BehaviourTest {
     const PHASE: Phase;
     /// About how long the test runs on a test file of `size` bytes, for a progress bar.
     fn expected_runtime(&self, size: u64) -> Duration;
-    /// Runs the test on `device`, stopping with [`BehaviourError::Interrupted`] once `cancel`
-    /// says so, and telling `progress` the time since the start and what it is doing.
-    fn run(
-        &self,
-        device: &mut dyn BehaviourDevice,
-        cancel: &dyn Fn() -> bool,
-        progress: &mut dyn FnMut(Duration, &str),
-    ) -> Result<Self::Measured, BehaviourError>;
+    /// Runs the test in `session`.
+    fn run(&self, session: Session<'_>) -> Result<Self::Measured, BehaviourError>;
+}
+
+/// What a behaviour test runs with: the device it drives, `cancel`, which says when to stop
+/// with [`BehaviourError::Interrupted`], and `progress`, which it tells the time since the
+/// start and what it is doing.
+pub struct Session<'a> {
+    pub device: &'a mut dyn BehaviourDevice,
+    pub cancel: &'a dyn Fn() -> bool,
+    pub progress: &'a mut dyn FnMut(Duration, &str),
 }
 
 /// Runs `test` on `device` with nobody watching its progress.
@@ -293,7 +296,12 @@ pub fn measure<T: BehaviourTest>(
     test: &T,
     cancel: &dyn Fn() -> bool,
 ) -> Result<T::Measured, BehaviourError> {
-    test.run(device, cancel, &mut |_, _| {})
+    let progress = &mut |_: Duration, _: &str| {};
+    test.run(Session {
+        device,
+        cancel,
+        progress,
+    })
 }
 
 /// Which behaviour tests to run on the bench's test file, with their parameters.
@@ -408,7 +416,11 @@ fn run_with_progress<T: BehaviourTest>(
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     progress.start(T::PHASE, ms(test.expected_runtime(device.size())));
     let cancelled = || cancel.is_cancelled();
-    let measured = test.run(device, &cancelled, &mut |t, s| progress.update(ms(t), s));
+    let measured = test.run(Session {
+        device,
+        cancel: &cancelled,
+        progress: &mut |t, s| progress.update(ms(t), s),
+    });
     progress.finish(T::PHASE);
     measured.map_err(|err| bench_error(err, cancel))
 }

@@ -10,8 +10,8 @@ use rand::{Rng, SeedableRng};
 
 use super::analysis::{self, RecoveryTracker};
 use super::{
-    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, Recovery, SyncCycle, SyncPhase,
-    SyncResult, WriteBurst,
+    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, Recovery, Session, SyncCycle,
+    SyncPhase, SyncResult, WriteBurst,
 };
 use crate::progress::Phase;
 
@@ -184,24 +184,19 @@ impl BehaviourTest for SyncPlan {
 
     /// Runs the sync-like workload on `device` until `plan.runtime` has passed, telling
     /// `progress` the elapsed time and what is happening about ten times a second.
-    fn run(
-        &self,
-        device: &mut dyn BehaviourDevice,
-        cancel: &dyn Fn() -> bool,
-        progress: &mut dyn FnMut(Duration, &str),
-    ) -> Result<SyncResult, BehaviourError> {
+    fn run(&self, session: Session<'_>) -> Result<SyncResult, BehaviourError> {
         let plan = self;
-        let size = device.size();
+        let size = session.device.size();
         plan.validate(size)?;
-        let engine = device.engine();
-        let burst_engine = device.burst_engine();
-        let began = device.elapsed();
+        let engine = session.device.engine();
+        let burst_engine = session.device.burst_engine();
+        let began = session.device.elapsed();
         let mut reader = Reader {
-            device,
+            device: session.device,
             rng: SmallRng::seed_from_u64(plan.seed),
             slots: size / 4096,
-            cancel,
-            progress,
+            cancel: session.cancel,
+            progress: session.progress,
             began,
             next_tick: began,
             status: String::new(),
