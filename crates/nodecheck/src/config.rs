@@ -135,9 +135,9 @@ pub struct CheckConfig {
     /// The consensus client on the same disk (`--cl`).
     pub consensus: Option<ConsensusName>,
     pub bench: BenchDepth,
-    pub smartctl_json: Vec<PathBuf>,
-    /// Run `smartctl` on a live machine as root (`--no-smartctl` turns it off).
-    pub run_smartctl: bool,
+    /// Saved smartctl outputs, and whether to run `smartctl` on a live machine as root
+    /// (`--no-smartctl` turns it off).
+    pub probe: probe::ProbeOptions,
     /// Overrides of the measurement's size, runtime and reserve (quick runs, tests).
     pub tuning: BenchTuning,
     /// The document's form; the plot draws the behaviour tests of `--bench full`.
@@ -208,8 +208,8 @@ pub struct BenchConfig {
 pub struct ProbeConfig {
     pub path: PathBuf,
     pub root: Option<PathBuf>,
-    pub smartctl_json: Vec<PathBuf>,
-    pub run_smartctl: bool,
+    /// Saved smartctl outputs, and whether to run `smartctl`.
+    pub probe: probe::ProbeOptions,
     pub format: Format,
 }
 

@@ -186,6 +186,17 @@ pub struct SmartctlArgs {
     pub no_smartctl: bool,
 }
 
+impl SmartctlArgs {
+    /// The probe's options these arguments mean.
+    fn into_options(self) -> probe::ProbeOptions {
+        probe::ProbeOptions {
+            smartctl_json: self.smartctl_json,
+            run_smartctl: !self.no_smartctl,
+            ..probe::ProbeOptions::default()
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// The path whose storage to probe.
@@ -267,8 +278,7 @@ impl Cli {
             Some(Command::Probe(args)) => CommandConfig::Probe(ProbeConfig {
                 path: args.path,
                 root: args.root,
-                smartctl_json: args.smartctl.smartctl_json,
-                run_smartctl: !args.smartctl.no_smartctl,
+                probe: args.smartctl.into_options(),
                 format: args.output.resolve::<Facts>("probe")?,
             }),
             Some(Command::Bench(args)) => CommandConfig::Bench(args.into_config()?),
@@ -343,8 +353,7 @@ impl TryFrom<CheckArgs> for CheckConfig {
                     BenchArg::Full => BenchDepth::Full,
                 }
             },
-            smartctl_json: args.smartctl.smartctl_json,
-            run_smartctl: !args.smartctl.no_smartctl,
+            probe: args.smartctl.into_options(),
             tuning: BenchTuning {
                 size: args.bench_size,
                 runtime: args.bench_runtime.map(std::time::Duration::from_secs),

@@ -50,15 +50,13 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         refuse_device_path(&path)?;
     }
     // Files given on the command line win over the ones a snapshot saved.
-    let replayed_smartctl = match (&manifest, config.smartctl_json.is_empty()) {
+    let replayed_smartctl = match (&manifest, config.probe.smartctl_json.is_empty()) {
         (Some(m), true) => snapshot::smartctl_files(m),
         _ => Vec::new(),
     };
     let options = probe::ProbeOptions {
-        smartctl_json: config.smartctl_json.clone(),
         replayed_smartctl,
-        run_smartctl: config.run_smartctl,
-        ..probe::ProbeOptions::default()
+        ..config.probe.clone()
     };
     let facts = probe::probe(&root, &path, &options)
         .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
@@ -273,8 +271,7 @@ mod tests {
         let mut facts = super::super::probe::probe_facts(
             &root,
             Path::new("/var/lib/ethereum"),
-            Vec::new(),
-            true,
+            &probe::ProbeOptions::default(),
         )
         .expect("probe");
         // As if probed on the live machine without root: the NVMe logs need root there.
