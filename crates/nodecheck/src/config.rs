@@ -53,6 +53,11 @@ pub enum SourceChoice {
     Snapshot(PathBuf),
 }
 
+/// The name among the embedded catalog's `names` that is `id`.
+fn catalog_name(mut names: impl Iterator<Item = &'static str>, id: &str) -> Option<&'static str> {
+    names.find(|name| *name == id)
+}
+
 /// An execution client `--client` names: one of `data/clients.toml`'s `[[clients]]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClientName(&'static str);
@@ -60,10 +65,7 @@ pub struct ClientName(&'static str);
 impl ClientName {
     /// The client of this name in the embedded catalog, if there is one.
     pub fn named(id: &str) -> Option<ClientName> {
-        ClientCatalog::embedded()
-            .execution_names()
-            .find(|name| *name == id)
-            .map(ClientName)
+        catalog_name(ClientCatalog::embedded().execution_names(), id).map(ClientName)
     }
 
     /// Every execution client, in the catalog's order.
@@ -114,10 +116,7 @@ pub struct ConsensusName(&'static str);
 impl ConsensusName {
     /// The client of this name in the embedded catalog, if there is one.
     pub fn named(id: &str) -> Option<ConsensusName> {
-        ClientCatalog::embedded()
-            .consensus_names()
-            .find(|name| *name == id)
-            .map(ConsensusName)
+        catalog_name(ClientCatalog::embedded().consensus_names(), id).map(ConsensusName)
     }
 
     /// The lowercase id the database and the command line use.
@@ -131,9 +130,7 @@ pub struct CheckConfig {
     /// `None`: auto-detect a client datadir, else the current directory.
     pub path: Option<PathBuf>,
     pub source: SourceChoice,
-    pub client: Option<ClientName>,
-    /// The consensus client on the same disk (`--cl`).
-    pub consensus: Option<ConsensusName>,
+    pub clients: Clients,
     pub bench: BenchDepth,
     /// Saved smartctl outputs, and whether to run `smartctl` on a live machine as root
     /// (`--no-smartctl` turns it off).
@@ -152,6 +149,14 @@ pub struct Output {
     pub redact: bool,
     /// Where to draw the behaviour tests (an `.svg` file, with a PNG beside it).
     pub plot: Option<PathBuf>,
+}
+
+/// The clients whose needs the verdict applies: `--client` (`None`: the strictest of all) and
+/// the consensus client on the same disk (`--cl`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clients {
+    pub execution: Option<ClientName>,
+    pub consensus: Option<ConsensusName>,
 }
 
 /// What `--bench-size`, `--bench-runtime` and `--bench-reserve` change; `None` keeps the
@@ -230,8 +235,7 @@ pub struct DbListConfig {
 #[derive(Debug, Clone)]
 pub struct TriageConfig {
     pub file: PathBuf,
-    pub client: Option<ClientName>,
-    pub consensus: Option<ConsensusName>,
+    pub clients: Clients,
     pub format: Format,
     pub redact: bool,
 }

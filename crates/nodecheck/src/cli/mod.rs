@@ -22,8 +22,9 @@ use self::help::{
 };
 pub use self::output::{FormatArg, FormatArgs, OutputArgs};
 use crate::config::{
-    BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, ConsensusName,
-    GlobalOptions, Output, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig, TriageConfig,
+    BenchDepth, BenchTuning, CheckConfig, ClientName, Clients, CommandConfig, Config,
+    ConsensusName, GlobalOptions, Output, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig,
+    TriageConfig,
 };
 use crate::report::Report;
 
@@ -286,8 +287,10 @@ impl Cli {
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
                 format: args.output.format.resolve::<Report>("triage")?,
                 file: args.file,
-                client: args.client,
-                consensus: args.cl,
+                clients: Clients {
+                    execution: args.client,
+                    consensus: args.cl,
+                },
                 redact: !args.output.no_redact,
             }),
             Some(Command::Snapshot(args)) => CommandConfig::Snapshot(SnapshotConfig {
@@ -341,8 +344,10 @@ impl TryFrom<CheckArgs> for CheckConfig {
             },
             path: args.path,
             source,
-            client: args.client,
-            consensus: args.cl,
+            clients: Clients {
+                execution: args.client,
+                consensus: args.cl,
+            },
             // A replayed machine cannot be measured from here.
             bench: if replay {
                 BenchDepth::None
@@ -460,15 +465,17 @@ mod tests {
             .expect("parses");
         match cli.into_config().expect("valid").command {
             CommandConfig::Check(check) => {
-                assert_eq!(check.client, ClientName::named("geth"));
-                assert_eq!(check.consensus, ConsensusName::named("lighthouse"));
+                assert_eq!(check.clients.execution, ClientName::named("geth"));
+                assert_eq!(check.clients.consensus, ConsensusName::named("lighthouse"));
             }
             other => panic!("expected check, got {other:?}"),
         }
         let cli = Cli::try_parse_from(["nodecheck", "triage", "x.json", "--cl", "nimbus"])
             .expect("parses");
         match cli.into_config().expect("valid").command {
-            CommandConfig::Triage(t) => assert_eq!(t.consensus, ConsensusName::named("nimbus")),
+            CommandConfig::Triage(t) => {
+                assert_eq!(t.clients.consensus, ConsensusName::named("nimbus"))
+            }
             other => panic!("expected triage, got {other:?}"),
         }
         let cli = Cli::try_parse_from(["nodecheck", "--cl", "teku", "db", "list"]).expect("parses");

@@ -7,7 +7,6 @@ use bench::BenchReport;
 use probe::root::Root;
 use probe::Facts;
 use units::text::shell_quote;
-use verdict::judge::ClientChoice;
 
 use super::{emit, is_root, measure, say, UsageError};
 use crate::config::{BenchDepth, CheckConfig, Format, GlobalOptions, SourceChoice};
@@ -97,12 +96,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None
     };
 
-    let client = match config.client {
-        Some(c) => ClientChoice::Named(c.id().to_string()),
-        None => ClientChoice::Strictest,
-    };
-    let consensus = config.consensus.map(|c| c.id());
-    let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
+    let verdict = super::judge(&facts, bench.as_ref(), &db, config.clients);
     let plot = match (&config.output.plot, &bench) {
         (Some(path), Some(measured)) => draw_plot(path, measured, global, &mut notes),
         (Some(_), None) => {
@@ -111,7 +105,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         }
         (None, _) => None,
     };
-    let mut report = report::build(facts, bench, verdict, datadir, notes, config.client);
+    let mut report = report::build(
+        facts,
+        bench,
+        verdict,
+        datadir,
+        notes,
+        config.clients.execution,
+    );
     report.plot = plot;
     // The unpacked tree is a temporary directory gone when this returns: name the archive.
     report.source = match &config.source {
