@@ -134,7 +134,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
     let file = open(path, direct, false)?;
     let size = file.metadata()?.len();
     let mut plan = Plan::full(BenchTarget::Directory(path.to_path_buf()));
-    plan.queue_depth = queue_depth;
+    plan.random.queue_depth = queue_depth;
     plan.runtime = runtime;
     let choice = engine::select(
         EnginePreference::Auto,

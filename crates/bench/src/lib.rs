@@ -31,7 +31,7 @@ pub mod workload;
 pub use cancel::CancelToken;
 pub use engine::EnginePreference;
 pub use error::{BenchError, ByteSize};
-pub use plan::{BenchTarget, Plan, Selection};
+pub use plan::{BenchTarget, EngineSettings, Plan, RandomIo, Safety, Selection};
 pub use progress::{NoProgress, Phase, Progress};
 pub use report::*;
 pub use run::{run, STALE_FILE_WARNING};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::behaviour::BehaviourTests;
 use crate::cancel::CancelToken;
-use crate::engine::EnginePreference;
+use crate::engine::{EngineConfig, EnginePreference};
 use crate::error::BenchError;
 use crate::testfile::COMMUNITY_SIZE;
 use crate::workload::ALIGN;
@@ -60,32 +60,79 @@ pub struct Plan {
     pub runtime: Duration,
     /// Test file size (the randrw span); default 150 GiB, shrunk to keep the reserve.
     pub size: Option<u64>,
-    /// Free space to keep; default max(10 % of the file system, 50 GiB).
-    pub reserve: Option<u64>,
-    pub engine: EnginePreference,
+    pub random: RandomIo,
+    pub seed: u64,
+    pub engine: EngineSettings,
+    pub safety: Safety,
+    /// The clients whose running processes stop the run (see [`Safety::force`]), as the client
+    /// catalogue describes them; empty looks for none.
+    pub live_node_clients: Vec<probe::processes::ClientProcess>,
+    /// Continue with the next test when one fails (the failure becomes a warning).
+    pub keep_going: bool,
+    pub cancel: CancelToken,
+}
+
+/// The random I/O of the qd1 and randrw tests, in fio's terms: `bs`, randrw's `iodepth` and
+/// `rwmixread` (qd1 reads one block at a time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RandomIo {
+    pub block_size: u32,
+    pub queue_depth: u32,
+    pub read_percent: u32,
+}
+
+/// How the I/O is issued: the engine asked for, io_uring's settings, and where the qd1 and
+/// randrw workers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineSettings {
+    pub preference: EnginePreference,
     pub sqpoll: bool,
     pub iopoll: bool,
     /// io_uring: the most requests submitted per `io_uring_enter` (see
     /// [`EngineConfig::submit_batch`]).
     pub submit_batch: u32,
-    /// Run even though an Ethereum client is running.
-    pub force: bool,
-    /// Continue with the next test when one fails (the failure becomes a warning).
-    pub keep_going: bool,
-    /// Remove test files left by killed runs before starting.
-    pub clean_stale: bool,
     /// Run the qd1 and randrw workers on the CPUs that take the device's completion
     /// interrupts, when they are not all CPUs (crate::affinity); off: wherever the scheduler
     /// puts them.
     pub pin: bool,
-    pub seed: u64,
-    pub queue_depth: u32,
-    pub read_percent: u32,
-    pub block_size: u32,
-    pub cancel: CancelToken,
-    /// The clients whose running processes stop the run (see `force`), as the client
-    /// catalogue describes them; empty looks for none.
-    pub live_node_clients: Vec<probe::processes::ClientProcess>,
+}
+
+impl Default for EngineSettings {
+    /// io_uring when it works, each request handed to the device at once, workers pinned.
+    fn default() -> Self {
+        EngineSettings {
+            preference: EnginePreference::Auto,
+            sqpoll: false,
+            iopoll: false,
+            submit_batch: 1,
+            pin: true,
+        }
+    }
+}
+
+impl EngineSettings {
+    /// The engine configuration for I/O of at most `max_io_bytes`.
+    pub fn config(&self, max_io_bytes: u32) -> EngineConfig {
+        EngineConfig {
+            max_io_bytes,
+            sqpoll: self.sqpoll,
+            iopoll: self.iopoll,
+            fixed_buffers: true,
+            submit_batch: self.submit_batch,
+        }
+    }
+}
+
+/// What keeps a run from harming a live node or its disk: the free-space reserve, the check
+/// for running clients and the test files killed runs left behind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Safety {
+    /// Free space to keep; default max(10 % of the file system, 50 GiB).
+    pub reserve: Option<u64>,
+    /// Run even though an Ethereum client is running.
+    pub force: bool,
+    /// Remove test files left by killed runs before starting.
+    pub clean_stale: bool,
 }
 
 /// fio's default seed for `randrepeat=1` is fixed too; any constant works, this one is ours.
@@ -102,21 +149,17 @@ impl Plan {
             behaviour: BehaviourTests::default(),
             runtime: Duration::from_secs(60),
             size: None,
-            reserve: None,
-            engine: EnginePreference::Auto,
-            sqpoll: false,
-            iopoll: false,
-            submit_batch: 1,
-            force: false,
-            keep_going: false,
-            clean_stale: false,
-            pin: true,
+            random: RandomIo {
+                block_size: 4096,
+                queue_depth: 64,
+                read_percent: 75,
+            },
             seed: DEFAULT_SEED,
-            queue_depth: 64,
-            read_percent: 75,
-            block_size: 4096,
-            cancel: CancelToken::new(),
+            engine: EngineSettings::default(),
+            safety: Safety::default(),
             live_node_clients: Vec::new(),
+            keep_going: false,
+            cancel: CancelToken::new(),
         }
     }
 
@@ -128,7 +171,10 @@ impl Plan {
             randrw: false,
             runtime: QUICK_RUNTIME,
             size: on_file.then_some(QUICK_FILE_BYTES),
-            reserve: on_file.then_some(QUICK_RESERVE_BYTES),
+            safety: Safety {
+                reserve: on_file.then_some(QUICK_RESERVE_BYTES),
+                ..Safety::default()
+            },
             ..Plan::full(target)
         }
     }
@@ -162,22 +208,23 @@ impl Plan {
                 "the runtime must be positive".into(),
             ));
         }
-        if self.block_size == 0 || !u64::from(self.block_size).is_multiple_of(ALIGN) {
+        let random = &self.random;
+        if random.block_size == 0 || !u64::from(random.block_size).is_multiple_of(ALIGN) {
             return Err(BenchError::InvalidPlan(format!(
                 "block size {} is not a multiple of {ALIGN}",
-                self.block_size
+                random.block_size
             )));
         }
-        if self.queue_depth == 0 || self.queue_depth > 4096 {
+        if random.queue_depth == 0 || random.queue_depth > 4096 {
             return Err(BenchError::InvalidPlan(format!(
                 "queue depth {} is outside 1..=4096",
-                self.queue_depth
+                random.queue_depth
             )));
         }
-        if self.read_percent > 100 {
+        if random.read_percent > 100 {
             return Err(BenchError::InvalidPlan(format!(
                 "read share {} % is over 100 %",
-                self.read_percent
+                random.read_percent
             )));
         }
         if let BenchTarget::Device(device) = &self.target {
@@ -213,7 +260,11 @@ mod tests {
         assert!(plan.qd1 && plan.randrw && !plan.behaviour.any());
         assert_eq!(plan.runtime, Duration::from_secs(60));
         assert_eq!(
-            (plan.queue_depth, plan.read_percent, plan.block_size),
+            (
+                plan.random.queue_depth,
+                plan.random.read_percent,
+                plan.random.block_size
+            ),
             (64, 75, 4096)
         );
         assert_eq!(plan.size, None, "150 GiB unless the reserve shrinks it");
@@ -226,10 +277,10 @@ mod tests {
         assert!(plan.qd1 && !plan.randrw && !plan.behaviour.any());
         assert_eq!(plan.runtime, QUICK_RUNTIME);
         assert_eq!(plan.size, Some(QUICK_FILE_BYTES));
-        assert_eq!(plan.reserve, Some(QUICK_RESERVE_BYTES));
+        assert_eq!(plan.safety.reserve, Some(QUICK_RESERVE_BYTES));
         let device = Plan::quick(BenchTarget::Device("/dev/nvme0n1".into()));
         assert_eq!(
-            (device.size, device.reserve),
+            (device.size, device.safety.reserve),
             (None, None),
             "a device has no test file"
         );

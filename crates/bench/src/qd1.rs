@@ -6,7 +6,7 @@ use crate::plan::Plan;
 #[cfg(doc)]
 use crate::progress::Phase;
 use crate::random::{per_second, RandomWorkload};
-use crate::report::{EngineKind, Qd1Result};
+use crate::report::{EngineKind, Placement, Qd1Result};
 use crate::workload::IoStats;
 
 /// One request in flight at a time…
@@ -30,7 +30,6 @@ pub fn result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) -> Q
         span_bytes: span,
         target: target.to_string(),
         engine,
-        cpus: Vec::new(),
-        pinning: None,
+        placement: Placement::default(),
     }
 }

@@ -132,7 +132,7 @@ impl RandomWorkload {
         RandomWorkload {
             queue_depth,
             read_percent,
-            block_size: plan.block_size,
+            block_size: plan.random.block_size,
             runtime: plan.runtime,
             seed: plan.seed,
             cancel: plan.cancel.clone(),

@@ -7,14 +7,14 @@ use crate::plan::Plan;
 #[cfg(doc)]
 use crate::progress::Phase;
 use crate::random::{per_second, RandomWorkload};
-use crate::report::{EngineKind, RandRwResult};
+use crate::report::{EngineKind, Placement, RandRwResult};
 use crate::testfile::COMMUNITY_SIZE;
 use crate::workload::IoStats;
 
 /// The randrw test of `plan` (its queue depth and read share), for
 /// [`crate::random::measure`] on [`Phase::RandRw`].
 pub fn workload(plan: &Plan) -> RandomWorkload {
-    RandomWorkload::of(plan, plan.queue_depth, plan.read_percent)
+    RandomWorkload::of(plan, plan.random.queue_depth, plan.random.read_percent)
 }
 
 /// Why a figure measured over `span` bytes does not compare with the community's list, if it
@@ -43,13 +43,12 @@ pub fn result(plan: &Plan, stats: &IoStats, span: u64, engine: EngineKind) -> Ra
         write_ios: stats.write.count(),
         span_bytes: span,
         runtime_s: seconds,
-        queue_depth: plan.queue_depth,
-        block_size: plan.block_size,
+        queue_depth: plan.random.queue_depth,
+        block_size: plan.random.block_size,
         seed: plan.seed,
         engine,
         fio_comparable: span >= COMMUNITY_SIZE,
-        cpus: Vec::new(),
-        pinning: None,
+        placement: Placement::default(),
     }
 }
 

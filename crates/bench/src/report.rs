@@ -42,6 +42,25 @@ pub struct LatencySummary {
     pub max: f64,
 }
 
+/// Where a test's worker ran: the CPUs taking the device's completion interrupts
+/// (crate::affinity), or wherever the scheduler put it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The CPUs the worker was pinned to; empty when it was not pinned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<usize>,
+    /// Why it was pinned or not, in words (`qd1 ran on CPU 1, which takes ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinning: Option<String>,
+}
+
+impl Placement {
+    /// The CPUs as a list (`0-3,8`), or `None` when the worker was not pinned.
+    pub fn cpu_list(&self) -> Option<String> {
+        (!self.cpus.is_empty()).then(|| crate::affinity::format_cpu_list(&self.cpus))
+    }
+}
+
 /// QD1 4 KiB random reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Qd1Result {
@@ -54,13 +73,9 @@ pub struct Qd1Result {
     /// `file` (a test file nodecheck created) or `device` (read-only on the raw device).
     pub target: String,
     pub engine: EngineKind,
-    /// CPUs the QD1 worker ran on: those taking the device's completion interrupts
-    /// (crate::affinity). Empty when it ran wherever the scheduler put it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cpus: Vec<usize>,
-    /// Why it was pinned or not, in words (`qd1 ran on CPU 1, which takes ...`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pinning: Option<String>,
+    /// The CPUs the QD1 worker ran on.
+    #[serde(flatten)]
+    pub placement: Placement,
 }
 
 /// The community's fio test: 4 KiB randrw 75/25 at QD64, O_DIRECT.
@@ -82,12 +97,9 @@ pub struct RandRwResult {
     pub engine: EngineKind,
     /// The span was the community's 150 GiB (or more), so the figure compares with the list.
     pub fio_comparable: bool,
-    /// CPUs the randrw worker ran on, as for [`Qd1Result::cpus`].
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cpus: Vec<usize>,
-    /// Why it was pinned or not, in words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pinning: Option<String>,
+    /// The CPUs the randrw worker ran on.
+    #[serde(flatten)]
+    pub placement: Placement,
 }
 
 /// A whole `nodecheck bench` run.

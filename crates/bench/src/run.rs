@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::affinity::{self, Pinning};
-use crate::engine::{self, Engine, EngineChoice, EngineConfig, EnginePreference, Target};
+use crate::engine::{self, Engine, EngineChoice, EnginePreference, Target};
 use crate::error::{BenchError, ByteSize};
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
 use crate::progress::{Phase, Progress};
-use crate::report::{BenchReport, EngineKind};
+use crate::report::{BenchReport, EngineKind, Placement, Qd1Result};
 use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile};
 use crate::workload::ALIGN;
 use crate::{qd1, random, randrw};
@@ -53,7 +53,7 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", ");
-        if !plan.force {
+        if !plan.safety.force {
             return Err(BenchError::LiveNode(names));
         }
         warnings.push(format!(
@@ -62,18 +62,12 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
         ));
     }
 
-    let config = EngineConfig {
-        max_io_bytes: plan.block_size,
-        sqpoll: plan.sqpoll,
-        iopoll: plan.iopoll,
-        fixed_buffers: true,
-        submit_batch: plan.submit_batch,
-    };
-    let registered =
-        (PREFILL_QUEUE_DEPTH * PREFILL_CHUNK).max(plan.queue_depth * plan.block_size) as usize;
-    let choice = engine::select(plan.engine, config, registered)?;
+    let config = plan.engine.config(plan.random.block_size);
+    let registered = (PREFILL_QUEUE_DEPTH * PREFILL_CHUNK)
+        .max(plan.random.queue_depth * plan.random.block_size) as usize;
+    let choice = engine::select(plan.engine.preference, config, registered)?;
     if let Some(reason) = &choice.reason {
-        if choice.kind == EngineKind::Psync && plan.engine != EnginePreference::Psync {
+        if choice.kind == EngineKind::Psync && plan.engine.preference != EnginePreference::Psync {
             warnings.push(format!("engine: {reason}"));
         }
     }
@@ -86,18 +80,14 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
 
     match &plan.target {
         BenchTarget::Device(device) => {
-            let pinning = plan.pin.then(|| affinity::pinning_for(device));
+            let pinning = plan.engine.pin.then(|| affinity::pinning_for(device));
             let target = pin(open_device(device)?, pinning.as_ref());
-            let engine = choice.engine(plan.block_size);
-            let stats = random::measure(
-                &qd1::workload(plan),
-                &*engine,
-                &target,
-                Phase::Qd1,
-                &mut *warnings.progress,
+            let engine = choice.engine(plan.random.block_size);
+            let progress = &mut *warnings.progress;
+            let pinning = pinning.as_ref();
+            let qd1 = measure_qd1(
+                plan, &*engine, &choice, &target, pinning, "device", progress,
             )?;
-            let mut qd1 = qd1::result(&stats, target.len(), "device", choice.kind);
-            (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &target, pinning.as_ref());
             report.qd1 = Some(qd1);
             collect_notes(&*engine, &mut warnings);
         }
@@ -139,7 +129,7 @@ fn run_on_file(
     let mut left_stale = Vec::new();
     for file in testfile::find_stale(&bench_dir)? {
         let (path, size, pid) = (file.path.clone(), file.size, file.pid);
-        if plan.clean_stale {
+        if plan.safety.clean_stale {
             let removal = file
                 .remove(&bench_dir)
                 .map_err(|err| BenchError::io(format!("removing stale {}", path.display()), err))?;
@@ -162,7 +152,7 @@ fn run_on_file(
     }
 
     let space = Space::of_dir(&bench_dir)?;
-    let sizing = testfile::size_file(dir, space, plan.size, plan.reserve)
+    let sizing = testfile::size_file(dir, space, plan.size, plan.safety.reserve)
         .map_err(|err| blame_stale_files(err, dir, space, plan, &left_stale))?;
     if let Some(warning) = sizing.warning {
         warnings.push(format!("{warning}; the randrw figure is less comparable"));
@@ -171,7 +161,7 @@ fn run_on_file(
     testfile::check_reserve_after_allocation(
         dir,
         Space::of_dir(&bench_dir)?,
-        testfile::reserve(space, plan.reserve),
+        testfile::reserve(space, plan.safety.reserve),
         file.size(),
     )?;
     prefill(plan, choice, &file, warnings.progress)?;
@@ -180,27 +170,26 @@ fn run_on_file(
 
     let target =
         || -> Result<Target, BenchError> { Ok(Target::new(file.duplicate()?, file.size(), true)) };
-    let engine = choice.engine(plan.block_size);
+    let engine = choice.engine(plan.random.block_size);
     // One decision for both tests: it depends on the device, not the workload.
     // The directory, not the file's name: same file system, and a name is never looked up
     // again once the file is open.
-    let pinning = plan.pin.then(|| affinity::pinning_for(dir));
+    let pinning = plan.engine.pin.then(|| affinity::pinning_for(dir));
 
     if plan.qd1 {
         let qd1_target = pin(target()?, pinning.as_ref());
-        let outcome = random::measure(
-            &qd1::workload(plan),
+        let progress = &mut *warnings.progress;
+        let outcome = measure_qd1(
+            plan,
             &*engine,
+            choice,
             &qd1_target,
-            Phase::Qd1,
-            &mut *warnings.progress,
+            pinning.as_ref(),
+            "file",
+            progress,
         );
         match outcome {
-            Ok(stats) => {
-                let mut qd1 = qd1::result(&stats, file.size(), "file", choice.kind);
-                (qd1.cpus, qd1.pinning) = pinning_outcome("qd1", &qd1_target, pinning.as_ref());
-                report.qd1 = Some(qd1);
-            }
+            Ok(qd1) => report.qd1 = Some(qd1),
             Err(err) => keep_going(plan, "qd1", err, warnings)?,
         }
     }
@@ -220,8 +209,7 @@ fn run_on_file(
                     warnings.push(warning);
                 }
                 let mut randrw = randrw::result(plan, &stats, file.size(), choice.kind);
-                (randrw.cpus, randrw.pinning) =
-                    pinning_outcome("randrw", &randrw_target, pinning.as_ref());
+                randrw.placement = placement("randrw", &randrw_target, pinning.as_ref());
                 report.randrw = Some(randrw);
             }
             Err(err) => keep_going(plan, "randrw", err, warnings)?,
@@ -275,7 +263,7 @@ fn blame_stale_files(
         available: space.available.saturating_add(stale_bytes),
         ..space
     };
-    if testfile::size_file(dir, freed, plan.size, plan.reserve).is_err() {
+    if testfile::size_file(dir, freed, plan.size, plan.safety.reserve).is_err() {
         return err;
     }
     BenchError::StaleFiles(stale.iter().map(|(path, _)| path.clone()).collect())
@@ -311,22 +299,36 @@ fn pin(target: Target, pinning: Option<&Pinning>) -> Target {
     }
 }
 
-/// The CPUs `test` ran on and the sentence saying why, for its result.
-fn pinning_outcome(
-    test: &str,
+/// The qd1 test on `target` (`on` says whether it is the test file or a device) with the
+/// engine `choice` made, pinned as `pinning` decided.
+fn measure_qd1(
+    plan: &Plan,
+    engine: &dyn Engine,
+    choice: &EngineChoice,
     target: &Target,
     pinning: Option<&Pinning>,
-) -> (Vec<usize>, Option<String>) {
+    on: &str,
+    progress: &mut dyn Progress,
+) -> Result<Qd1Result, BenchError> {
+    let stats = random::measure(&qd1::workload(plan), engine, target, Phase::Qd1, progress)?;
+    let mut qd1 = qd1::result(&stats, target.len(), on, choice.kind);
+    qd1.placement = placement("qd1", target, pinning);
+    Ok(qd1)
+}
+
+/// The CPUs `test` ran on and the sentence saying why, for its result.
+fn placement(test: &str, target: &Target, pinning: Option<&Pinning>) -> Placement {
     let Some(pinning) = pinning else {
-        return (Vec::new(), None);
+        return Placement::default();
     };
-    match (target.cpus(), target.pin_error()) {
-        (Some(_), Some(error)) => (
-            Vec::new(),
-            Some(format!("{test} not pinned to a CPU: {error}")),
-        ),
-        (Some(cpus), None) => (cpus.to_vec(), Some(pinning.describe(test))),
-        (None, _) => (Vec::new(), Some(pinning.describe(test))),
+    let (cpus, why) = match (target.cpus(), target.pin_error()) {
+        (Some(_), Some(error)) => (Vec::new(), format!("{test} not pinned to a CPU: {error}")),
+        (Some(cpus), None) => (cpus.to_vec(), pinning.describe(test)),
+        (None, _) => (Vec::new(), pinning.describe(test)),
+    };
+    Placement {
+        cpus,
+        pinning: Some(why),
     }
 }
 

@@ -1,31 +1,57 @@
-//! Latency statistics: an HDR histogram per direction, recorded per I/O in nanoseconds.
+//! Latency statistics: an HDR histogram of latencies recorded in nanoseconds, per I/O for the
+//! random tests and per read sample for the behaviour tests.
 
 use std::time::Duration;
 
-use hdrhistogram::Histogram;
+use hdrhistogram::{Counter, Histogram};
 
 use crate::report::LatencySummary;
 
-/// Latencies above this are clamped: no storage request legitimately takes longer, and the
-/// bound keeps the histogram small (about 100 KB with 3 significant figures).
+/// Latencies above this are clamped in the per-I/O histograms: no storage request legitimately
+/// takes longer, and the bound keeps the histogram small (about 100 KB with 3 significant figures).
 const HIGHEST_NS: u64 = 100_000_000_000;
 
-/// A per-I/O latency histogram with 3 significant figures (0.1 % resolution) from 1 ns to 100 s.
-/// Counts are u32 per bucket: 4 billion I/O in one bucket is beyond any run, and it halves the
-/// memory of the 64 per-thread histograms the portable engine keeps.
+/// Where a histogram's mean comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mean {
+    /// The exact mean of the recorded latencies, from their running sum.
+    Exact,
+    /// The histogram's own mean over its buckets (within their 0.1 % resolution).
+    Buckets,
+}
+
+/// A latency histogram with 3 significant figures (0.1 % resolution) from 1 ns to an upper
+/// bound, that never fails to record: values outside its range are clamped, because one
+/// pathological stall must not abort a measurement. [`LatencyHistogram::new`] is the per-I/O
+/// one: up to 100 s, counts u32 per bucket (4 billion I/O in one bucket is beyond any run, and it
+/// halves the memory of the 64 per-thread histograms the portable engine keeps), exact mean.
 #[derive(Debug, Clone)]
-pub struct LatencyHistogram {
-    histogram: Histogram<u32>,
+pub struct LatencyHistogram<C: Counter = u32> {
+    histogram: Histogram<C>,
+    highest_ns: u64,
     sum_ns: u128,
+    mean: Mean,
 }
 
 impl LatencyHistogram {
     pub fn new() -> Self {
-        let histogram = Histogram::new_with_bounds(1, HIGHEST_NS, 3)
-            .unwrap_or_else(|_| unreachable!("constant bounds are valid"));
+        LatencyHistogram::with_bounds(Duration::from_nanos(HIGHEST_NS), Mean::Exact)
+    }
+}
+
+impl<C: Counter> LatencyHistogram<C> {
+    /// Records latencies up to `highest` (at least 1 ns) and reports the `mean` asked for.
+    pub fn with_bounds(highest: Duration, mean: Mean) -> Self {
+        let highest_ns = u64::try_from(highest.as_nanos()).unwrap_or(u64::MAX).max(2);
+        // The bounds are at least 1 and 2 with 3 significant figures, which hdrhistogram
+        // accepts; failure would be a bug in this file, not a property of the input.
+        let histogram = Histogram::new_with_bounds(1, highest_ns, 3)
+            .unwrap_or_else(|_| unreachable!("valid histogram bounds"));
         LatencyHistogram {
             histogram,
+            highest_ns,
             sum_ns: 0,
+            mean,
         }
     }
 
@@ -33,12 +59,12 @@ impl LatencyHistogram {
     pub fn record(&mut self, latency: Duration) {
         let ns = u64::try_from(latency.as_nanos())
             .unwrap_or(u64::MAX)
-            .clamp(1, HIGHEST_NS);
+            .clamp(1, self.highest_ns);
         self.histogram.saturating_record(ns);
         self.sum_ns += u128::from(ns);
     }
 
-    pub fn merge(&mut self, other: &LatencyHistogram) {
+    pub fn merge(&mut self, other: &LatencyHistogram<C>) {
         // Both have identical bounds, so `add` cannot fail on range; saturate on the impossible.
         if self.histogram.add(&other.histogram).is_err() {
             for value in other.histogram.iter_recorded() {
@@ -58,20 +84,26 @@ impl LatencyHistogram {
         if self.histogram.is_empty() {
             return LatencySummary::default();
         }
-        let us = |ns: u64| ns as f64 / 1000.0;
+        let mean_ns = match self.mean {
+            Mean::Exact => self.sum_ns as f64 / self.count() as f64,
+            Mean::Buckets => self.histogram.mean(),
+        };
         LatencySummary {
-            mean: self.sum_ns as f64 / self.count() as f64 / 1000.0,
-            p50: us(self.histogram.value_at_quantile(0.50)),
-            p90: us(self.histogram.value_at_quantile(0.90)),
-            p99: us(self.histogram.value_at_quantile(0.99)),
-            p999: us(self.histogram.value_at_quantile(0.999)),
-            max: us(self.histogram.max()),
+            mean: mean_ns / 1000.0,
+            p50: self.quantile_us(0.50),
+            p90: self.quantile_us(0.90),
+            p99: self.quantile_us(0.99),
+            p999: self.quantile_us(0.999),
+            max: self.histogram.max() as f64 / 1000.0,
         }
     }
 
-    /// Latency at a quantile in `[0, 1]`.
-    pub fn quantile(&self, quantile: f64) -> Duration {
-        Duration::from_nanos(self.histogram.value_at_quantile(quantile.clamp(0.0, 1.0)))
+    /// Latency at a quantile in `[0, 1]`, in microseconds; zero when nothing was recorded.
+    pub fn quantile_us(&self, quantile: f64) -> f64 {
+        if self.histogram.is_empty() {
+            return 0.0;
+        }
+        self.histogram.value_at_quantile(quantile.clamp(0.0, 1.0)) as f64 / 1000.0
     }
 }
 

@@ -44,7 +44,7 @@ fn span_plan() -> SpanPlan {
 
 /// The cliff was found and the speed after it is `mb_s`, within 1 MB/s.
 fn assert_post_cliff(m: &Measured, mb_s: f64) {
-    let post = m.cliff.post_cliff_mb_s.expect("post-cliff speed");
+    let post = m.cliff.drop.post_cliff_mb_s.expect("post-cliff speed");
     assert!((post - mb_s).abs() < 1.0, "post-cliff {post}");
 }
 
@@ -96,8 +96,8 @@ fn tlc_with_dram_is_flat_fast_and_recovers_at_once() {
         m.sync.baseline_lat_us
     );
     assert!(m.sync.burst_lat_us.p99 < 200.0, "{:?}", m.sync.burst_lat_us);
-    assert_eq!(m.sync.unrecovered_cycles, 0);
-    let worst = m.sync.recovery_ms_max.expect("recovered");
+    assert_eq!(m.sync.recovery.unrecovered_cycles, 0);
+    let worst = m.sync.recovery.recovery_ms_max.expect("recovered");
     assert!(worst < 100.0, "recovery {worst} ms");
     // Its cache does run out, but TLC keeps writing far faster than any client needs.
     assert_eq!(m.cliff.stop, CliffStop::CliffEstablished);
@@ -109,11 +109,16 @@ fn tlc_with_dram_is_flat_fast_and_recovers_at_once() {
 fn qlc_falls_off_a_cliff_at_its_cache_size_and_recovers_slowly() {
     let m = run_all(&DriveModel::qlc_small_slc());
     assert_eq!(m.cliff.stop, CliffStop::CliffEstablished);
-    let cache = m.cliff.cache_estimate_bytes.expect("cache size estimate") as f64 / GB;
+    let cache = m
+        .cliff
+        .drop
+        .cache_estimate_bytes
+        .expect("cache size estimate") as f64
+        / GB;
     // The model's cache is 24 GB; the estimate may miss by at most the interval of the drop.
     assert!((22.0..=24.0).contains(&cache), "cache estimate {cache} GB");
     assert_post_cliff(&m, 80.0);
-    assert!(m.cliff.pre_cliff_mb_s > 1000.0);
+    assert!(m.cliff.drop.pre_cliff_mb_s > 1000.0);
     // Stopped soon after the cliff instead of writing the whole budget.
     assert!(
         m.cliff.written_bytes < 30 * GIB,
@@ -122,6 +127,7 @@ fn qlc_falls_off_a_cliff_at_its_cache_size_and_recovers_slowly() {
     );
     let worst = m
         .sync
+        .recovery
         .recovery_ms_max
         .expect("recovered within the timeout");
     assert!(worst > 5_000.0, "recovery {worst} ms");
@@ -156,7 +162,7 @@ fn dramless_slows_down_once_reads_outgrow_its_mapping_cache() {
         "latency should be flat within the mapping cache: {flat:?}"
     );
     assert_post_cliff(&m, 700.0);
-    let worst = m.sync.recovery_ms_max.expect("recovered");
+    let worst = m.sync.recovery.recovery_ms_max.expect("recovered");
     assert!((1_000.0..5_000.0).contains(&worst), "recovery {worst} ms");
 }
 
@@ -201,9 +207,9 @@ fn reads_that_never_recover_are_reported_as_such() {
     let mut drive = MockDrive::new(DriveModel::qlc_small_slc(), FILE, 7);
     let s = measure(&mut drive, &plan, &never).expect("sync");
     assert_eq!(s.cycles.len(), 1);
-    assert_eq!(s.unrecovered_cycles, 1);
+    assert_eq!(s.recovery.unrecovered_cycles, 1);
     assert_eq!(s.cycles[0].recovery_ms, None);
-    assert_eq!(s.recovery_ms_max, None);
+    assert_eq!(s.recovery.recovery_ms_max, None);
 }
 
 #[test]
@@ -216,12 +222,12 @@ fn a_drive_without_a_cliff_in_budget_stops_at_the_budget() {
     let c = measure(&mut drive, &plan, &never).expect("cliff");
     assert_eq!(c.stop, CliffStop::ByteBudget);
     assert_eq!(c.written_bytes, 10 * GIB);
-    assert_eq!(c.cache_estimate_bytes, None);
-    assert_eq!(c.post_cliff_mb_s, None);
+    assert_eq!(c.drop.cache_estimate_bytes, None);
+    assert_eq!(c.drop.post_cliff_mb_s, None);
     assert!(
-        (c.pre_cliff_mb_s - 2000.0).abs() < 1.0,
+        (c.drop.pre_cliff_mb_s - 2000.0).abs() < 1.0,
         "{}",
-        c.pre_cliff_mb_s
+        c.drop.pre_cliff_mb_s
     );
 }
 

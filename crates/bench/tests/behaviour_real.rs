@@ -23,9 +23,9 @@ fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
     plan.randrw = false;
     plan.behaviour = tests;
     plan.size = Some(256 * MIB);
-    plan.reserve = Some(1 << 30);
+    plan.safety.reserve = Some(1 << 30);
     // The machine running the tests may host anything; these runs are seconds of I/O.
-    plan.force = true;
+    plan.safety.force = true;
     plan
 }
 
@@ -102,7 +102,7 @@ fn sync_on_this_disk() {
     assert!(sync.samples.iter().any(|p| p.phase == SyncPhase::Burst));
     println!(
         "sync here: baseline p50 {:.0} us p99 {:.0} us, burst p99 {:.0} us, {:.0} MB/s, recovery {:?} ms",
-        base.p50, base.p99, sync.burst_lat_us.p99, sync.burst_write_mb_s, sync.recovery_ms_max
+        base.p50, base.p99, sync.burst_lat_us.p99, sync.burst_write_mb_s, sync.recovery.recovery_ms_max
     );
 }
 
@@ -170,7 +170,7 @@ fn cliff_on_this_disk() {
     }
     println!(
         "cliff here: {:.0} MB/s over {} intervals, {} MiB, stop {:?}",
-        cliff.pre_cliff_mb_s,
+        cliff.drop.pre_cliff_mb_s,
         cliff.samples.len(),
         cliff.written_bytes >> 20,
         cliff.stop
@@ -180,7 +180,7 @@ fn cliff_on_this_disk() {
         .windows(2)
         .all(|w| w[0].written_bytes <= w[1].written_bytes));
     assert!(
-        cliff.pre_cliff_mb_s > 1.0 && cliff.pre_cliff_mb_s < 100_000.0,
+        cliff.drop.pre_cliff_mb_s > 1.0 && cliff.drop.pre_cliff_mb_s < 100_000.0,
         "{cliff:?}"
     );
     assert!(matches!(

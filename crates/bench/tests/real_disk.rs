@@ -71,11 +71,11 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     let dir = scratch_dir("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(256 << 20);
-    plan.reserve = Some(1 << 30);
+    plan.safety.reserve = Some(1 << 30);
     plan.runtime = Duration::from_secs(2);
-    plan.engine = preference;
+    plan.engine.preference = preference;
     // A live node on this machine must not stop the test; it would only add a warning.
-    plan.force = true;
+    plan.safety.force = true;
     let mut recorder = Recorder::default();
     let report = bench::run(&plan, &mut recorder).expect("bench run");
 
@@ -95,16 +95,20 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     assert!(qd1.iops <= 1e6 / qd1.lat_us.mean * 1.05, "{qd1:?}");
     // Pinned to the interrupt CPU or not, the report says which and why.
     let pinning = qd1
+        .placement
         .pinning
         .as_deref()
         .expect("the pinning decision is reported");
     assert_eq!(
-        qd1.cpus.is_empty(),
+        qd1.placement.cpus.is_empty(),
         !pinning.starts_with("qd1 ran on CPU"),
         "{pinning}"
     );
     let allowed = bench::affinity::allowed_cpus().unwrap();
-    assert!(qd1.cpus.iter().all(|cpu| allowed.contains(cpu)), "{qd1:?}");
+    assert!(
+        qd1.placement.cpus.iter().all(|cpu| allowed.contains(cpu)),
+        "{qd1:?}"
+    );
 
     let randrw = report.randrw.expect("randrw result");
     assert_eq!(randrw.engine, expected);
@@ -121,11 +125,12 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
     assert_plausible(&randrw.write_lat_us);
     // Pinned like qd1, to the same CPUs: the decision depends on the device, not the test.
     let pinning = randrw
+        .placement
         .pinning
         .as_deref()
         .expect("the pinning decision is reported");
     assert!(pinning.starts_with("randrw "), "{pinning}");
-    assert_eq!(randrw.cpus, qd1.cpus);
+    assert_eq!(randrw.placement.cpus, qd1.placement.cpus);
     assert!(report
         .warnings
         .iter()
@@ -300,12 +305,12 @@ fn sqpoll_ring_runs_qd1() {
     let dir = scratch_dir("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(32 << 20);
-    plan.reserve = Some(1 << 30);
+    plan.safety.reserve = Some(1 << 30);
     plan.runtime = Duration::from_millis(500);
-    plan.engine = EnginePreference::IoUring;
+    plan.engine.preference = EnginePreference::IoUring;
     plan.randrw = false;
-    plan.sqpoll = true;
-    plan.force = true;
+    plan.engine.sqpoll = true;
+    plan.safety.force = true;
     let report = bench::run(&plan, &mut bench::NoProgress).expect("bench run with SQPOLL");
     assert_eq!(report.engine, EngineKind::IoUring);
     let qd1 = report.qd1.expect("qd1 result");

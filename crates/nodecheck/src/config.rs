@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use bench::EnginePreference;
+use bench::{EngineSettings, Safety};
 use verdict::{ClientCatalog, Grade};
 
 pub use crate::render::Format;
@@ -53,6 +53,11 @@ pub enum SourceChoice {
     Snapshot(PathBuf),
 }
 
+/// The name among the embedded catalog's `names` that is `id`.
+fn catalog_name(mut names: impl Iterator<Item = &'static str>, id: &str) -> Option<&'static str> {
+    names.find(|name| *name == id)
+}
+
 /// An execution client `--client` names: one of `data/clients.toml`'s `[[clients]]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClientName(&'static str);
@@ -60,10 +65,7 @@ pub struct ClientName(&'static str);
 impl ClientName {
     /// The client of this name in the embedded catalog, if there is one.
     pub fn named(id: &str) -> Option<ClientName> {
-        ClientCatalog::embedded()
-            .execution_names()
-            .find(|name| *name == id)
-            .map(ClientName)
+        catalog_name(ClientCatalog::embedded().execution_names(), id).map(ClientName)
     }
 
     /// Every execution client, in the catalog's order.
@@ -114,10 +116,7 @@ pub struct ConsensusName(&'static str);
 impl ConsensusName {
     /// The client of this name in the embedded catalog, if there is one.
     pub fn named(id: &str) -> Option<ConsensusName> {
-        ClientCatalog::embedded()
-            .consensus_names()
-            .find(|name| *name == id)
-            .map(ConsensusName)
+        catalog_name(ClientCatalog::embedded().consensus_names(), id).map(ConsensusName)
     }
 
     /// The lowercase id the database and the command line use.
@@ -131,19 +130,33 @@ pub struct CheckConfig {
     /// `None`: auto-detect a client datadir, else the current directory.
     pub path: Option<PathBuf>,
     pub source: SourceChoice,
-    pub client: Option<ClientName>,
-    /// The consensus client on the same disk (`--cl`).
-    pub consensus: Option<ConsensusName>,
+    pub clients: Clients,
     pub bench: BenchDepth,
-    pub format: Format,
-    pub redact: bool,
-    pub smartctl_json: Vec<PathBuf>,
-    /// Run `smartctl` on a live machine as root (`--no-smartctl` turns it off).
-    pub run_smartctl: bool,
+    /// Saved smartctl outputs, and whether to run `smartctl` on a live machine as root
+    /// (`--no-smartctl` turns it off).
+    pub probe: probe::ProbeOptions,
     /// Overrides of the measurement's size, runtime and reserve (quick runs, tests).
     pub tuning: BenchTuning,
-    /// Where to draw the behaviour tests of `--bench full` (an `.svg` file).
+    /// The document's form; the plot draws the behaviour tests of `--bench full`.
+    pub output: Output,
+}
+
+/// Where the results go: the document on stdout and, for the behaviour tests, a plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub format: Format,
+    /// Hide /home paths and the host name (markdown).
+    pub redact: bool,
+    /// Where to draw the behaviour tests (an `.svg` file, with a PNG beside it).
     pub plot: Option<PathBuf>,
+}
+
+/// The clients whose needs the verdict applies: `--client` (`None`: the strictest of all) and
+/// the consensus client on the same disk (`--cl`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clients {
+    pub execution: Option<ClientName>,
+    pub consensus: Option<ConsensusName>,
 }
 
 /// What `--bench-size`, `--bench-runtime` and `--bench-reserve` change; `None` keeps the
@@ -183,35 +196,25 @@ pub struct BenchConfig {
     pub runtime: Option<std::time::Duration>,
     /// Test file size.
     pub size: Option<u64>,
-    /// Free space to keep.
-    pub reserve: Option<u64>,
-    /// Run beside a running Ethereum client.
-    pub force: bool,
-    pub engine: EnginePreference,
-    pub sqpoll: bool,
-    pub iopoll: bool,
-    pub submit_batch: u32,
-    /// Pin qd1 and randrw to the CPU taking the drive's completion interrupts.
-    pub pin: bool,
+    /// The engine, its io_uring settings and the pinning, as the plan takes them.
+    pub engine: EngineSettings,
+    /// The reserve, running beside a client (`--force`) and stale files, as the plan takes them.
+    pub safety: Safety,
     pub keep_going: bool,
-    pub clean_stale: bool,
     pub seed: u64,
     /// Write burst size of the sync test.
     pub burst_bytes: u64,
     /// Most bytes the cliff test may write.
     pub cliff_budget: Option<u64>,
-    /// Where to draw the behaviour tests (SVG, with a PNG beside it).
-    pub plot: Option<PathBuf>,
-    pub format: Format,
-    pub redact: bool,
+    pub output: Output,
 }
 
 #[derive(Debug, Clone)]
 pub struct ProbeConfig {
     pub path: PathBuf,
     pub root: Option<PathBuf>,
-    pub smartctl_json: Vec<PathBuf>,
-    pub run_smartctl: bool,
+    /// Saved smartctl outputs, and whether to run `smartctl`.
+    pub probe: probe::ProbeOptions,
     pub format: Format,
 }
 
@@ -232,8 +235,7 @@ pub struct DbListConfig {
 #[derive(Debug, Clone)]
 pub struct TriageConfig {
     pub file: PathBuf,
-    pub client: Option<ClientName>,
-    pub consensus: Option<ConsensusName>,
+    pub clients: Clients,
     pub format: Format,
     pub redact: bool,
 }

@@ -177,7 +177,7 @@ fn submit_prints_a_block_that_db_check_accepts() {
     let mut plan = bench::Plan::full(bench::BenchTarget::Directory(dir.path().to_path_buf()));
     plan.runtime = Duration::from_secs(1);
     plan.size = Some(64 << 20);
-    plan.reserve = Some(1 << 30);
+    plan.safety.reserve = Some(1 << 30);
     let measured = match bench::run(&plan, &mut bench::NoProgress) {
         Ok(report) => report,
         Err(err) => {

@@ -14,21 +14,29 @@ mod size {
 
     #[test]
     fn vendor_sizes_are_decimal_unless_binary_is_spelled_out() {
-        assert_eq!(vendor("2TB"), Ok(2_000_000_000_000));
-        assert_eq!(vendor("1.5TiB"), Ok(1_649_267_441_664));
-        assert_eq!(vendor("500G"), Ok(500_000_000_000));
-        assert_eq!(vendor("250 gb"), Ok(250_000_000_000));
-        assert_eq!(vendor("4096"), Ok(4096));
-        assert_eq!(vendor("960GB"), Ok(960_000_000_000));
+        for (text, bytes) in [
+            ("2TB", 2_000_000_000_000),
+            ("1.5TiB", 1_649_267_441_664),
+            ("500G", 500_000_000_000),
+            ("250 gb", 250_000_000_000),
+            ("4096", 4096),
+            ("960GB", 960_000_000_000),
+        ] {
+            assert_eq!(vendor(text), Ok(bytes), "{text}");
+        }
     }
 
     #[test]
     fn fio_sizes_are_binary_whatever_the_spelling() {
-        assert_eq!(fio("256M"), Ok(256 << 20));
-        assert_eq!(fio("150G"), Ok(150 << 30));
-        assert_eq!(fio("150GB"), Ok(150 << 30));
-        assert_eq!(fio("1.5GiB"), Ok(3 << 29));
-        assert_eq!(fio("4096"), Ok(4096));
+        for (text, bytes) in [
+            ("256M", 256 << 20),
+            ("150G", 150 << 30),
+            ("150GB", 150 << 30),
+            ("1.5GiB", 3 << 29),
+            ("4096", 4096),
+        ] {
+            assert_eq!(fio(text), Ok(bytes), "{text}");
+        }
     }
 
     #[test]
@@ -70,26 +78,38 @@ mod size {
 
     #[test]
     fn caps_print_in_the_unit_that_divides_them() {
-        assert_eq!(binary_exact(16 << 20), "16 MiB");
-        assert_eq!(binary_exact(64 << 10), "64 KiB");
-        assert_eq!(binary_exact(4096), "4 KiB");
-        assert_eq!(binary_exact(100), "100 B");
-        assert_eq!(binary_exact((1 << 20) + 1), "1048577 B");
+        for (bytes, label) in [
+            (16 << 20, "16 MiB"),
+            (64 << 10, "64 KiB"),
+            (4096, "4 KiB"),
+            (100, "100 B"),
+            ((1 << 20) + 1, "1048577 B"),
+        ] {
+            assert_eq!(binary_exact(bytes), label, "{bytes}");
+        }
     }
 
     #[test]
     fn capacities_print_like_the_label() {
-        assert_eq!(decimal(2_000_398_934_016), "2 TB");
-        assert_eq!(decimal(250_059_350_016), "250 GB");
-        assert_eq!(decimal(1_920_383_410_176), "1.9 TB");
-        assert_eq!(decimal(1_200_000_000_000), "1.2 TB");
-        assert_eq!(decimal(120_034_123_776), "120 GB");
-        assert_eq!(decimal(512), "512 B");
-        assert_eq!(decimal(2_000_000_000_000_000), "2 PB");
-        assert_eq!(decimal_compact(2_000_398_934_016), "2TB");
-        assert_eq!(decimal_compact(3_840_000_000_000), "3.8TB");
-        assert_eq!(decimal_compact(250_059_350_016), "250GB");
-        assert_eq!(decimal_compact(512), "512B");
+        for (bytes, label) in [
+            (2_000_398_934_016, "2 TB"),
+            (250_059_350_016, "250 GB"),
+            (1_920_383_410_176, "1.9 TB"),
+            (1_200_000_000_000, "1.2 TB"),
+            (120_034_123_776, "120 GB"),
+            (512, "512 B"),
+            (2_000_000_000_000_000, "2 PB"),
+        ] {
+            assert_eq!(decimal(bytes), label, "{bytes}");
+        }
+        for (bytes, label) in [
+            (2_000_398_934_016, "2TB"),
+            (3_840_000_000_000, "3.8TB"),
+            (250_059_350_016, "250GB"),
+            (512, "512B"),
+        ] {
+            assert_eq!(decimal_compact(bytes), label, "{bytes}");
+        }
     }
 
     proptest! {

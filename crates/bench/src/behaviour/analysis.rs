@@ -5,79 +5,15 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use hdrhistogram::Histogram;
+use crate::stats::{LatencyHistogram, Mean};
 
-use crate::report::LatencySummary;
+/// Read samples are recorded in nanoseconds up to a minute, with three significant digits.
+const READ_LATENCY_MAX: Duration = Duration::from_secs(60);
 
-/// Latencies are recorded in nanoseconds up to a minute, with three significant digits.
-const HIST_MAX_NS: u64 = 60_000_000_000;
-
-/// An HDR histogram of latencies that never fails to record: values outside its range are
-/// clamped, because one pathological stall must not abort a measurement.
-#[derive(Debug, Clone)]
-pub struct LatencyHistogram {
-    hist: Histogram<u64>,
-}
-
-impl Default for LatencyHistogram {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl LatencyHistogram {
-    pub fn new() -> Self {
-        // Bounds and precision are constants that hdrhistogram accepts; failure would be a bug
-        // in this file, not a property of the input.
-        let hist = Histogram::new_with_bounds(1, HIST_MAX_NS, 3)
-            .expect("constant histogram bounds are valid");
-        Self { hist }
-    }
-
-    pub fn record(&mut self, latency: Duration) {
-        let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
-        self.hist.saturating_record(ns.clamp(1, HIST_MAX_NS));
-    }
-
-    pub fn len(&self) -> u64 {
-        self.hist.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.hist.is_empty()
-    }
-
-    pub fn add(&mut self, other: &LatencyHistogram) {
-        // Both sides have the same bounds, so adding cannot fail; saturate if it ever did.
-        if self.hist.add(&other.hist).is_err() {
-            for v in other.hist.iter_recorded() {
-                self.hist
-                    .saturating_record_n(v.value_iterated_to(), v.count_at_value());
-            }
-        }
-    }
-
-    /// Value at a quantile in microseconds.
-    pub fn quantile_us(&self, q: f64) -> f64 {
-        if self.hist.is_empty() {
-            return 0.0;
-        }
-        self.hist.value_at_quantile(q) as f64 / 1_000.0
-    }
-
-    pub fn summary(&self) -> LatencySummary {
-        if self.hist.is_empty() {
-            return LatencySummary::default();
-        }
-        LatencySummary {
-            mean: self.hist.mean() / 1_000.0,
-            p50: self.quantile_us(0.50),
-            p90: self.quantile_us(0.90),
-            p99: self.quantile_us(0.99),
-            p999: self.quantile_us(0.999),
-            max: self.hist.max() as f64 / 1_000.0,
-        }
-    }
+/// A histogram of the behaviour tests' read samples: up to a minute, u64 counts, and the mean
+/// over its buckets.
+pub fn read_latencies() -> LatencyHistogram<u64> {
+    LatencyHistogram::with_bounds(READ_LATENCY_MAX, Mean::Buckets)
 }
 
 /// Median of a slice; `None` when it is empty. NaNs sort last and so do not pull it around.
@@ -277,11 +213,11 @@ mod tests {
 
     #[test]
     fn histogram_summary_matches_known_distribution() {
-        let mut h = LatencyHistogram::new();
+        let mut h = read_latencies();
         for us in 1..=1000u64 {
             h.record(Duration::from_micros(us));
         }
-        let s = h.summary();
+        let s = h.summary_us();
         assert!((s.p50 - 500.0).abs() < 1.0, "{s:?}");
         assert!((s.p99 - 990.0).abs() < 1.0, "{s:?}");
         assert!((s.max - 1000.0).abs() < 1.0, "{s:?}");
@@ -290,11 +226,11 @@ mod tests {
 
     #[test]
     fn histogram_clamps_absurd_latencies_instead_of_failing() {
-        let mut h = LatencyHistogram::new();
+        let mut h = read_latencies();
         h.record(Duration::from_secs(3600));
         h.record(Duration::ZERO);
-        assert_eq!(h.len(), 2);
-        assert!(h.summary().max <= 60_100_000.0, "{:?}", h.summary());
+        assert_eq!(h.count(), 2);
+        assert!(h.summary_us().max <= 60_100_000.0, "{:?}", h.summary_us());
     }
 
     #[test]

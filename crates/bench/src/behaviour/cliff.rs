@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::analysis::{self, CliffRule};
 use super::{
-    BehaviourDevice, BehaviourError, BehaviourTest, CliffResult, CliffStop, IntervalWrite,
+    BehaviourError, BehaviourTest, CliffDrop, CliffResult, CliffStop, IntervalWrite, Session,
     ThroughputPoint, WritePattern,
 };
 use crate::progress::Phase;
@@ -59,14 +59,9 @@ impl BehaviourTest for CliffPlan {
 
     /// Writes until the cliff is established, the budget is spent or the runtime is over,
     /// telling `progress` the elapsed time, throughput and bytes after each interval.
-    fn run(
-        &self,
-        device: &mut dyn BehaviourDevice,
-        cancel: &dyn Fn() -> bool,
-        progress: &mut dyn FnMut(Duration, &str),
-    ) -> Result<CliffResult, BehaviourError> {
+    fn run(&self, session: Session<'_>) -> Result<CliffResult, BehaviourError> {
         let plan = self;
-        let size = device.size();
+        let size = session.device.size();
         let largest_block = u64::from(plan.sequential_block.max(plan.random_block));
         if !plan.sequential_block.is_multiple_of(4096)
             || !plan.random_block.is_multiple_of(4096)
@@ -88,19 +83,19 @@ impl BehaviourTest for CliffPlan {
             });
         }
         let sequential_bytes = plan.sequential_bytes.unwrap_or(size);
-        let began = device.elapsed();
+        let began = session.device.elapsed();
         let mut written = 0u64;
         let mut cursor = 0u64;
         let mut samples: Vec<ThroughputPoint> = Vec::new();
         let mut mb_s: Vec<f64> = Vec::new();
         let stop = loop {
-            if cancel() {
+            if (session.cancel)() {
                 return Err(BehaviourError::Interrupted);
             }
             if written >= plan.max_bytes {
                 break CliffStop::ByteBudget;
             }
-            if device.elapsed().saturating_sub(began) >= plan.max_runtime {
+            if session.device.elapsed().saturating_sub(began) >= plan.max_runtime {
                 break CliffStop::Runtime;
             }
             let (pattern, block) = if written < sequential_bytes {
@@ -108,8 +103,8 @@ impl BehaviourTest for CliffPlan {
             } else {
                 (WritePattern::Random, plan.random_block)
             };
-            let start = device.elapsed();
-            let bytes = device.write_for(
+            let start = session.device.elapsed();
+            let bytes = session.device.write_for(
                 &IntervalWrite {
                     interval: plan.interval,
                     pattern,
@@ -120,7 +115,7 @@ impl BehaviourTest for CliffPlan {
                 },
                 &mut cursor,
             )?;
-            let end = device.elapsed();
+            let end = session.device.elapsed();
             written += bytes;
             let rate = analysis::mb_per_s(bytes, end.saturating_sub(start));
             mb_s.push(rate);
@@ -130,7 +125,7 @@ impl BehaviourTest for CliffPlan {
                 mb_s: rate,
                 pattern,
             });
-            progress(
+            (session.progress)(
                 end.saturating_sub(began),
                 &format!("{rate:.0} MB/s, {:.1} GB written", written as f64 / 1e9),
             );
@@ -147,17 +142,19 @@ impl BehaviourTest for CliffPlan {
             _ => samples[i - 1].written_bytes,
         });
         Ok(CliffResult {
-            engine: device.engine(),
-            runtime_s: device.elapsed().saturating_sub(began).as_secs_f64(),
+            engine: session.device.engine(),
+            runtime_s: session.device.elapsed().saturating_sub(began).as_secs_f64(),
             written_bytes: written,
             span_bytes: size,
             sequential_block: plan.sequential_block,
             random_block: plan.random_block,
             queue_depth: plan.queue_depth,
-            pre_cliff_mb_s: found.pre_mb_s,
-            cache_estimate_bytes: cache_estimate,
-            cliff_at_s: found.cliff_index.map(|i| samples[i].t_s),
-            post_cliff_mb_s: found.post_mb_s,
+            drop: CliffDrop {
+                pre_cliff_mb_s: found.pre_mb_s,
+                cache_estimate_bytes: cache_estimate,
+                cliff_at_s: found.cliff_index.map(|i| samples[i].t_s),
+                post_cliff_mb_s: found.post_mb_s,
+            },
             stop,
             samples: analysis::thin(&samples, plan.max_plot_points),
         })

@@ -175,15 +175,23 @@ pub struct SyncResult {
     pub burst_lat_us: LatencySummary,
     /// Median write-burst throughput over the cycles (including the `fdatasync`).
     pub burst_write_mb_s: f64,
+    /// How the reads recovered over the cycles.
+    #[serde(flatten)]
+    pub recovery: Recovery,
+    pub cycles: Vec<SyncCycle>,
+    /// Read samples thinned to a plottable number, in time order.
+    #[serde(default)]
+    pub samples: Vec<LatencyPoint>,
+}
+
+/// How read latency came back after the write bursts of the sync test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Recovery {
     /// Median and worst recovery over the cycles that recovered.
     pub recovery_ms_median: Option<f64>,
     pub recovery_ms_max: Option<f64>,
     /// Cycles whose reads had not recovered when the timeout ran out.
     pub unrecovered_cycles: u32,
-    pub cycles: Vec<SyncCycle>,
-    /// Read samples thinned to a plottable number, in time order.
-    #[serde(default)]
-    pub samples: Vec<LatencyPoint>,
 }
 
 /// Throughput of one interval of the cliff test.
@@ -217,6 +225,18 @@ pub struct CliffResult {
     pub sequential_block: u32,
     pub random_block: u32,
     pub queue_depth: u32,
+    /// Where sustained-write throughput dropped, and from what to what.
+    #[serde(flatten)]
+    pub drop: CliffDrop,
+    pub stop: CliffStop,
+    #[serde(default)]
+    pub samples: Vec<ThroughputPoint>,
+}
+
+/// The write cliff: throughput before and after it, and when and after how many bytes it came.
+/// Only the throughput before is known when there was no cliff.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CliffDrop {
     /// Median throughput before the drop (or over the whole run when there was none).
     pub pre_cliff_mb_s: f64,
     /// Bytes written when throughput dropped: the size of the write cache, roughly.
@@ -224,9 +244,6 @@ pub struct CliffResult {
     pub cliff_at_s: Option<f64>,
     /// Median throughput after the drop.
     pub post_cliff_mb_s: Option<f64>,
-    pub stop: CliffStop,
-    #[serde(default)]
-    pub samples: Vec<ThroughputPoint>,
 }
 
 /// QD1 read latency over one span.
@@ -260,14 +277,17 @@ pub trait BehaviourTest {
     const PHASE: Phase;
     /// About how long the test runs on a test file of `size` bytes, for a progress bar.
     fn expected_runtime(&self, size: u64) -> Duration;
-    /// Runs the test on `device`, stopping with [`BehaviourError::Interrupted`] once `cancel`
-    /// says so, and telling `progress` the time since the start and what it is doing.
-    fn run(
-        &self,
-        device: &mut dyn BehaviourDevice,
-        cancel: &dyn Fn() -> bool,
-        progress: &mut dyn FnMut(Duration, &str),
-    ) -> Result<Self::Measured, BehaviourError>;
+    /// Runs the test in `session`.
+    fn run(&self, session: Session<'_>) -> Result<Self::Measured, BehaviourError>;
+}
+
+/// What a behaviour test runs with: the device it drives, `cancel`, which says when to stop
+/// with [`BehaviourError::Interrupted`], and `progress`, which it tells the time since the
+/// start and what it is doing.
+pub struct Session<'a> {
+    pub device: &'a mut dyn BehaviourDevice,
+    pub cancel: &'a dyn Fn() -> bool,
+    pub progress: &'a mut dyn FnMut(Duration, &str),
 }
 
 /// Runs `test` on `device` with nobody watching its progress.
@@ -276,7 +296,12 @@ pub fn measure<T: BehaviourTest>(
     test: &T,
     cancel: &dyn Fn() -> bool,
 ) -> Result<T::Measured, BehaviourError> {
-    test.run(device, cancel, &mut |_, _| {})
+    let progress = &mut |_: Duration, _: &str| {};
+    test.run(Session {
+        device,
+        cancel,
+        progress,
+    })
 }
 
 /// Which behaviour tests to run on the bench's test file, with their parameters.
@@ -391,7 +416,11 @@ fn run_with_progress<T: BehaviourTest>(
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     progress.start(T::PHASE, ms(test.expected_runtime(device.size())));
     let cancelled = || cancel.is_cancelled();
-    let measured = test.run(device, &cancelled, &mut |t, s| progress.update(ms(t), s));
+    let measured = test.run(Session {
+        device,
+        cancel: &cancelled,
+        progress: &mut |t, s| progress.update(ms(t), s),
+    });
     progress.finish(T::PHASE);
     measured.map_err(|err| bench_error(err, cancel))
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::analysis::{self, LatencyHistogram};
-use super::{BehaviourDevice, BehaviourError, BehaviourTest, SpanPoint, SpanResult};
+use super::analysis;
+use super::{BehaviourError, BehaviourTest, Session, SpanPoint, SpanResult};
 use crate::progress::Phase;
 
 /// Parameters of the span test.
@@ -60,14 +60,9 @@ impl BehaviourTest for SpanPlan {
 
     /// Measures QD1 read latency over each span, telling `progress` the elapsed time and
     /// the span being read.
-    fn run(
-        &self,
-        device: &mut dyn BehaviourDevice,
-        cancel: &dyn Fn() -> bool,
-        progress: &mut dyn FnMut(Duration, &str),
-    ) -> Result<SpanResult, BehaviourError> {
+    fn run(&self, session: Session<'_>) -> Result<SpanResult, BehaviourError> {
         let plan = self;
-        let size = device.size();
+        let size = session.device.size();
         if size < 4096 {
             return Err(BehaviourError::FileTooSmall { size, needed: 4096 });
         }
@@ -76,28 +71,28 @@ impl BehaviourTest for SpanPlan {
                 "at least one read per span is needed".into(),
             ));
         }
-        let began = device.elapsed();
+        let began = session.device.elapsed();
         let mut rng = SmallRng::seed_from_u64(plan.seed);
         let mut points = Vec::new();
         for span in spans(size, plan) {
-            progress(
-                device.elapsed().saturating_sub(began),
+            (session.progress)(
+                session.device.elapsed().saturating_sub(began),
                 &format!("span {:.1} GiB", span as f64 / (1u64 << 30) as f64),
             );
-            let mut hist = LatencyHistogram::new();
-            let deadline = device.elapsed() + plan.time_per_span;
+            let mut hist = analysis::read_latencies();
+            let deadline = session.device.elapsed() + plan.time_per_span;
             let slots = span / 4096;
-            while hist.len() < plan.reads_per_span && device.elapsed() < deadline {
-                if cancel() {
+            while hist.count() < plan.reads_per_span && session.device.elapsed() < deadline {
+                if (session.cancel)() {
                     return Err(BehaviourError::Interrupted);
                 }
                 let offset = rng.gen_range(0..slots) * 4096;
-                hist.record(device.read_qd1(offset)?);
+                hist.record(session.device.read_qd1(offset)?);
             }
             points.push(SpanPoint {
                 span_bytes: span,
-                ios: hist.len(),
-                lat_us: hist.summary(),
+                ios: hist.count(),
+                lat_us: hist.summary_us(),
             });
         }
         let (first, last) = match (points.first(), points.last()) {
@@ -105,8 +100,8 @@ impl BehaviourTest for SpanPlan {
             _ => Default::default(),
         };
         Ok(SpanResult {
-            engine: device.engine(),
-            runtime_s: device.elapsed().saturating_sub(began).as_secs_f64(),
+            engine: session.device.engine(),
+            runtime_s: session.device.elapsed().saturating_sub(began).as_secs_f64(),
             latency_ratio: analysis::latency_ratio(last.mean, first.mean),
             p99_ratio: analysis::latency_ratio(last.p99, first.p99),
             points,

@@ -8,10 +8,10 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::analysis::{self, LatencyHistogram, RecoveryTracker};
+use super::analysis::{self, RecoveryTracker};
 use super::{
-    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, SyncCycle, SyncPhase, SyncResult,
-    WriteBurst,
+    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, Recovery, Session, SyncCycle,
+    SyncPhase, SyncResult, WriteBurst,
 };
 use crate::progress::Phase;
 
@@ -184,30 +184,25 @@ impl BehaviourTest for SyncPlan {
 
     /// Runs the sync-like workload on `device` until `plan.runtime` has passed, telling
     /// `progress` the elapsed time and what is happening about ten times a second.
-    fn run(
-        &self,
-        device: &mut dyn BehaviourDevice,
-        cancel: &dyn Fn() -> bool,
-        progress: &mut dyn FnMut(Duration, &str),
-    ) -> Result<SyncResult, BehaviourError> {
+    fn run(&self, session: Session<'_>) -> Result<SyncResult, BehaviourError> {
         let plan = self;
-        let size = device.size();
+        let size = session.device.size();
         plan.validate(size)?;
-        let engine = device.engine();
-        let burst_engine = device.burst_engine();
-        let began = device.elapsed();
+        let engine = session.device.engine();
+        let burst_engine = session.device.burst_engine();
+        let began = session.device.elapsed();
         let mut reader = Reader {
-            device,
+            device: session.device,
             rng: SmallRng::seed_from_u64(plan.seed),
             slots: size / 4096,
-            cancel,
-            progress,
+            cancel: session.cancel,
+            progress: session.progress,
             began,
             next_tick: began,
             status: String::new(),
         };
-        let mut baseline = LatencyHistogram::new();
-        let mut during_burst = LatencyHistogram::new();
+        let mut baseline = analysis::read_latencies();
+        let mut during_burst = analysis::read_latencies();
         let mut samples = Decimator::new(plan.max_plot_points);
         let mut cycles = Vec::new();
         let secs = |d: Duration| d.saturating_sub(began).as_secs_f64();
@@ -280,12 +275,14 @@ impl BehaviourTest for SyncPlan {
             burst_block_max: plan.burst_block_max,
             recovery_tolerance: plan.recovery_tolerance,
             recovery_timeout_s: plan.recovery_timeout.as_secs_f64(),
-            baseline_lat_us: baseline.summary(),
-            burst_lat_us: during_burst.summary(),
+            baseline_lat_us: baseline.summary_us(),
+            burst_lat_us: during_burst.summary_us(),
             burst_write_mb_s: analysis::median(&throughputs).unwrap_or(0.0),
-            recovery_ms_median: analysis::median(&recovered),
-            recovery_ms_max: recovered.iter().copied().reduce(f64::max),
-            unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
+            recovery: Recovery {
+                recovery_ms_median: analysis::median(&recovered),
+                recovery_ms_max: recovered.iter().copied().reduce(f64::max),
+                unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
+            },
             cycles,
             samples: analysis::thin(&samples.points, plan.max_plot_points),
         })

@@ -86,14 +86,15 @@ mod tests {
 
     #[test]
     fn stale_names_parse_and_others_do_not() {
-        assert_eq!(
-            parse_pid(".nodecheck-bench-1234-00ff00ff00ff00ff.tmp"),
-            Some(1234)
-        );
-        assert_eq!(parse_pid(".nodecheck-bench-1234-.tmp"), None);
-        assert_eq!(parse_pid(".nodecheck-bench-x-00ff.tmp"), None);
-        assert_eq!(parse_pid("nodecheck-bench-1-ab.tmp"), None);
-        assert_eq!(parse_pid(".nodecheck-bench-1-zz.tmp"), None);
+        for (name, pid) in [
+            (".nodecheck-bench-1234-00ff00ff00ff00ff.tmp", Some(1234)),
+            (".nodecheck-bench-1234-.tmp", None),
+            (".nodecheck-bench-x-00ff.tmp", None),
+            ("nodecheck-bench-1-ab.tmp", None),
+            (".nodecheck-bench-1-zz.tmp", None),
+        ] {
+            assert_eq!(parse_pid(name), pid, "{name}");
+        }
     }
 
     #[test]

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use bench::{ByteSize, EnginePreference};
+use bench::{ByteSize, EnginePreference, EngineSettings, Safety};
 use clap::{Args, ValueEnum};
 
 use super::output::FormatArgs;
-use crate::config::{BenchConfig, BenchTest};
+use crate::config::{BenchConfig, BenchTest, Output};
 use crate::render::bench::BenchDocument;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -151,8 +151,11 @@ fn parse_burst_arg(text: &str) -> Result<u64, String> {
 impl BenchArgs {
     pub(super) fn into_config(self) -> Result<BenchConfig, String> {
         Ok(BenchConfig {
-            format: self.output.resolve::<BenchDocument>("bench")?,
-            redact: !self.no_redact,
+            output: Output {
+                format: self.output.resolve::<BenchDocument>("bench")?,
+                redact: !self.no_redact,
+                plot: self.plot,
+            },
             path: self.path,
             device: self.device,
             test: match self.test {
@@ -165,23 +168,26 @@ impl BenchArgs {
             },
             runtime: self.runtime.map(Duration::from_secs),
             size: self.size,
-            reserve: self.reserve,
-            force: self.force,
-            engine: match self.engine {
-                EngineArg::Auto => EnginePreference::Auto,
-                EngineArg::IoUring => EnginePreference::IoUring,
-                EngineArg::Psync => EnginePreference::Psync,
+            engine: EngineSettings {
+                preference: match self.engine {
+                    EngineArg::Auto => EnginePreference::Auto,
+                    EngineArg::IoUring => EnginePreference::IoUring,
+                    EngineArg::Psync => EnginePreference::Psync,
+                },
+                sqpoll: self.sqpoll,
+                iopoll: self.iopoll,
+                submit_batch: self.submit_batch,
+                pin: !self.no_pin,
             },
-            sqpoll: self.sqpoll,
-            iopoll: self.iopoll,
-            submit_batch: self.submit_batch,
-            pin: !self.no_pin,
+            safety: Safety {
+                reserve: self.reserve,
+                force: self.force,
+                clean_stale: self.clean_stale,
+            },
             keep_going: self.keep_going,
-            clean_stale: self.clean_stale,
             seed: self.seed,
             burst_bytes: self.burst,
             cliff_budget: self.cliff_budget,
-            plot: self.plot,
         })
     }
 }
@@ -215,11 +221,11 @@ mod tests {
         assert_eq!(config.path, PathBuf::from("."));
         assert_eq!(config.test, BenchTest::Both);
         assert_eq!(config.runtime, None);
-        assert_eq!(config.engine, EnginePreference::Auto);
-        assert!(config.pin && config.redact);
-        assert_eq!(config.submit_batch, 1);
+        assert_eq!(config.engine.preference, EnginePreference::Auto);
+        assert!(config.engine.pin && config.output.redact);
+        assert_eq!(config.engine.submit_batch, 1);
         assert_eq!(config.burst_bytes, 1 << 30);
-        assert_eq!(config.format, Format::Table);
+        assert_eq!(config.output.format, Format::Table);
     }
 
     #[test]
@@ -264,29 +270,35 @@ mod tests {
                 test: BenchTest::Cliff,
                 runtime: Some(Duration::from_secs(90)),
                 size: Some(64 << 20),
-                reserve: Some(2 << 30),
-                force: true,
-                engine: EnginePreference::IoUring,
-                sqpoll: true,
-                iopoll: true,
-                submit_batch: 8,
-                pin: false,
+                engine: EngineSettings {
+                    preference: EnginePreference::IoUring,
+                    sqpoll: true,
+                    iopoll: true,
+                    submit_batch: 8,
+                    pin: false,
+                },
+                safety: Safety {
+                    reserve: Some(2 << 30),
+                    force: true,
+                    clean_stale: true,
+                },
                 keep_going: true,
-                clean_stale: true,
                 seed: 7,
                 burst_bytes: 4 << 20,
                 cliff_budget: Some(20 << 30),
-                plot: Some(PathBuf::from("c.svg")),
-                format: Format::Markdown,
-                redact: false,
+                output: Output {
+                    format: Format::Markdown,
+                    redact: false,
+                    plot: Some(PathBuf::from("c.svg")),
+                },
             }
         );
     }
 
     #[test]
     fn json_and_text_name_formats_and_the_report_formats_are_refused() {
-        assert_eq!(parse(&["--json"]).format, Format::Json);
-        assert_eq!(parse(&["--format", "text"]).format, Format::Table);
+        assert_eq!(parse(&["--json"]).output.format, Format::Json);
+        assert_eq!(parse(&["--format", "text"]).output.format, Format::Table);
         let cli =
             Cli::try_parse_from(["nodecheck", "bench", "--format", "prometheus"]).expect("parses");
         let err = cli.into_config().expect_err("bench has no prometheus form");

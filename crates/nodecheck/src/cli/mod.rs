@@ -22,8 +22,9 @@ use self::help::{
 };
 pub use self::output::{FormatArg, FormatArgs, OutputArgs};
 use crate::config::{
-    BenchDepth, BenchTuning, CheckConfig, ClientName, CommandConfig, Config, ConsensusName,
-    GlobalOptions, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig, TriageConfig,
+    BenchDepth, BenchTuning, CheckConfig, ClientName, Clients, CommandConfig, Config,
+    ConsensusName, GlobalOptions, Output, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig,
+    TriageConfig,
 };
 use crate::report::Report;
 
@@ -186,6 +187,17 @@ pub struct SmartctlArgs {
     pub no_smartctl: bool,
 }
 
+impl SmartctlArgs {
+    /// The probe's options these arguments mean.
+    fn into_options(self) -> probe::ProbeOptions {
+        probe::ProbeOptions {
+            smartctl_json: self.smartctl_json,
+            run_smartctl: !self.no_smartctl,
+            ..probe::ProbeOptions::default()
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// The path whose storage to probe.
@@ -267,8 +279,7 @@ impl Cli {
             Some(Command::Probe(args)) => CommandConfig::Probe(ProbeConfig {
                 path: args.path,
                 root: args.root,
-                smartctl_json: args.smartctl.smartctl_json,
-                run_smartctl: !args.smartctl.no_smartctl,
+                probe: args.smartctl.into_options(),
                 format: args.output.resolve::<Facts>("probe")?,
             }),
             Some(Command::Bench(args)) => CommandConfig::Bench(args.into_config()?),
@@ -276,8 +287,10 @@ impl Cli {
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
                 format: args.output.format.resolve::<Report>("triage")?,
                 file: args.file,
-                client: args.client,
-                consensus: args.cl,
+                clients: Clients {
+                    execution: args.client,
+                    consensus: args.cl,
+                },
                 redact: !args.output.no_redact,
             }),
             Some(Command::Snapshot(args)) => CommandConfig::Snapshot(SnapshotConfig {
@@ -324,12 +337,17 @@ impl TryFrom<CheckArgs> for CheckConfig {
         };
         let replay = !matches!(source, SourceChoice::Live);
         Ok(CheckConfig {
-            format: args.output.format.resolve::<Report>("check")?,
-            redact: !args.output.no_redact,
+            output: Output {
+                format: args.output.format.resolve::<Report>("check")?,
+                redact: !args.output.no_redact,
+                plot: args.plot,
+            },
             path: args.path,
             source,
-            client: args.client,
-            consensus: args.cl,
+            clients: Clients {
+                execution: args.client,
+                consensus: args.cl,
+            },
             // A replayed machine cannot be measured from here.
             bench: if replay {
                 BenchDepth::None
@@ -340,14 +358,12 @@ impl TryFrom<CheckArgs> for CheckConfig {
                     BenchArg::Full => BenchDepth::Full,
                 }
             },
-            smartctl_json: args.smartctl.smartctl_json,
-            run_smartctl: !args.smartctl.no_smartctl,
+            probe: args.smartctl.into_options(),
             tuning: BenchTuning {
                 size: args.bench_size,
                 runtime: args.bench_runtime.map(std::time::Duration::from_secs),
                 reserve: args.bench_reserve,
             },
-            plot: args.plot,
         })
     }
 }
@@ -369,7 +385,7 @@ mod tests {
         match cli.into_config().expect("valid").command {
             CommandConfig::Check(check) => {
                 assert_eq!(check.path, Some(PathBuf::from("/var/lib/geth")));
-                assert_eq!(check.format, Format::Json);
+                assert_eq!(check.output.format, Format::Json);
                 assert_eq!(check.bench, BenchDepth::Quick);
             }
             other => panic!("expected check, got {other:?}"),
@@ -413,7 +429,7 @@ mod tests {
                     Some(std::time::Duration::from_secs(2))
                 );
                 assert_eq!(check.tuning.reserve, Some(1 << 30));
-                assert_eq!(check.plot, Some(PathBuf::from("out.svg")));
+                assert_eq!(check.output.plot, Some(PathBuf::from("out.svg")));
             }
             other => panic!("expected check, got {other:?}"),
         }
@@ -449,15 +465,17 @@ mod tests {
             .expect("parses");
         match cli.into_config().expect("valid").command {
             CommandConfig::Check(check) => {
-                assert_eq!(check.client, ClientName::named("geth"));
-                assert_eq!(check.consensus, ConsensusName::named("lighthouse"));
+                assert_eq!(check.clients.execution, ClientName::named("geth"));
+                assert_eq!(check.clients.consensus, ConsensusName::named("lighthouse"));
             }
             other => panic!("expected check, got {other:?}"),
         }
         let cli = Cli::try_parse_from(["nodecheck", "triage", "x.json", "--cl", "nimbus"])
             .expect("parses");
         match cli.into_config().expect("valid").command {
-            CommandConfig::Triage(t) => assert_eq!(t.consensus, ConsensusName::named("nimbus")),
+            CommandConfig::Triage(t) => {
+                assert_eq!(t.clients.consensus, ConsensusName::named("nimbus"))
+            }
             other => panic!("expected triage, got {other:?}"),
         }
         let cli = Cli::try_parse_from(["nodecheck", "--cl", "teku", "db", "list"]).expect("parses");
@@ -479,9 +497,9 @@ mod tests {
     fn format_of(argv: &[&str]) -> Result<Format, String> {
         let cli = Cli::try_parse_from(argv).expect("parses");
         Ok(match cli.into_config()?.command {
-            CommandConfig::Check(c) => c.format,
+            CommandConfig::Check(c) => c.output.format,
             CommandConfig::Probe(c) => c.format,
-            CommandConfig::Bench(c) => c.format,
+            CommandConfig::Bench(c) => c.output.format,
             CommandConfig::DbLookup(c) => c.format,
             CommandConfig::DbList(c) => c.format,
             CommandConfig::Triage(c) => c.format,

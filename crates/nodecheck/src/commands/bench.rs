@@ -38,28 +38,21 @@ pub fn plan(config: &BenchConfig) -> Result<Plan, UsageError> {
             "--cliff-budget must be above zero: the cliff test needs to write".to_string(),
         ));
     }
-    let mut plan = Plan::custom(
-        target,
-        Selection {
-            qd1: matches!(config.test, BenchTest::Qd1 | BenchTest::Both),
-            randrw: matches!(config.test, BenchTest::Randrw | BenchTest::Both),
-            behaviour: behaviour_tests(config),
-        },
-    );
-    plan.live_node_clients = crate::config::ClientName::processes();
-    plan.runtime = runtime(config);
-    plan.size = config.size;
-    plan.reserve = config.reserve;
-    plan.force = config.force;
-    plan.keep_going = config.keep_going;
-    plan.clean_stale = config.clean_stale;
-    plan.seed = config.seed;
-    plan.sqpoll = config.sqpoll;
-    plan.iopoll = config.iopoll;
-    plan.submit_batch = config.submit_batch;
-    plan.pin = config.pin;
-    plan.engine = config.engine;
-    Ok(plan)
+    let tests = Selection {
+        qd1: matches!(config.test, BenchTest::Qd1 | BenchTest::Both),
+        randrw: matches!(config.test, BenchTest::Randrw | BenchTest::Both),
+        behaviour: behaviour_tests(config),
+    };
+    Ok(Plan {
+        runtime: runtime(config),
+        size: config.size,
+        seed: config.seed,
+        engine: config.engine,
+        safety: config.safety,
+        live_node_clients: crate::config::ClientName::processes(),
+        keep_going: config.keep_going,
+        ..Plan::custom(target, tests)
+    })
 }
 
 /// Seconds per test when `--runtime` is not given.
@@ -122,7 +115,7 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
         ))
         .into());
     }
-    if let Some(path) = &config.plot {
+    if let Some(path) = &config.output.plot {
         // Refuse now rather than after a run that may take half an hour.
         plot::check_plot_path(path).map_err(|err| UsageError(err.to_string()))?;
     }
@@ -133,7 +126,7 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
         crate::stderr::line(&plan_line(&plan));
     }
     // -q turns the progress bars off, as JSON on stdout does.
-    let outcome = if config.format == Format::Json {
+    let outcome = if config.output.format == Format::Json {
         bench::run(&plan, &mut NoProgress)
     } else {
         let mut bars = crate::progress::Bars::for_stderr(global.verbosity);
@@ -159,17 +152,21 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
     if let Some(hint) = hints::stale_files_hint(&report.warnings) {
         report.warnings.push(hint);
     }
-    if let Some(path) = &config.plot {
+    if let Some(path) = &config.output.plot {
         plot::write_plot(&report, path)
             .with_context(|| format!("drawing the plot to {}", path.display()))?;
     }
     let document = BenchDocument {
         report: &report,
-        plot: config.plot.as_ref().map(|p| p.display().to_string()),
+        plot: config.output.plot.as_ref().map(|p| p.display().to_string()),
     };
-    let options = RenderOptions::for_stdout(global.verbosity)
-        .redacting(config.redact.then(|| Redactor::new().with_local_hostname()));
-    emit(&render::render(&document, config.format, &options)?)?;
+    let options = RenderOptions::for_stdout(global.verbosity).redacting(
+        config
+            .output
+            .redact
+            .then(|| Redactor::new().with_local_hostname()),
+    );
+    emit(&render::render(&document, config.output.format, &options)?)?;
     let measured_nothing = report.qd1.is_none()
         && report.randrw.is_none()
         && report.sync.is_none()
@@ -238,8 +235,8 @@ mod tests {
     fn defaults_are_the_community_test() {
         let plan = plan(&parse(&["/data"])).unwrap();
         assert!(plan.qd1 && plan.randrw);
-        assert_eq!(plan.queue_depth, 64);
-        assert_eq!(plan.read_percent, 75);
+        assert_eq!(plan.random.queue_depth, 64);
+        assert_eq!(plan.random.read_percent, 75);
         assert_eq!(plan.size, None);
         assert_eq!(plan.runtime, Duration::from_secs(60));
         assert_eq!(plan.target, BenchTarget::Directory("/data".into()));
@@ -266,9 +263,9 @@ mod tests {
         .unwrap();
         assert!(!plan.qd1 && plan.randrw);
         assert_eq!(plan.size, Some(256 << 20));
-        assert_eq!(plan.reserve, Some(1 << 30));
-        assert_eq!(plan.engine, EnginePreference::Psync);
-        assert!(plan.force && plan.keep_going && plan.clean_stale);
+        assert_eq!(plan.safety.reserve, Some(1 << 30));
+        assert_eq!(plan.engine.preference, EnginePreference::Psync);
+        assert!(plan.safety.force && plan.keep_going && plan.safety.clean_stale);
     }
 
     fn cliff_plan(argv: &[&str]) -> bench::behaviour::cliff::CliffPlan {

@@ -7,7 +7,6 @@ use bench::BenchReport;
 use probe::root::Root;
 use probe::Facts;
 use units::text::shell_quote;
-use verdict::judge::ClientChoice;
 
 use super::{emit, is_root, measure, say, UsageError};
 use crate::config::{BenchDepth, CheckConfig, Format, GlobalOptions, SourceChoice};
@@ -18,7 +17,7 @@ use crate::report::{self, DatadirNote};
 use crate::snapshot;
 
 pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
-    if let Some(plot) = &config.plot {
+    if let Some(plot) = &config.output.plot {
         // Refused now rather than after a run of several minutes.
         check_plot_request(plot, config)?;
     }
@@ -50,22 +49,20 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         refuse_device_path(&path)?;
     }
     // Files given on the command line win over the ones a snapshot saved.
-    let replayed_smartctl = match (&manifest, config.smartctl_json.is_empty()) {
+    let replayed_smartctl = match (&manifest, config.probe.smartctl_json.is_empty()) {
         (Some(m), true) => snapshot::smartctl_files(m),
         _ => Vec::new(),
     };
     let options = probe::ProbeOptions {
-        smartctl_json: config.smartctl_json.clone(),
         replayed_smartctl,
-        run_smartctl: config.run_smartctl,
-        ..probe::ProbeOptions::default()
+        ..config.probe.clone()
     };
     let facts = probe::probe(&root, &path, &options)
         .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
     if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {
-        if config.format == Format::Table && global.verbosity >= 0 {
+        if config.output.format == Format::Table && global.verbosity >= 0 {
             // The first line of the report; machine formats keep stdout for the document.
             emit(&format!("{line}\n"))?;
         } else {
@@ -99,13 +96,8 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None
     };
 
-    let client = match config.client {
-        Some(c) => ClientChoice::Named(c.id().to_string()),
-        None => ClientChoice::Strictest,
-    };
-    let consensus = config.consensus.map(|c| c.id());
-    let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
-    let plot = match (&config.plot, &bench) {
+    let verdict = super::judge(&facts, bench.as_ref(), &db, config.clients);
+    let plot = match (&config.output.plot, &bench) {
         (Some(path), Some(measured)) => draw_plot(path, measured, global, &mut notes),
         (Some(_), None) => {
             notes.push("No plot written: nothing was measured.".to_string());
@@ -113,7 +105,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         }
         (None, _) => None,
     };
-    let mut report = report::build(facts, bench, verdict, datadir, notes, config.client);
+    let mut report = report::build(
+        facts,
+        bench,
+        verdict,
+        datadir,
+        notes,
+        config.clients.execution,
+    );
     report.plot = plot;
     // The unpacked tree is a temporary directory gone when this returns: name the archive.
     report.source = match &config.source {
@@ -124,13 +123,13 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         }
     };
 
-    let redactor = config.redact.then(|| {
+    let redactor = config.output.redact.then(|| {
         Redactor::new()
             .with_facts(&report.facts)
             .with_local_hostname()
     });
     let options = RenderOptions::for_stdout(global.verbosity).redacting(redactor);
-    emit(&render::render(&report, config.format, &options)?)?;
+    emit(&render::render(&report, config.output.format, &options)?)?;
     Ok(report::exit_code(report.grade))
 }
 
@@ -273,8 +272,7 @@ mod tests {
         let mut facts = super::super::probe::probe_facts(
             &root,
             Path::new("/var/lib/ethereum"),
-            Vec::new(),
-            true,
+            &probe::ProbeOptions::default(),
         )
         .expect("probe");
         // As if probed on the live machine without root: the NVMe logs need root there.

@@ -97,7 +97,7 @@ pub(crate) fn measure(
             };
             // The table prints its notes; other formats keep stdout for the document, so a
             // reader at a terminal learns it on stderr, once.
-            if config.format != Format::Table {
+            if config.output.format != Format::Table {
                 say(global, &note);
             }
             notes.push(note);
@@ -136,13 +136,13 @@ fn plan_for_depth(target: BenchTarget, depth: BenchDepth, tuning: &BenchTuning) 
     let on_file = matches!(plan.target, BenchTarget::Directory(_));
     // Reading the raw device is what `ioping -D` does beside a running node: it writes
     // nothing, so a running client only skews the figures (the bench says so in a warning).
-    plan.force = !on_file;
+    plan.safety.force = !on_file;
     if let Some(runtime) = tuning.runtime {
         plan.runtime = runtime;
     }
     if on_file {
         plan.size = tuning.size.or(plan.size);
-        plan.reserve = tuning.reserve.or(plan.reserve);
+        plan.safety.reserve = tuning.reserve.or(plan.safety.reserve);
     }
     if depth == BenchDepth::Full {
         plan = plan.with_scaled_behaviour();
@@ -217,7 +217,7 @@ mod tests {
             &tuning,
         );
         assert_eq!(plan.size, Some(64 << 20));
-        assert_eq!(plan.reserve, Some(1 << 30));
+        assert_eq!(plan.safety.reserve, Some(1 << 30));
         assert_eq!(plan.runtime, Duration::from_secs(1));
         let sync = plan.behaviour.sync.expect("sync");
         assert_eq!(sync.burst_bytes, 16 << 20);
@@ -241,7 +241,7 @@ mod tests {
         );
         assert!(plan.qd1 && !plan.randrw && !plan.behaviour.any());
         assert_eq!(plan.size, None);
-        assert!(plan.force);
+        assert!(plan.safety.force);
     }
 
     #[test]

@@ -13,7 +13,26 @@ pub mod triage;
 
 use std::io::{self, Write};
 
-use crate::config::{CommandConfig, Config};
+use verdict::judge::{ClientChoice, Verdict};
+use verdict::Database;
+
+use crate::config::{Clients, CommandConfig, Config, ConsensusName};
+
+/// The verdict on `facts` and `bench` for the clients the user named: the `--client`'s needs
+/// (the strictest of all without one), with the `--cl` client's database on the same disk.
+fn judge(
+    facts: &::probe::Facts,
+    bench: Option<&::bench::BenchReport>,
+    db: &Database,
+    clients: Clients,
+) -> Verdict {
+    let choice = match clients.execution {
+        Some(c) => ClientChoice::Named(c.id().to_string()),
+        None => ClientChoice::Strictest,
+    };
+    let consensus = clients.consensus.map(ConsensusName::id);
+    verdict::judge::judge_node(facts, bench, db, &choice, consensus)
+}
 
 /// An error in what the user asked for that clap cannot see (an argument that makes no sense
 /// for the others given). Exits with [`crate::exit_codes::USAGE`]; every other error means

@@ -1,10 +1,10 @@
 //! `nodecheck probe [PATH]`: every storage fact, without judging.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use probe::root::Root;
-use probe::Facts;
+use probe::{Facts, ProbeOptions};
 
 use super::emit;
 use crate::config::{GlobalOptions, ProbeConfig};
@@ -17,12 +17,7 @@ pub fn run(config: &ProbeConfig, global: &GlobalOptions) -> Result<u8> {
         }
         None => Root::live(),
     };
-    let facts = probe_facts(
-        &root,
-        &config.path,
-        config.smartctl_json.clone(),
-        config.run_smartctl,
-    )?;
+    let facts = probe_facts(&root, &config.path, &config.probe)?;
     emit(&render::render(
         &facts,
         config.format,
@@ -31,19 +26,9 @@ pub fn run(config: &ProbeConfig, global: &GlobalOptions) -> Result<u8> {
     Ok(crate::exit_codes::GOOD)
 }
 
-/// The facts about the storage under `path`, read through `root`; what `probe`, `snapshot`
-/// and `submit` start from.
-pub(crate) fn probe_facts(
-    root: &Root,
-    path: &Path,
-    smartctl_json: Vec<PathBuf>,
-    run_smartctl: bool,
-) -> Result<Facts> {
-    let options = probe::ProbeOptions {
-        smartctl_json,
-        run_smartctl,
-        ..probe::ProbeOptions::default()
-    };
-    probe::probe(root, path, &options)
+/// The facts about the storage under `path`, read through `root` as `options` say; what
+/// `probe`, `snapshot` and `submit` start from.
+pub(crate) fn probe_facts(root: &Root, path: &Path, options: &ProbeOptions) -> Result<Facts> {
+    probe::probe(root, path, options)
         .with_context(|| format!("cannot probe the storage under {}", path.display()))
 }

@@ -39,7 +39,7 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
         );
     }
     let root = Root::live().recording();
-    let facts = super::probe::probe_facts(&root, &path, Vec::new(), true)?;
+    let facts = super::probe::probe_facts(&root, &path, &probe::ProbeOptions::default())?;
     let accessed = root.accessed();
 
     // Exactly the smartctl outputs the live probe used, as it read them: the replay finds

@@ -105,7 +105,7 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
             .map(|d| d.path)
             .unwrap_or_else(|| PathBuf::from(".")),
     };
-    let facts = super::probe::probe_facts(&Root::live(), &path, Vec::new(), true)?;
+    let facts = super::probe::probe_facts(&Root::live(), &path, &probe::ProbeOptions::default())?;
     single_drive(&facts)?;
     say(
         global,

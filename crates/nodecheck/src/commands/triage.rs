@@ -10,7 +10,6 @@ use probe::smartctl::SmartctlReport;
 use probe::Facts;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
-use verdict::judge::ClientChoice;
 
 use super::emit;
 use crate::config::{GlobalOptions, TriageConfig};
@@ -79,14 +78,10 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
             (*facts, None, notes)
         }
     };
-    let client = match config.client {
-        Some(c) => ClientChoice::Named(c.id().to_string()),
-        None => ClientChoice::Strictest,
-    };
-    let consensus = config.consensus.map(|c| c.id());
-    let verdict = verdict::judge::judge_node(&facts, bench.as_ref(), &db, &client, consensus);
+    let verdict = super::judge(&facts, bench.as_ref(), &db, config.clients);
     notes.dedup();
-    let mut report = crate::report::build(facts, bench, verdict, None, notes, config.client);
+    let mut report =
+        crate::report::build(facts, bench, verdict, None, notes, config.clients.execution);
     if let Some(summary) = health_unknown {
         if report.grade <= verdict::Grade::Unknown {
             report.grade = verdict::Grade::Unknown;

@@ -57,7 +57,7 @@ fn render_text(report: &BenchReport) -> String {
             qd1.iops
         );
         out.push_str(&latency_line("latency µs", &qd1.lat_us));
-        if let Some(pinning) = &qd1.pinning {
+        if let Some(pinning) = &qd1.placement.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
     }
@@ -85,7 +85,7 @@ fn render_text(report: &BenchReport) -> String {
         );
         out.push_str(&latency_line("read lat µs", &rw.read_lat_us));
         out.push_str(&latency_line("write lat µs", &rw.write_lat_us));
-        if let Some(pinning) = &rw.pinning {
+        if let Some(pinning) = &rw.placement.pinning {
             let _ = writeln!(out, "  {pinning}");
         }
     }
@@ -115,7 +115,10 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
         );
         out.push_str(&latency_line("baseline µs", &sync.baseline_lat_us));
         out.push_str(&latency_line("in burst µs", &sync.burst_lat_us));
-        let recovery = match (sync.recovery_ms_median, sync.recovery_ms_max) {
+        let recovery = match (
+            sync.recovery.recovery_ms_median,
+            sync.recovery.recovery_ms_max,
+        ) {
             (Some(median), Some(max)) => format!("median {median:.0} ms, worst {max:.0} ms"),
             _ => "none recovered".to_string(),
         };
@@ -124,10 +127,10 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             "  burst writes {:.0} MB/s; recovery to p99 within {:.0} % of baseline: {recovery}{}",
             sync.burst_write_mb_s,
             sync.recovery_tolerance * 100.0,
-            if sync.unrecovered_cycles > 0 {
+            if sync.recovery.unrecovered_cycles > 0 {
                 format!(
                     " ({} cycles not recovered after {:.0} s)",
-                    sync.unrecovered_cycles, sync.recovery_timeout_s
+                    sync.recovery.unrecovered_cycles, sync.recovery_timeout_s
                 )
             } else {
                 String::new()
@@ -141,9 +144,9 @@ fn render_behaviour(out: &mut String, report: &BenchReport) {
             cliff.written_bytes as f64 / 1e9,
             cliff.runtime_s,
             cliff.engine.name(),
-            cliff.pre_cliff_mb_s
+            cliff.drop.pre_cliff_mb_s
         );
-        match (cliff.cache_estimate_bytes, cliff.post_cliff_mb_s) {
+        match (cliff.drop.cache_estimate_bytes, cliff.drop.post_cliff_mb_s) {
             (Some(cache), Some(post)) => {
                 let _ = writeln!(
                     out,

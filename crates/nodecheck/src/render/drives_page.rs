@@ -197,34 +197,17 @@ fn write_entry(db: &Database, e: &DriveEntry, out: &mut String) -> std::fmt::Res
     writeln!(out)?;
     writeln!(out, "  {}", e.notes.trim().replace('\n', "\n  "))?;
     for c in &e.capacity {
-        writeln!(
-            out,
-            "  - Capacity {}{}: {}{}",
-            capacity_range(c.min_bytes, c.max_bytes),
-            regrade(c.grade),
-            c.text.trim(),
-            fix(&c.fix)
-        )?;
+        let range = capacity_range(c.min_bytes, c.max_bytes);
+        let head = format!("Capacity {range}{}: ", regrade(c.grade));
+        write_rule(out, &head, &c.text, &c.fix)?;
     }
     for f in &e.firmware {
-        writeln!(
-            out,
-            "  - {}Firmware `{}`{}: {}{}",
-            marker(f.severity),
-            f.pattern,
-            regrade(f.grade),
-            f.text.trim(),
-            fix(&f.fix)
-        )?;
+        let (marker, regrade) = (marker(f.severity), regrade(f.grade));
+        let head = format!("{marker}Firmware `{}`{regrade}: ", f.pattern);
+        write_rule(out, &head, &f.text, &f.fix)?;
     }
     for a in &e.advisories {
-        writeln!(
-            out,
-            "  - {}{}{}",
-            marker(a.severity),
-            a.text.trim(),
-            fix(&a.fix)
-        )?;
+        write_rule(out, marker(a.severity), &a.text, &a.fix)?;
     }
     for q in &e.smart_attributes {
         writeln!(
@@ -260,6 +243,11 @@ fn write_entry(db: &Database, e: &DriveEntry, out: &mut String) -> std::fmt::Res
     }
     writeln!(out, "  - Sources: {}", cite(db, &e.sources))?;
     Ok(())
+}
+
+/// One rule of an entry as a sub-item: `head`, what it says and how to fix it.
+fn write_rule(out: &mut String, head: &str, text: &str, how: &Option<String>) -> std::fmt::Result {
+    writeln!(out, "  - {head}{}{}", text.trim(), fix(how))
 }
 
 fn marker(severity: Severity) -> &'static str {

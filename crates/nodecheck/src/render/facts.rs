@@ -157,22 +157,17 @@ fn drive_table(drive: &Drive, options: &RenderOptions) -> Table {
         table.add_row([key.to_string(), value]);
     }
     if let Some(h) = &drive.health {
-        let mut parts = Vec::new();
-        if let Some(p) = h.passed {
-            parts.push(format!("SMART {}", if p { "passed" } else { "FAILED" }));
-        }
-        if let Some(u) = h.percentage_used {
-            parts.push(format!("{u}% used"));
-        }
-        if let Some(s) = h.available_spare_pct {
-            parts.push(format!("{s}% spare"));
-        }
-        if let Some(m) = h.media_errors {
-            parts.push(format!("{m} media errors"));
-        }
-        if let Some(hours) = h.power_on_hours {
-            parts.push(format!("{hours} h on"));
-        }
+        let parts: Vec<String> = [
+            h.passed
+                .map(|p| format!("SMART {}", if p { "passed" } else { "FAILED" })),
+            h.percentage_used.map(|u| format!("{u}% used")),
+            h.available_spare_pct.map(|s| format!("{s}% spare")),
+            h.media_errors.map(|m| format!("{m} media errors")),
+            h.power_on_hours.map(|hours| format!("{hours} h on")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         table.add_row([
             "health".to_string(),
             if parts.is_empty() {

@@ -353,7 +353,8 @@ fn draw_cliff(area: &Area<'_>, cliff: &CliffResult) -> Result<(), PlotError> {
             .label(label)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
     }
-    if let (Some(cache), Some(post)) = (cliff.cache_estimate_bytes, cliff.post_cliff_mb_s) {
+    if let (Some(cache), Some(post)) = (cliff.drop.cache_estimate_bytes, cliff.drop.post_cliff_mb_s)
+    {
         let at = gb(cache);
         chart
             .draw_series(LineSeries::new(
@@ -557,11 +558,15 @@ mod tests {
 
     #[test]
     fn microsecond_labels() {
-        assert_eq!(us_label(20.0), "20");
-        assert_eq!(us_label(1000.0), "1000");
-        assert_eq!(us_label(0.5), "0.5");
-        assert_eq!(us_label(0.25), "0.25");
-        assert_eq!(us_label(f64::INFINITY), "0");
+        for (us, label) in [
+            (20.0, "20"),
+            (1000.0, "1000"),
+            (0.5, "0.5"),
+            (0.25, "0.25"),
+            (f64::INFINITY, "0"),
+        ] {
+            assert_eq!(us_label(us), label, "{us}");
+        }
     }
 
     #[test]
@@ -580,12 +585,16 @@ mod tests {
 
     #[test]
     fn small_spans_keep_two_significant_digits() {
-        assert_eq!(gib_label(128.0), "128");
-        assert_eq!(gib_label(1.5), "1.5");
-        assert_eq!(gib_label(1.0), "1");
-        assert_eq!(gib_label(0.5), "0.5");
-        assert_eq!(gib_label(8.0 / 1024.0), "0.0078");
-        assert_eq!(gib_label(0.0), "0");
-        assert_eq!(gib_label(f64::NAN), "0");
+        for (gib, label) in [
+            (128.0, "128"),
+            (1.5, "1.5"),
+            (1.0, "1"),
+            (0.5, "0.5"),
+            (8.0 / 1024.0, "0.0078"),
+            (0.0, "0"),
+            (f64::NAN, "0"),
+        ] {
+            assert_eq!(gib_label(gib), label, "{gib}");
+        }
     }
 }

@@ -120,11 +120,9 @@ pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
         clip(&q.target, 10),
         format_binary(q.span_bytes),
         q.engine.name(),
-        if q.cpus.is_empty() {
-            String::new()
-        } else {
-            format!(", CPU {}", bench::affinity::format_cpu_list(&q.cpus))
-        },
+        (q.placement.cpu_list())
+            .map(|cpus| format!(", CPU {cpus}"))
+            .unwrap_or_default(),
     ))
 }
 
@@ -136,11 +134,9 @@ pub fn randrw(bench: &bench::BenchReport) -> Option<String> {
         r.read_iops,
         r.write_iops,
         format_binary(r.span_bytes),
-        if r.cpus.is_empty() {
-            String::new()
-        } else {
-            format!(" on CPU {}", bench::affinity::format_cpu_list(&r.cpus))
-        },
+        (r.placement.cpu_list())
+            .map(|cpus| format!(" on CPU {cpus}"))
+            .unwrap_or_default(),
         if r.fio_comparable {
             ""
         } else {
@@ -153,7 +149,7 @@ pub fn randrw(bench: &bench::BenchReport) -> Option<String> {
 /// 4.1 ms during bursts, recovery 120 ms (median), bursts 850 MB/s`.
 pub fn sync(bench: &bench::BenchReport) -> Option<String> {
     let s = bench.sync.as_ref()?;
-    let recovery = match (s.recovery_ms_median, s.unrecovered_cycles) {
+    let recovery = match (s.recovery.recovery_ms_median, s.recovery.unrecovered_cycles) {
         (Some(median), 0) => format!("recovery {median:.0} ms (median)"),
         (Some(median), n) => format!(
             "recovery {median:.0} ms (median), {n} cycles not recovered in {:.0} s",
@@ -205,18 +201,20 @@ pub fn measurements(bench: &bench::BenchReport) -> impl Iterator<Item = String> 
 /// `cliff: writes fell from 900 to 80 MB/s after 23.4 GB` or `cliff: none in 40.0 GB written`.
 pub fn cliff(bench: &bench::BenchReport) -> Option<String> {
     let c = bench.cliff.as_ref()?;
-    Some(match (c.cache_estimate_bytes, c.post_cliff_mb_s) {
-        (Some(cache), Some(post)) => format!(
-            "cliff: writes fell from {:.0} to {post:.0} MB/s after {:.1} GB",
-            c.pre_cliff_mb_s,
-            cache as f64 / 1e9
-        ),
-        _ => format!(
-            "cliff: none in {:.1} GB written ({:.0} MB/s throughout)",
-            c.written_bytes as f64 / 1e9,
-            c.pre_cliff_mb_s
-        ),
-    })
+    Some(
+        match (c.drop.cache_estimate_bytes, c.drop.post_cliff_mb_s) {
+            (Some(cache), Some(post)) => format!(
+                "cliff: writes fell from {:.0} to {post:.0} MB/s after {:.1} GB",
+                c.drop.pre_cliff_mb_s,
+                cache as f64 / 1e9
+            ),
+            _ => format!(
+                "cliff: none in {:.1} GB written ({:.0} MB/s throughout)",
+                c.written_bytes as f64 / 1e9,
+                c.drop.pre_cliff_mb_s
+            ),
+        },
+    )
 }
 
 /// What a plot of `bench` shows, in one line (its panels follow [`super::plot::render_svg`]).

@@ -107,7 +107,7 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
 
     let cycles = sync.cycles.len();
     let tolerance = sync.recovery_tolerance * 100.0;
-    let (severity, detail) = if sync.unrecovered_cycles > 0 {
+    let (severity, detail) = if sync.recovery.unrecovered_cycles > 0 {
         let severity = if sync.recovery_timeout_s * 1e3 >= t.recovery.critical_ms {
             Severity::Critical
         } else {
@@ -117,11 +117,11 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
             severity,
             format!(
                 "In {} of {cycles} cycles read p99 was still more than {tolerance:.0} % above baseline {:.0} s after the burst's fdatasync: the drive does not recover from a commit before the next one.",
-                sync.unrecovered_cycles, sync.recovery_timeout_s
+                sync.recovery.unrecovered_cycles, sync.recovery_timeout_s
             ),
         )
     } else {
-        let worst = sync.recovery_ms_max.unwrap_or(0.0);
+        let worst = sync.recovery.recovery_ms_max.unwrap_or(0.0);
         let severity = grade_high(worst, t.recovery.warn_ms, t.recovery.critical_ms);
         let meaning = match severity {
             Severity::Ok => "reads are back to full speed almost at once".to_owned(),
@@ -137,7 +137,7 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
             format!(
                 "Read p99 was back within {tolerance:.0} % of baseline {} after the burst (median {}, over {cycles} cycles): {meaning}.",
                 format_ms(worst),
-                format_ms(sync.recovery_ms_median.unwrap_or(worst)),
+                format_ms(sync.recovery.recovery_ms_median.unwrap_or(worst)),
             ),
         )
     };
@@ -167,30 +167,30 @@ fn format_ms(ms: f64) -> String {
 fn cliff_finding(cliff: &CliffResult, t: &BehaviourThresholds, subject: &str) -> Finding {
     let warn = t.cliff.warn_post_cliff_mb_s;
     let critical = t.cliff.critical_post_cliff_mb_s;
-    let (severity, detail) = match (cliff.post_cliff_mb_s, cliff.cache_estimate_bytes) {
+    let (severity, detail) = match (cliff.drop.post_cliff_mb_s, cliff.drop.cache_estimate_bytes) {
         (Some(post), Some(cache)) => {
             let severity = grade_low(post, warn, critical);
             let what = match severity {
                 Severity::Ok => format!(
                     "behaves like TLC: after its write cache filled at about {}, writes went on at {post:.0} MB/s (from {:.0} MB/s), enough for a sync.",
                     format_bytes(cache),
-                    cliff.pre_cliff_mb_s
+                    cliff.drop.pre_cliff_mb_s
                 ),
                 Severity::Warning => format!(
                     "behaves like a QLC drive: writes fell to {post:.0} MB/s after {} (from {:.0} MB/s); below {warn:.0} MB/s, where TLC drives stay.",
                     format_bytes(cache),
-                    cliff.pre_cliff_mb_s
+                    cliff.drop.pre_cliff_mb_s
                 ),
                 _ => format!(
                     "behaves like a QLC drive: writes fell to {post:.0} MB/s after {} (from {:.0} MB/s); below {critical:.0} MB/s a sync that writes hundreds of GB will not finish in days.",
                     format_bytes(cache),
-                    cliff.pre_cliff_mb_s
+                    cliff.drop.pre_cliff_mb_s
                 ),
             };
             (severity, what)
         }
         _ => {
-            let sustained = cliff.pre_cliff_mb_s;
+            let sustained = cliff.drop.pre_cliff_mb_s;
             let severity = grade_low(sustained, warn, critical);
             let why_stopped = match cliff.stop {
                 CliffStop::ByteBudget => "the write budget",
@@ -532,13 +532,13 @@ mod tests {
         if let Some(sync) = report.sync.as_mut() {
             sync.baseline_lat_us.p99 = f64::NAN;
             sync.cycles.clear();
-            sync.recovery_ms_max = None;
+            sync.recovery.recovery_ms_max = None;
         }
         if let Some(span) = report.span.as_mut() {
             span.points.clear();
         }
         if let Some(cliff) = report.cliff.as_mut() {
-            cliff.post_cliff_mb_s = Some(f64::INFINITY);
+            cliff.drop.post_cliff_mb_s = Some(f64::INFINITY);
         }
         let findings = judged(&report);
         assert_eq!(by_code(&findings, "NC801").severity, Severity::Critical);
