@@ -68,10 +68,7 @@ impl AtaIdentify {
     /// Rotation rate in the convention of [`crate::facts::Drive::rotation_rate_rpm`] and
     /// smartctl: `Some(0)` for an SSD, else rpm.
     pub fn rotation_rate_rpm(&self) -> Option<u32> {
-        match self.rotation_rate {
-            Some(1) => Some(0),
-            other => other,
-        }
+        rotation_rate_rpm(self.rotation_rate)
     }
 
     /// `Some(false)` for a non-rotating drive, `Some(true)` when it reports an rpm.
@@ -149,11 +146,23 @@ fn sata_current_gbps(word77: u16) -> Option<f64> {
     }
 }
 
-fn rotation_rate(word217: u16) -> Option<u32> {
-    match word217 {
+/// Nominal media rotation rate as ATA word 217 encodes it, and the SCSI Block Device
+/// Characteristics page copies it: `Some(1)` for a non-rotating medium, `Some(rpm)` for a
+/// spinning one, `None` when not reported (0) or reserved.
+pub(crate) fn rotation_rate(word: u16) -> Option<u32> {
+    match word {
         ROTATION_NON_ROTATING => Some(1),
-        ROTATION_MIN_RPM..=ROTATION_MAX_RPM => Some(u32::from(word217)),
+        ROTATION_MIN_RPM..=ROTATION_MAX_RPM => Some(u32::from(word)),
         _ => None,
+    }
+}
+
+/// A [`rotation_rate`] in the convention of [`crate::facts::Drive::rotation_rate_rpm`] and
+/// smartctl: `Some(0)` for a non-rotating medium, else rpm.
+pub(crate) fn rotation_rate_rpm(rate: Option<u32>) -> Option<u32> {
+    match rate {
+        Some(1) => Some(0),
+        other => other,
     }
 }
 
