@@ -68,10 +68,7 @@ impl AtaIdentify {
     /// Rotation rate in the convention of [`crate::facts::Drive::rotation_rate_rpm`] and
     /// smartctl: `Some(0)` for an SSD, else rpm.
     pub fn rotation_rate_rpm(&self) -> Option<u32> {
-        match self.rotation_rate {
-            Some(1) => Some(0),
-            other => other,
-        }
+        rotation_rate_rpm(self.rotation_rate)
     }
 
     /// `Some(false)` for a non-rotating drive, `Some(true)` when it reports an rpm.
@@ -149,11 +146,23 @@ fn sata_current_gbps(word77: u16) -> Option<f64> {
     }
 }
 
-fn rotation_rate(word217: u16) -> Option<u32> {
-    match word217 {
+/// Nominal media rotation rate as ATA word 217 encodes it, and the SCSI Block Device
+/// Characteristics page copies it: `Some(1)` for a non-rotating medium, `Some(rpm)` for a
+/// spinning one, `None` when not reported (0) or reserved.
+pub(crate) fn rotation_rate(word: u16) -> Option<u32> {
+    match word {
         ROTATION_NON_ROTATING => Some(1),
-        ROTATION_MIN_RPM..=ROTATION_MAX_RPM => Some(u32::from(word217)),
+        ROTATION_MIN_RPM..=ROTATION_MAX_RPM => Some(u32::from(word)),
         _ => None,
+    }
+}
+
+/// A [`rotation_rate`] in the convention of [`crate::facts::Drive::rotation_rate_rpm`] and
+/// smartctl: `Some(0)` for a non-rotating medium, else rpm.
+pub(crate) fn rotation_rate_rpm(rate: Option<u32>) -> Option<u32> {
+    match rate {
+        Some(1) => Some(0),
+        other => other,
     }
 }
 
@@ -255,75 +264,13 @@ pub fn encode_identify_text(words: &[u16; IDENTIFY_WORDS]) -> String {
     text
 }
 
-/// Builds IDENTIFY DEVICE words with chosen values, for tests and fixture generators.
-///
-/// The result looks like a real SATA drive's response: validity bits of words 83/84/87 are
-/// set, strings are space padded, and capacity goes into words 60-61 (saturated at 28-bit
-/// maximum) and 100-103 with the 48-bit feature bit set.
-#[derive(Debug, Clone, Default)]
-pub struct IdentifyBuilder {
-    model: String,
-    firmware: String,
-    serial: String,
-    trim: bool,
-    deterministic_read_after_trim: bool,
-    rotation_word: u16,
-    sata_max_gbps: Option<f64>,
-    sata_current_gbps: Option<f64>,
-    capacity_sectors: Option<u64>,
-}
-
-impl IdentifyBuilder {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// Model; at most 40 ASCII bytes are kept.
-    pub fn model(mut self, model: &str) -> Self {
-        self.model = model.to_owned();
-        self
-    }
-    /// Firmware revision; at most 8 ASCII bytes are kept.
-    pub fn firmware(mut self, firmware: &str) -> Self {
-        self.firmware = firmware.to_owned();
-        self
-    }
-    /// Serial number; at most 20 ASCII bytes are kept.
-    pub fn serial(mut self, serial: &str) -> Self {
-        self.serial = serial.to_owned();
-        self
-    }
-    pub fn trim(mut self, supported: bool, deterministic_read_after_trim: bool) -> Self {
-        self.trim = supported;
-        self.deterministic_read_after_trim = deterministic_read_after_trim;
-        self
-    }
-    /// A solid-state drive (word 217 = 1).
-    pub fn non_rotating(mut self) -> Self {
-        self.rotation_word = ROTATION_NON_ROTATING;
-        self
-    }
-    /// A spinning disk; rates outside 1025..=65534 rpm are stored as "not reported".
-    pub fn rpm(mut self, rpm: u16) -> Self {
-        self.rotation_word = if (ROTATION_MIN_RPM..=ROTATION_MAX_RPM).contains(&rpm) {
-            rpm
-        } else {
-            0
-        };
-        self
-    }
-    /// Maximum supported and negotiated speeds; only 1.5, 3.0 and 6.0 Gb/s exist.
-    pub fn sata_speeds(mut self, max_gbps: Option<f64>, current_gbps: Option<f64>) -> Self {
-        self.sata_max_gbps = max_gbps;
-        self.sata_current_gbps = current_gbps;
-        self
-    }
-    pub fn capacity_sectors(mut self, sectors: u64) -> Self {
-        self.capacity_sectors = Some(sectors);
-        self
-    }
-
-    /// The 256 IDENTIFY words.
-    pub fn build(&self) -> [u16; IDENTIFY_WORDS] {
+impl AtaIdentify {
+    /// The 256 IDENTIFY words a real SATA drive with these values answers, for tests and
+    /// fixture generators: validity bits of words 83/84/87 set, strings space padded and cut
+    /// to their field, capacity in words 60-61 (saturated at the 28-bit maximum) and 100-103
+    /// with the 48-bit feature bit set, and signed with a correct checksum whatever
+    /// `checksum_ok` says.
+    pub fn to_words(&self) -> [u16; IDENTIFY_WORDS] {
         let mut words = [0u16; IDENTIFY_WORDS];
         // Word 0 bit 15 clear: an ATA (not ATAPI) device.
         words[0] = 0x0040;
@@ -347,7 +294,7 @@ impl IdentifyBuilder {
         if self.deterministic_read_after_trim {
             words[W_ADDITIONAL_SUPPORTED] |= DRAT_BIT;
         }
-        if self.trim {
+        if self.trim_supported {
             words[W_DATA_SET_MANAGEMENT] |= TRIM_BIT;
         }
         if let Some(max) = self.sata_max_gbps {
@@ -365,12 +312,74 @@ impl IdentifyBuilder {
                 .map_or(0, |index| index as u16 + 1);
             words[W_SATA_ADDITIONAL_CAPABILITIES] |= code << 1;
         }
-        words[W_ROTATION_RATE] = self.rotation_word;
+        words[W_ROTATION_RATE] = self
+            .rotation_rate
+            .and_then(|rate| u16::try_from(rate).ok())
+            .unwrap_or(0);
         // Sign and checksum like a real drive: all 512 bytes must sum to zero.
         words[W_INTEGRITY] = INTEGRITY_SIGNATURE;
         let checksum = 0u8.wrapping_sub(byte_sum(&words));
         words[W_INTEGRITY] |= u16::from(checksum) << 8;
         words
+    }
+}
+
+/// Builds IDENTIFY DEVICE words with chosen values (see [`AtaIdentify::to_words`]).
+#[derive(Debug, Clone, Default)]
+pub struct IdentifyBuilder {
+    identify: AtaIdentify,
+}
+
+impl IdentifyBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Model; at most 40 ASCII bytes are kept.
+    pub fn model(mut self, model: &str) -> Self {
+        self.identify.model = model.to_owned();
+        self
+    }
+    /// Firmware revision; at most 8 ASCII bytes are kept.
+    pub fn firmware(mut self, firmware: &str) -> Self {
+        self.identify.firmware = firmware.to_owned();
+        self
+    }
+    /// Serial number; at most 20 ASCII bytes are kept.
+    pub fn serial(mut self, serial: &str) -> Self {
+        self.identify.serial = serial.to_owned();
+        self
+    }
+    pub fn trim(mut self, supported: bool, deterministic_read_after_trim: bool) -> Self {
+        self.identify.trim_supported = supported;
+        self.identify.deterministic_read_after_trim = deterministic_read_after_trim;
+        self
+    }
+    /// A solid-state drive (word 217 = 1).
+    pub fn non_rotating(mut self) -> Self {
+        self.identify.rotation_rate = Some(u32::from(ROTATION_NON_ROTATING));
+        self
+    }
+    /// A spinning disk; rates outside 1025..=65534 rpm are stored as "not reported".
+    pub fn rpm(mut self, rpm: u16) -> Self {
+        self.identify.rotation_rate = (ROTATION_MIN_RPM..=ROTATION_MAX_RPM)
+            .contains(&rpm)
+            .then_some(u32::from(rpm));
+        self
+    }
+    /// Maximum supported and negotiated speeds; only 1.5, 3.0 and 6.0 Gb/s exist.
+    pub fn sata_speeds(mut self, max_gbps: Option<f64>, current_gbps: Option<f64>) -> Self {
+        self.identify.sata_max_gbps = max_gbps;
+        self.identify.sata_current_gbps = current_gbps;
+        self
+    }
+    pub fn capacity_sectors(mut self, sectors: u64) -> Self {
+        self.identify.capacity_sectors = Some(sectors);
+        self
+    }
+
+    /// The 256 IDENTIFY words.
+    pub fn build(&self) -> [u16; IDENTIFY_WORDS] {
+        self.identify.to_words()
     }
 }
 

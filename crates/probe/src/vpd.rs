@@ -9,13 +9,10 @@
 
 use thiserror::Error;
 
+use crate::ata::{rotation_rate, rotation_rate_rpm};
+
 /// Page code of the Block Device Characteristics VPD page.
 pub const BLOCK_CHARACTERISTICS_PAGE: u8 = 0xB1;
-
-const NOT_REPORTED: u16 = 0x0000;
-const NON_ROTATING: u16 = 0x0001;
-const MIN_RPM: u16 = 0x0401;
-const MAX_RPM: u16 = 0xFFFE;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum VpdError {
@@ -46,13 +43,9 @@ pub fn parse_block_characteristics(page: &[u8]) -> Result<Option<u32>, VpdError>
     if length < 2 {
         return Err(VpdError::ShortLength(length));
     }
+    // libata fills the rate in from IDENTIFY word 217 and SBC adopted ATA's encoding.
     let rate = u16::from_be_bytes([page[4], page[5]]);
-    Ok(match rate {
-        NOT_REPORTED => None,
-        NON_ROTATING => Some(0),
-        MIN_RPM..=MAX_RPM => Some(u32::from(rate)),
-        _ => None,
-    })
+    Ok(rotation_rate_rpm(rotation_rate(rate)))
 }
 
 /// A Block Device Characteristics page as a device returns it (for fixtures and tests): the

@@ -81,8 +81,10 @@ pub struct ProcessNames {
     pub launcher_arguments: Vec<String>,
 }
 
-/// The published storage requirements of one execution client.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The published storage requirements of one execution client, and how its process is
+/// recognised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClientNeeds {
     /// Lower-case key used by `--client` (`geth`, `nethermind`, `besu`, `erigon`, `reth`).
     pub name: String,
@@ -103,6 +105,10 @@ pub struct ClientNeeds {
     pub notes: String,
     /// Source ids (see `Database::sources`).
     pub sources: Vec<String>,
+    /// How its running process is recognised; a combination of clients keeps the first
+    /// one's. Reports show requirements only.
+    #[serde(skip_serializing)]
+    pub process: ProcessNames,
 }
 
 impl ClientNeeds {
@@ -237,6 +243,12 @@ mod tests {
             max_qd1_read_p99_us: p99,
             notes: String::new(),
             sources: vec![format!("{name}-docs")],
+            process: ProcessNames {
+                client: name.to_string(),
+                names: vec![name.to_string()],
+                name_prefixes: Vec::new(),
+                launcher_arguments: Vec::new(),
+            },
         }
     }
 

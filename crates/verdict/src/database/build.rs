@@ -84,26 +84,12 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
     let mut ids = IdSet::default();
     let sources = file.sources.iter().map(|s| &s.id);
     ctx.unique_ids(&mut ids, "source", "sources", sources)?;
-    let mut clients = Vec::with_capacity(file.clients.len());
-    let mut processes = Vec::with_capacity(file.clients.len());
-    for (i, c) in file.clients.into_iter().enumerate() {
+    let mut clients = file.clients;
+    for (i, c) in clients.iter_mut().enumerate() {
         let at = format!("clients.{i}");
         ids.insert(&ctx, &c.name, &format!("{at}.name"), "client")?;
-        let needs = ClientNeeds {
-            name: c.name,
-            display: c.display,
-            min_disk_bytes: c.min_disk_bytes,
-            recommended_disk_bytes: c.recommended_disk_bytes,
-            min_free_bytes: c.min_free_bytes,
-            min_read_iops: c.min_read_iops,
-            min_write_iops: c.min_write_iops,
-            max_qd1_read_p99_us: c.max_qd1_read_p99_us,
-            notes: c.notes,
-            sources: c.sources,
-        };
-        ctx.sane_needs(&needs, &at)?;
-        processes.push(ctx.process(&needs.name, c.process, &at)?);
-        clients.push(needs);
+        ctx.sane_needs(c, &at)?;
+        ctx.process(&c.name, &mut c.process, &at)?;
     }
     // Execution and consensus clients share one namespace of names in error messages.
     for (i, c) in file.consensus.iter().enumerate() {
@@ -123,10 +109,10 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
         }
     }
     Ok(ClientCatalog {
-        clients,
         consensus: file.consensus,
         sizing: file.sizing,
-        processes,
+        processes: clients.iter().map(|c| c.process.clone()).collect(),
+        clients,
         sources: file.sources,
     })
 }
@@ -236,12 +222,10 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn process(&self, client: &str, raw: ProcessNames, at: &str) -> Result<ProcessNames, DbError> {
+    /// Checks a client's process names and fills in the client's name.
+    fn process(&self, client: &str, process: &mut ProcessNames, at: &str) -> Result<(), DbError> {
         let at = format!("{at}.process");
-        let process = ProcessNames {
-            client: client.to_owned(),
-            ..raw
-        };
+        process.client = client.to_owned();
         let mut all = process
             .names
             .iter()
@@ -261,7 +245,7 @@ impl<'a> Ctx<'a> {
                 "process names are compared case-insensitively: write them in lower case",
             ));
         }
-        Ok(process)
+        Ok(())
     }
 
     /// Compiles a whole-string, case-insensitive regex. On failure the error points at the

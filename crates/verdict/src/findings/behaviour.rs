@@ -25,6 +25,24 @@ fn finding(code: Code, severity: Severity, title: &str, detail: String, subject:
     Finding::new(code, severity, title, detail).about(subject)
 }
 
+/// A [`finding`] on a measurement graded against thresholds: `fix` is the advice for any
+/// grade short of `Ok`.
+fn graded(
+    code: Code,
+    severity: Severity,
+    title: &str,
+    detail: String,
+    subject: &str,
+    fix: &str,
+) -> Finding {
+    let f = finding(code, severity, title, detail, subject);
+    if severity == Severity::Ok {
+        f
+    } else {
+        f.with_fix(fix)
+    }
+}
+
 /// Lower is better: `Critical` above `critical`, `Warning` above `warn`.
 fn grade_high(value: f64, warn: f64, critical: f64) -> Severity {
     if !value.is_finite() || value > critical {
@@ -58,7 +76,7 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
             format_latency_us(t.read.warn_p99_us)
         ),
     };
-    let mut f = finding(
+    out.push(graded(
         Code::BaselineReadLatency,
         severity,
         "QD1 read latency between write bursts",
@@ -69,11 +87,8 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
             format_latency_us(base.max),
         ),
         subject,
-    );
-    if severity != Severity::Ok {
-        f.fix = Some("Check the drive's temperature (`smartctl -x`), stop other I/O on it, and prefer local NVMe over network or VPS storage.".into());
-    }
-    out.push(f);
+        "Check the drive's temperature (`smartctl -x`), stop other I/O on it, and prefer local NVMe over network or VPS storage.",
+    ));
 
     let burst = &sync.burst_lat_us;
     let severity = grade_high(burst.p99, t.burst.warn_p99_us, t.burst.critical_p99_us);
@@ -82,7 +97,7 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
         Severity::Critical => "reads stall like a hard disk's while the client commits; it will not keep up at chain head".to_owned(),
         _ => "reads slow down markedly while the client commits a batch".to_owned(),
     };
-    let mut f = finding(
+    out.push(graded(
         Code::ReadLatencyDuringBursts,
         severity,
         "Read latency during write bursts",
@@ -99,11 +114,8 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
             format_latency_us(base.p99),
         ),
         subject,
-    );
-    if severity != Severity::Ok {
-        f.fix = Some(FIX_TLC_DRAM.into());
-    }
-    out.push(f);
+        FIX_TLC_DRAM,
+    ));
 
     let cycles = sync.cycles.len();
     let tolerance = sync.recovery_tolerance * 100.0;
@@ -141,17 +153,14 @@ fn sync_findings(sync: &SyncResult, t: &BehaviourThresholds, subject: &str) -> V
             ),
         )
     };
-    let mut f = finding(
+    out.push(graded(
         Code::BurstRecovery,
         severity,
         "Recovery after write bursts",
         detail,
         subject,
-    );
-    if severity != Severity::Ok {
-        f.fix = Some(FIX_TLC_DRAM.into());
-    }
-    out.push(f);
+        FIX_TLC_DRAM,
+    ));
     out
 }
 
@@ -211,17 +220,14 @@ fn cliff_finding(cliff: &CliffResult, t: &BehaviourThresholds, subject: &str) ->
             (severity, what)
         }
     };
-    let mut f = finding(
+    graded(
         Code::WriteCliff,
         severity,
         "Sustained writes (write cliff)",
         format!("Sequential then random writes: {detail}"),
         subject,
-    );
-    if severity != Severity::Ok {
-        f.fix = Some(FIX_TLC_DRAM.into());
-    }
-    f
+        FIX_TLC_DRAM,
+    )
 }
 
 fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Finding {
@@ -256,7 +262,7 @@ fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Fi
         Severity::Warning => "behaves like a DRAM-less drive: mapping-table misses add a NAND read once reads spread out, and a state database spreads over everything".to_owned(),
         _ => "reads get several times slower the more data they span; the state database will read slower the larger it grows".to_owned(),
     };
-    let mut f = finding(
+    graded(
         Code::SpanLatency,
         severity,
         "Read latency over growing spans (mapping table)",
@@ -268,11 +274,8 @@ fn span_finding(span: &SpanResult, t: &BehaviourThresholds, subject: &str) -> Fi
             format_bytes(last.span_bytes),
         ),
         subject,
-    );
-    if severity != Severity::Ok {
-        f.fix = Some(FIX_TLC_DRAM.into());
-    }
-    f
+        FIX_TLC_DRAM,
+    )
 }
 
 /// Behaviour findings for a bench report. `listed` is the database entry the drive matched;
