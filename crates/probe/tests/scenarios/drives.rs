@@ -53,8 +53,7 @@ fn nvme_degraded_pcie_link() {
 
 #[test]
 fn nvme_with_hmb() {
-    let facts = run("nvme_with_hmb");
-    assert_drive(only_drive(&facts), |d| Drive {
+    let facts = run_one_drive("nvme_with_hmb", |d| Drive {
         model: Some("KINGSTON SNV2S2000G".into()),
         hmb: Some(true),
         temperature_c: Some(52.85),
@@ -130,8 +129,7 @@ fn sata_raid_mode_trim_blocked() {
 
 #[test]
 fn sata_ide_mode() {
-    let facts = run("sata_ide_mode");
-    assert_drive(only_drive(&facts), |d| Drive {
+    let facts = run_one_drive("sata_ide_mode", |d| Drive {
         model: Some("Samsung SSD 860 EVO 500GB".into()),
         controller_mode: Some(ControllerMode::Ide),
         controller_driver: Some("ata_piix".into()),
@@ -167,8 +165,7 @@ fn usb_uas() {
 
 #[test]
 fn hdd() {
-    let facts = run("hdd");
-    assert_drive(only_drive(&facts), |d| Drive {
+    let facts = run_one_drive("hdd", |d| Drive {
         model: Some("WDC WD20EFRX-68EUZN0".into()),
         firmware: Some("82.00A82".into()),
         rotational: Some(true),
@@ -188,8 +185,7 @@ fn hdd() {
 
 #[test]
 fn qemu_sata_ssd_rotation_unreported() {
-    let facts = run("qemu_sata_ssd_rotation_unreported");
-    assert_drive(only_drive(&facts), |d| Drive {
+    let facts = run_one_drive("qemu_sata_ssd_rotation_unreported", |d| Drive {
         model: Some("Samsung SSD 870 QVO 1TB".into()),
         interface: Some(Interface::Sata),
         // Word 217 = 0 is "not reported", and the VPD page built from it says the same.

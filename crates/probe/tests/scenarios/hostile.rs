@@ -132,8 +132,7 @@ fn hostile_mountinfo_escapes_are_decoded() {
 
 #[test]
 fn hostile_garbage_identify_falls_back_to_scsi() {
-    let facts = run("hostile_garbage_identify");
-    assert_drive(only_drive(&facts), |d| Drive {
+    let facts = run_one_drive("hostile_garbage_identify", |d| Drive {
         model: Some("CT2000MX500SSD1".into()),
         // Only the SCSI rev is left.
         firmware: Some("046".into()),

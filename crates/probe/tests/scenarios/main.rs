@@ -72,6 +72,13 @@ fn run(name: &str) -> Probed {
     }
 }
 
+/// A scenario with one drive, checked with [`assert_drive`] against what `expected` makes of it.
+fn run_one_drive(name: &str, expected: impl FnOnce(Drive) -> Drive) -> Probed {
+    let probed = run(name);
+    assert_drive(only_drive(&probed), expected);
+    probed
+}
+
 /// Taken here rather than in each module so every snapshot file is named after this test
 /// binary (`scenarios__NAME.snap`), whichever module the scenario's test lives in.
 fn snapshot(name: &str, facts: &Facts) {
