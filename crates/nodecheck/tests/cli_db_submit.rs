@@ -7,8 +7,8 @@ use cli_support::skip::skip;
 use std::time::Duration;
 
 use cli_support::{
-    assert_contains, codes_in, json_of, nodecheck, run, stderr, stdout, submit_from, written,
-    Fixture,
+    assert_contains, assert_succeeded, codes_in, json_of, nodecheck, run, run_ok, stderr, stdout,
+    submit_from, written, Fixture,
 };
 use verdict::database::{self, Database, DriveQuery};
 
@@ -160,13 +160,12 @@ fn list_filters_by_grade() {
 #[test]
 fn db_option_overrides_the_embedded_database() {
     let (_dir, file) = written("drives.toml", database::EMBEDDED_DRIVES);
-    let out = nodecheck()
-        .arg("--db")
-        .arg(&file)
-        .args(["db", "list", "--json"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run_ok(
+        nodecheck()
+            .arg("--db")
+            .arg(&file)
+            .args(["db", "list", "--json"]),
+    );
 }
 
 /// A real (small) measurement on a temporary directory, inserted into a fixture machine's
@@ -196,7 +195,7 @@ fn submit_prints_a_block_that_db_check_accepts() {
     std::fs::write(&saved, serde_json::to_vec(&report).expect("json")).expect("write");
 
     let out = submit_from(&saved);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_succeeded(&out);
     let block = stdout(&out);
     assert!(
         stderr(&out).contains("pull request"),

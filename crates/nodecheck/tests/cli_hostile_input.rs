@@ -9,8 +9,8 @@ use std::io::Write;
 use std::path::Path;
 
 use cli_support::{
-    assert_contains, fifo, nodecheck, run_limited, smartctl_fixture, stderr, stdout, written,
-    Fixture, Limited,
+    assert_contains, fifo, nodecheck, run_limited, run_ok, smartctl_fixture, stderr, stdout,
+    written, Fixture, Limited,
 };
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -385,12 +385,11 @@ fn a_non_utf8_database_is_an_error_at_its_line_and_column() {
 
 #[test]
 fn an_empty_nodecheck_db_means_the_embedded_database() {
-    let out = nodecheck()
-        .env("NODECHECK_DB", "")
-        .args(["db", "list", "--json"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run_ok(
+        nodecheck()
+            .env("NODECHECK_DB", "")
+            .args(["db", "list", "--json"]),
+    );
 }
 
 #[test]

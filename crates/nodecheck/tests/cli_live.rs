@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 
-use cli_support::{nodecheck, stderr, stdout};
+use cli_support::{nodecheck, run_ok, stderr, stdout};
 use nodecheck::report::Report;
 
 /// Somewhere outside the root file system when possible: writing the archive into `/` would
@@ -65,15 +65,14 @@ fn comparable(mut report: Report) -> Report {
 
 /// `snapshot FLAGS -o ARCHIVE /`, which must succeed.
 fn snapshot_root(archive: &Path, flags: &[&str]) {
-    let out = nodecheck()
-        .args(["-q", "snapshot"])
-        .args(flags)
-        .arg("-o")
-        .arg(archive)
-        .arg("/")
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run_ok(
+        nodecheck()
+            .args(["-q", "snapshot"])
+            .args(flags)
+            .arg("-o")
+            .arg(archive)
+            .arg("/"),
+    );
 }
 
 #[test]

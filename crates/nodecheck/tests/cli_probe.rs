@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{all_scenarios, json_of, run, stderr, stdout, Fixture};
+use cli_support::{all_scenarios, assert_succeeded, json_of, run, stderr, stdout, Fixture};
 
 const DRIVE_KEYS: [&str; 15] = [
     "name",
@@ -74,7 +74,7 @@ fn degraded_link_fixture_reports_its_link() {
 #[test]
 fn this_machine_probes_in_a_table_and_as_json() {
     let out = run(["probe", "/"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_succeeded(&out);
     let table = stdout(&out);
     assert!(
         table.contains("stack") && table.contains("mount"),
@@ -97,7 +97,7 @@ fn a_saved_smartctl_output_is_merged() {
     let saved =
         cli_support::smartctl_fixture("sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json");
     let out = Fixture::named("sata_ahci").probe(&["--smartctl-json".as_ref(), saved.as_os_str()]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_succeeded(&out);
     let doc: serde_json::Value = json_of(&out);
     let text = doc.to_string();
     assert!(text.contains("smartctl"), "smartctl facts appear: {text}");
@@ -107,7 +107,7 @@ fn a_saved_smartctl_output_is_merged() {
 fn no_smartctl_changes_nothing_but_smartctl() {
     let probe = |extra: &[&str]| -> serde_json::Value {
         let out = run([&["probe", "--json"], extra, &["/"]].concat());
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_succeeded(&out);
         json_of(&out)
     };
     let with = probe(&[]);

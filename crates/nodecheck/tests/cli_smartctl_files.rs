@@ -6,7 +6,7 @@ mod cli_support;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use cli_support::{nodecheck, smartctl_fixture, stderr, stdout, Fixture};
+use cli_support::{nodecheck, run_ok, smartctl_fixture, stderr, stdout, Fixture};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use nodecheck::snapshot::{Manifest, MANIFEST, SMARTCTL_DIR};
@@ -66,17 +66,16 @@ fn probe_takes_one_smartctl_file_per_drive() {
     let fixture = Fixture::named("md_raid1");
     let scratch = tempfile::tempdir().expect("tempdir");
     let sdb = saved_for(scratch.path(), A400, "sdb");
-    let out = nodecheck()
-        .args(["probe", "--json", "--root"])
-        .arg(fixture.root())
-        .arg("--smartctl-json")
-        .arg(&sdb)
-        .arg("--smartctl-json")
-        .arg(smartctl_fixture(PM883))
-        .arg("/var/lib/ethereum")
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_ok(
+        nodecheck()
+            .args(["probe", "--json", "--root"])
+            .arg(fixture.root())
+            .arg("--smartctl-json")
+            .arg(&sdb)
+            .arg("--smartctl-json")
+            .arg(smartctl_fixture(PM883))
+            .arg("/var/lib/ethereum"),
+    );
     let doc = json(&out);
     assert_eq!(families(&doc), both_families());
     assert_eq!(warnings(&doc), Vec::<String>::new());

@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 
 use ::probe::fixture;
 use ::probe::probe as run_probe;
-use ::probe::{AtimeMode, ControllerMode, Drive, Facts, Interface, LayerKind, ProbeOptions, Root};
+use ::probe::{
+    AtimeMode, ControllerMode, Drive, Facts, HealthSource, Interface, LayerKind, ProbeOptions, Root,
+};
 use serde_json::Value;
-use support::{build_scenario, data_path};
+use support::{assert_drive, build_scenario, data_path, only_drive};
 
 const DATADIR: &str = "/var/lib/ethereum";
 
@@ -250,20 +252,18 @@ fn btrfs_fixture_matches_the_real_kernel() {
     assert_same_shape("btrfs_two_devices", "btrfs_two_devices");
 }
 
-fn only_drive(facts: &Facts) -> &Drive {
-    assert_eq!(facts.drives.len(), 1, "drives: {:?}", facts.drives);
-    &facts.drives[0]
-}
-
 #[test]
 fn real_nvme_tree() {
     let facts = real("nvme");
     let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("QEMU NVMe Ctrl"));
-    assert_eq!(drive.serial.as_deref(), Some("NCQEMUNVME01"));
-    assert_eq!(drive.interface, Some(Interface::Nvme));
-    assert_eq!(drive.capacity_bytes, Some(2 << 30));
-    assert_eq!(drive.temperature_source.as_deref(), Some("hwmon"));
+    assert_drive(drive, |d| Drive {
+        model: Some("QEMU NVMe Ctrl".into()),
+        serial: Some("NCQEMUNVME01".into()),
+        interface: Some(Interface::Nvme),
+        capacity_bytes: Some(2 << 30),
+        temperature_source: Some(HealthSource::Hwmon),
+        ..d
+    });
     let link = drive.pcie_link.expect("PCIe link");
     assert_eq!((link.current_gts, link.current_width), (Some(2.5), Some(1)));
     assert_eq!((link.max_gts, link.max_width), (Some(2.5), Some(1)));
@@ -370,14 +370,17 @@ fn real_btrfs_tree_finds_both_devices() {
 #[test]
 fn real_megaraid_tree_names_the_controller() {
     let facts = real("megasas");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("QEMU HARDDISK"));
-    assert_eq!(drive.controller_mode, Some(ControllerMode::Raid));
-    assert_eq!(drive.controller_driver.as_deref(), Some("megaraid_sas"));
-    assert_eq!(drive.controller_pci_class.as_deref(), Some("0x010400"));
-    // Behind the HBA the kernel sees a SCSI disk: no ATA IDENTIFY to read.
-    assert!(drive.ata.is_none());
-    assert_eq!(drive.rotational, Some(false), "rotation_rate=1");
+    assert_drive(only_drive(&facts), |d| Drive {
+        model: Some("QEMU HARDDISK".into()),
+        controller_mode: Some(ControllerMode::Raid),
+        controller_driver: Some("megaraid_sas".into()),
+        controller_pci_class: Some("0x010400".into()),
+        // Behind the HBA the kernel sees a SCSI disk: no ATA IDENTIFY to read.
+        ata: None,
+        // rotation_rate=1
+        rotational: Some(false),
+        ..d
+    });
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod judge_support;
 
 use bench::{BenchReport, EngineKind};
 use judge_support::*;
-use probe::{AtimeMode, Drive, Health, Interface, Layer, LayerKind, MountFacts, PcieLink};
+use probe::{AtimeMode, Drive, Facts, Health, Interface, Layer, LayerKind, MountFacts, PcieLink};
 use proptest::prelude::*;
 use verdict::judge::{judge, ClientChoice};
 use verdict::Severity;
@@ -82,22 +82,23 @@ prop_compose! {
         link in proptest::option::of((any_f64(), any::<u32>(), any_f64(), any::<u32>())),
         health in proptest::option::of(any_health()),
     ) -> Drive {
-        let mut drive = nvme_machine().drives.remove(0);
-        drive.model = model;
-        drive.firmware = firmware;
-        drive.capacity_bytes = capacity;
-        drive.interface = interface;
-        drive.rotational = rotational;
-        drive.rotation_rate_rpm = rpm;
-        drive.temperature_c = temperature;
-        drive.pcie_link = link.map(|(cg, cw, mg, mw)| PcieLink {
-            current_gts: Some(cg),
-            current_width: Some(cw),
-            max_gts: Some(mg),
-            max_width: Some(mw),
-        });
-        drive.health = health;
-        drive
+        Drive {
+            model,
+            firmware,
+            capacity_bytes: capacity,
+            interface,
+            rotational,
+            rotation_rate_rpm: rpm,
+            temperature_c: temperature,
+            pcie_link: link.map(|(cg, cw, mg, mw)| PcieLink {
+                current_gts: Some(cg),
+                current_width: Some(cw),
+                max_gts: Some(mg),
+                max_width: Some(mw),
+            }),
+            health,
+            ..nvme_machine().drives.remove(0)
+        }
     }
 }
 
@@ -122,15 +123,16 @@ prop_compose! {
         free in proptest::option::of(any::<u64>()),
         total in proptest::option::of(any::<u64>()),
     ) -> MountFacts {
-        let mut mount = nvme_machine().mount.expect("mount");
-        mount.mount_point = mount_point;
-        mount.source = source;
-        mount.fs_type = fs_type;
-        mount.mount_options = options;
-        mount.free_bytes = free;
-        mount.total_bytes = total;
-        mount.atime = AtimeMode::Strictatime;
-        mount
+        MountFacts {
+            mount_point,
+            source,
+            fs_type,
+            mount_options: options,
+            free_bytes: free,
+            total_bytes: total,
+            atime: AtimeMode::Strictatime,
+            ..nvme_machine().mount.expect("mount")
+        }
     }
 }
 
@@ -161,12 +163,14 @@ proptest! {
         client in prop_oneof![Just(None), Just(Some("geth".to_owned())), ".{0,10}".prop_map(Some)],
         path in ".{0,30}",
     ) {
-        let mut facts = nvme_machine();
-        facts.drives = drives;
-        facts.layers = layers;
-        facts.mount = mount;
-        facts.path = path;
-        facts.trim_effective = None;
+        let facts = Facts {
+            drives,
+            layers,
+            mount,
+            path,
+            trim_effective: None,
+            ..nvme_machine()
+        };
         let choice = client.map_or(ClientChoice::Strictest, ClientChoice::Named);
         let v = judge(&facts, bench.as_ref(), db(), &choice);
         // Whatever came in, the verdict stays well-formed.

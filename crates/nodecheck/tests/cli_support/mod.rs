@@ -143,6 +143,18 @@ where
     nodecheck().args(args).output().expect("runs")
 }
 
+/// Fails with the run's stderr unless it exited 0.
+pub fn assert_succeeded(out: &Output) {
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+}
+
+/// Runs `cmd` to completion, which must succeed.
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("runs");
+    assert_succeeded(&out);
+    out
+}
+
 /// What a run printed as JSON, read as `T`; fails with the run's stderr when it is not.
 pub fn json_of<T: serde::de::DeserializeOwned>(out: &Output) -> T {
     serde_json::from_str(&stdout(out))

@@ -14,23 +14,23 @@ fn nvme_degraded_pcie_link() {
     assert_eq!(mount.atime, AtimeMode::Relatime);
     assert_eq!(mount.free_bytes, Some(1_100_000_000_000));
     let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 980 PRO 2TB"));
-    assert_eq!(drive.serial.as_deref(), Some("S6B0NL0T412345K"));
-    assert_eq!(drive.firmware.as_deref(), Some("5B2QGXA7"));
-    assert_eq!(drive.interface, Some(Interface::Nvme));
-    assert_eq!(drive.capacity_bytes, Some(2_000_398_934_016));
-    assert_eq!(drive.rotational, Some(false));
-    assert_eq!(drive.scheduler.as_deref(), Some("none"));
-    assert_eq!(drive.temperature_c, Some(41.85));
-    assert_eq!(
-        drive.hmb,
-        Some(false),
-        "kernel 6.8 has the attribute, so absence means no HMB"
-    );
+    assert_drive(drive, |d| Drive {
+        model: Some("Samsung SSD 980 PRO 2TB".into()),
+        serial: Some("S6B0NL0T412345K".into()),
+        firmware: Some("5B2QGXA7".into()),
+        interface: Some(Interface::Nvme),
+        capacity_bytes: Some(2_000_398_934_016),
+        rotational: Some(false),
+        scheduler: Some("none".into()),
+        temperature_c: Some(41.85),
+        // Kernel 6.8 has the attribute, so absence means no HMB.
+        hmb: Some(false),
+        controller_driver: Some("nvme".into()),
+        ..d
+    });
     let link = drive.pcie_link.expect("link");
     assert_eq!((link.current_gts, link.current_width), (Some(8.0), Some(2)));
     assert_eq!((link.max_gts, link.max_width), (Some(16.0), Some(4)));
-    assert_eq!(drive.controller_driver.as_deref(), Some("nvme"));
     let nvme = drive.nvme.as_ref().expect("nvme details");
     assert_eq!(nvme.pci_vendor_id.as_deref(), Some("0x144d"));
     assert_eq!(nvme.pci_address.as_deref(), Some("0000:03:00.0"));
@@ -53,11 +53,12 @@ fn nvme_degraded_pcie_link() {
 
 #[test]
 fn nvme_with_hmb() {
-    let facts = run("nvme_with_hmb");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("KINGSTON SNV2S2000G"));
-    assert_eq!(drive.hmb, Some(true));
-    assert_eq!(drive.temperature_c, Some(52.85));
+    let facts = run_one_drive("nvme_with_hmb", |d| Drive {
+        model: Some("KINGSTON SNV2S2000G".into()),
+        hmb: Some(true),
+        temperature_c: Some(52.85),
+        ..d
+    });
     let mount = facts.mount.as_ref().expect("mount");
     assert_eq!(
         mount.mount_point, "/",
@@ -74,27 +75,25 @@ fn sata_ahci() {
     assert_eq!(facts.stack, vec!["sda1", "sda"]);
     assert_eq!(facts.trim_effective, Some(true));
     let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("CT2000MX500SSD1"));
-    assert_eq!(
-        drive.firmware.as_deref(),
-        Some("M3CR046"),
-        "IDENTIFY beats the SCSI rev"
-    );
-    assert_eq!(drive.serial.as_deref(), Some("2235E6A1B2C3"));
-    assert_eq!(
-        drive.vendor, None,
-        "libata's placeholder vendor ATA is dropped"
-    );
-    assert_eq!(drive.interface, Some(Interface::Sata));
-    assert_eq!(drive.controller_mode, Some(ControllerMode::Ahci));
-    assert_eq!(drive.controller_driver.as_deref(), Some("ahci"));
-    assert_eq!(drive.controller_pci_class.as_deref(), Some("0x010601"));
-    assert_eq!(drive.sata_link_gbps, Some(6.0));
-    assert_eq!(drive.sata_link_max_gbps, Some(6.0));
-    assert_eq!(drive.trim_supported, Some(true));
-    assert_eq!(drive.rotation_rate_rpm, Some(0));
-    assert_eq!(drive.temperature_c, Some(34.0));
-    assert_eq!(drive.temperature_source.as_deref(), Some("hwmon"));
+    assert_drive(drive, |d| Drive {
+        model: Some("CT2000MX500SSD1".into()),
+        // IDENTIFY beats the SCSI rev.
+        firmware: Some("M3CR046".into()),
+        serial: Some("2235E6A1B2C3".into()),
+        // libata's placeholder vendor ATA is dropped.
+        vendor: None,
+        interface: Some(Interface::Sata),
+        controller_mode: Some(ControllerMode::Ahci),
+        controller_driver: Some("ahci".into()),
+        controller_pci_class: Some("0x010601".into()),
+        sata_link_gbps: Some(6.0),
+        sata_link_max_gbps: Some(6.0),
+        trim_supported: Some(true),
+        rotation_rate_rpm: Some(0),
+        temperature_c: Some(34.0),
+        temperature_source: Some(HealthSource::Hwmon),
+        ..d
+    });
     let ata = drive.ata.as_ref().expect("ata");
     assert_eq!(ata.port.as_deref(), Some("ata3"));
     assert_eq!(ata.device.as_deref(), Some("dev3.0"));
@@ -112,14 +111,13 @@ fn sata_raid_mode_trim_blocked() {
         facts.mount.as_ref().map(|m| m.mount_point.as_str()),
         Some(fixture::DATADIR)
     );
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
-    assert_eq!(drive.controller_mode, Some(ControllerMode::Raid));
-    assert_eq!(
-        drive.trim_supported,
-        Some(true),
-        "the drive itself can TRIM"
-    );
+    assert_drive(only_drive(&facts), |d| Drive {
+        model: Some("Samsung SSD 870 QVO 1TB".into()),
+        controller_mode: Some(ControllerMode::Raid),
+        // The drive itself can TRIM...
+        trim_supported: Some(true),
+        ..d
+    });
     assert_eq!(
         facts.trim_effective,
         Some(false),
@@ -131,13 +129,14 @@ fn sata_raid_mode_trim_blocked() {
 
 #[test]
 fn sata_ide_mode() {
-    let facts = run("sata_ide_mode");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 860 EVO 500GB"));
-    assert_eq!(drive.controller_mode, Some(ControllerMode::Ide));
-    assert_eq!(drive.controller_driver.as_deref(), Some("ata_piix"));
-    assert_eq!(drive.sata_link_gbps, Some(3.0));
-    assert_eq!(drive.sata_link_max_gbps, Some(6.0));
+    let facts = run_one_drive("sata_ide_mode", |d| Drive {
+        model: Some("Samsung SSD 860 EVO 500GB".into()),
+        controller_mode: Some(ControllerMode::Ide),
+        controller_driver: Some("ata_piix".into()),
+        sata_link_gbps: Some(3.0),
+        sata_link_max_gbps: Some(6.0),
+        ..d
+    });
     assert!(facts.mount.as_ref().expect("mount").discard);
     snapshot("sata_ide_mode", &facts);
 }
@@ -147,57 +146,56 @@ fn usb_uas() {
     let facts = run("usb_uas");
     assert_eq!(facts.stack, vec!["sdb1", "sdb"]);
     let drive = only_drive(&facts);
-    assert_eq!(drive.interface, Some(Interface::Usb));
-    assert_eq!(drive.model.as_deref(), Some("Portable SSD T5"));
-    assert_eq!(drive.vendor.as_deref(), Some("Samsung"));
-    assert_eq!(drive.controller_driver.as_deref(), Some("uas"));
+    assert_drive(drive, |d| Drive {
+        interface: Some(Interface::Usb),
+        model: Some("Portable SSD T5".into()),
+        vendor: Some("Samsung".into()),
+        controller_driver: Some("uas".into()),
+        write_cache: Some("write through".into()),
+        ..d
+    });
     let usb = drive.usb.as_ref().expect("usb");
     assert_eq!(usb.driver.as_deref(), Some("uas"));
     assert_eq!(usb.vendor_id.as_deref(), Some("04e8"));
     assert_eq!(usb.product_id.as_deref(), Some("61f5"));
     assert_eq!(usb.speed_mbps, Some(5000));
-    assert_eq!(drive.write_cache.as_deref(), Some("write through"));
     assert_eq!(facts.trim_effective, Some(false));
     snapshot("usb_uas", &facts);
 }
 
 #[test]
 fn hdd() {
-    let facts = run("hdd");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("WDC WD20EFRX-68EUZN0"));
-    assert_eq!(drive.firmware.as_deref(), Some("82.00A82"));
-    assert_eq!(drive.rotational, Some(true));
-    assert_eq!(drive.rotation_rate_rpm, Some(5400));
-    assert_eq!(
-        drive.vpd_rotation_rate_rpm,
-        Some(5400),
-        "libata's VPD page 0xB1 repeats word 217"
-    );
-    assert_eq!(drive.queue_rotational, Some(true));
-    assert_eq!(drive.trim_supported, Some(false));
-    assert_eq!(drive.physical_block_size, Some(4096));
-    assert_eq!(drive.scheduler.as_deref(), Some("mq-deadline"));
-    assert_eq!(drive.temperature_c, Some(38.0));
+    let facts = run_one_drive("hdd", |d| Drive {
+        model: Some("WDC WD20EFRX-68EUZN0".into()),
+        firmware: Some("82.00A82".into()),
+        rotational: Some(true),
+        rotation_rate_rpm: Some(5400),
+        // libata's VPD page 0xB1 repeats word 217.
+        vpd_rotation_rate_rpm: Some(5400),
+        queue_rotational: Some(true),
+        trim_supported: Some(false),
+        physical_block_size: Some(4096),
+        scheduler: Some("mq-deadline".into()),
+        temperature_c: Some(38.0),
+        ..d
+    });
     assert_eq!(facts.trim_effective, Some(false));
     snapshot("hdd", &facts);
 }
 
 #[test]
 fn qemu_sata_ssd_rotation_unreported() {
-    let facts = run("qemu_sata_ssd_rotation_unreported");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
-    assert_eq!(drive.interface, Some(Interface::Sata));
-    // Word 217 = 0 is "not reported", and the VPD page built from it says the same.
-    assert_eq!(drive.rotation_rate_rpm, None);
-    assert_eq!(drive.vpd_rotation_rate_rpm, None);
-    assert_eq!(
-        drive.queue_rotational,
-        Some(true),
-        "the kernel's flag as read"
-    );
-    assert_eq!(drive.rotational, Some(true), "nothing better to go by");
+    let facts = run_one_drive("qemu_sata_ssd_rotation_unreported", |d| Drive {
+        model: Some("Samsung SSD 870 QVO 1TB".into()),
+        interface: Some(Interface::Sata),
+        // Word 217 = 0 is "not reported", and the VPD page built from it says the same.
+        rotation_rate_rpm: None,
+        vpd_rotation_rate_rpm: None,
+        // The kernel's flag as read, and nothing better to go by.
+        queue_rotational: Some(true),
+        rotational: Some(true),
+        ..d
+    });
     assert!(facts.warnings.is_empty(), "{:?}", facts.warnings);
     snapshot("qemu_sata_ssd_rotation_unreported", &facts);
 }
@@ -222,11 +220,14 @@ fn vpd_page_decides_the_probe_rotational_flag_without_identify() {
     let root = Root::at(&root_dir).expect("root");
     let facts =
         run_probe(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.rotation_rate_rpm, None);
-    assert_eq!(drive.vpd_rotation_rate_rpm, Some(0));
-    assert_eq!(drive.queue_rotational, Some(true));
-    assert_eq!(drive.rotational, Some(false), "the page outranks the flag");
+    assert_drive(only_drive(&facts), |d| Drive {
+        rotation_rate_rpm: None,
+        vpd_rotation_rate_rpm: Some(0),
+        queue_rotational: Some(true),
+        // The page outranks the flag.
+        rotational: Some(false),
+        ..d
+    });
 
     // A malformed page is a warning, never a value.
     std::fs::write(
@@ -262,13 +263,15 @@ fn sas_multipath() {
     assert_eq!(facts.stack, vec!["dm-0", "sda", "sdb"]);
     assert_eq!(facts.layers[0].kind, LayerKind::Multipath);
     assert_eq!(facts.drives.len(), 2);
-    let drive = &facts.drives[0];
-    assert_eq!(drive.interface, Some(Interface::Sas));
-    assert_eq!(drive.vendor.as_deref(), Some("SEAGATE"));
-    assert_eq!(drive.model.as_deref(), Some("ST4000NM0295"));
-    assert_eq!(drive.controller_mode, Some(ControllerMode::Sas));
-    assert_eq!(drive.controller_driver.as_deref(), Some("mpt3sas"));
-    assert_eq!(drive.rotational, Some(true));
+    assert_drive(&facts.drives[0], |d| Drive {
+        interface: Some(Interface::Sas),
+        vendor: Some("SEAGATE".into()),
+        model: Some("ST4000NM0295".into()),
+        controller_mode: Some(ControllerMode::Sas),
+        controller_driver: Some("mpt3sas".into()),
+        rotational: Some(true),
+        ..d
+    });
     assert_eq!(facts.trim_effective, Some(false));
     assert_eq!(facts.platform.virtualized, Some(false));
     assert_eq!(
@@ -281,16 +284,16 @@ fn sas_multipath() {
 fn usb_sata_bridge_shows_only_the_inquiry_product() {
     let facts = run("usb_sata_bridge_cut_model");
     snapshot("usb_sata_bridge_cut_model", &facts);
-    let drive = only_drive(&facts);
-    assert_eq!(drive.name, "sdb");
-    assert_eq!(drive.interface, Some(Interface::Usb));
-    assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870"));
-    assert_eq!(drive.model_source, Some(ModelSource::ScsiInquiry));
-    assert_eq!(
-        drive.vendor, None,
-        "libata's placeholder vendor `ATA` is dropped"
-    );
-    assert_eq!(drive.capacity_bytes, Some(3_907_029_168 * 512));
+    assert_drive(only_drive(&facts), |d| Drive {
+        name: "sdb".into(),
+        interface: Some(Interface::Usb),
+        model: Some("Samsung SSD 870".into()),
+        model_source: Some(ModelSource::ScsiInquiry),
+        // libata's placeholder vendor `ATA` is dropped.
+        vendor: None,
+        capacity_bytes: Some(3_907_029_168 * 512),
+        ..d
+    });
 }
 
 #[test]
@@ -313,14 +316,13 @@ fn identify_with_a_bad_checksum_is_used_with_a_warning() {
     let root = Root::at(dir.path()).expect("root");
     let facts =
         run_probe(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("CT2000MX500SSD1"));
-    assert_eq!(
-        drive.firmware.as_deref(),
-        Some("M3CR046"),
-        "IDENTIFY still used"
-    );
-    assert_eq!(drive.trim_supported, Some(true));
+    assert_drive(only_drive(&facts), |d| Drive {
+        model: Some("CT2000MX500SSD1".into()),
+        // IDENTIFY still used.
+        firmware: Some("M3CR046".into()),
+        trim_supported: Some(true),
+        ..d
+    });
     let checksum_warnings: Vec<&String> = facts
         .warnings
         .iter()

@@ -132,14 +132,12 @@ fn hostile_mountinfo_escapes_are_decoded() {
 
 #[test]
 fn hostile_garbage_identify_falls_back_to_scsi() {
-    let facts = run("hostile_garbage_identify");
-    let drive = only_drive(&facts);
-    assert_eq!(drive.model.as_deref(), Some("CT2000MX500SSD1"));
-    assert_eq!(
-        drive.firmware.as_deref(),
-        Some("046"),
-        "only the SCSI rev is left"
-    );
+    let facts = run_one_drive("hostile_garbage_identify", |d| Drive {
+        model: Some("CT2000MX500SSD1".into()),
+        // Only the SCSI rev is left.
+        firmware: Some("046".into()),
+        ..d
+    });
     assert_warning(&facts, "IDENTIFY");
 }
 

@@ -11,14 +11,14 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::data_path;
+use support::{assert_drive, data_path, only_drive};
 
 use ::probe::fixture::{self, SCENARIOS};
 use ::probe::probe as run_probe;
 use ::probe::root::{AccessKind, ATTR_CAP};
 use ::probe::{
-    AtimeMode, ControllerMode, Drive, Facts, Interface, LayerKind, ModelSource, ProbeOptions, Root,
-    SCHEMA_VERSION,
+    AtimeMode, ControllerMode, Drive, Facts, HealthSource, Interface, LayerKind, ModelSource,
+    ProbeOptions, Root, SCHEMA_VERSION,
 };
 
 /// A scenario's facts, with the fixture directory they were probed from kept alive.
@@ -72,6 +72,13 @@ fn run(name: &str) -> Probed {
     }
 }
 
+/// A scenario with one drive, checked with [`assert_drive`] against what `expected` makes of it.
+fn run_one_drive(name: &str, expected: impl FnOnce(Drive) -> Drive) -> Probed {
+    let probed = run(name);
+    assert_drive(only_drive(&probed), expected);
+    probed
+}
+
 /// Taken here rather than in each module so every snapshot file is named after this test
 /// binary (`scenarios__NAME.snap`), whichever module the scenario's test lives in.
 fn snapshot(name: &str, facts: &Facts) {
@@ -104,9 +111,4 @@ fn drive_named<'a>(facts: &'a Facts, name: &str) -> &'a Drive {
         .iter()
         .find(|d| d.name == name)
         .unwrap_or_else(|| panic!("no {name}"))
-}
-
-fn only_drive(facts: &Facts) -> &Drive {
-    assert_eq!(facts.drives.len(), 1, "drives: {:?}", facts.drives);
-    &facts.drives[0]
 }

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use probe::fixture::Scenario;
+use probe::{Drive, Facts};
 
 #[path = "../../../nodecheck/tests/cli_support/skip.rs"]
 pub mod skip;
@@ -41,4 +42,16 @@ pub fn ascii_field(max: usize) -> impl proptest::strategy::Strategy<Value = Stri
         max.saturating_sub(2)
     ))
     .expect("valid regex")
+}
+
+/// The one drive the probe found under the path.
+pub fn only_drive(facts: &Facts) -> &Drive {
+    assert_eq!(facts.drives.len(), 1, "drives: {:?}", facts.drives);
+    &facts.drives[0]
+}
+
+/// `drive` compared in one assertion with what `expected` makes of it: the fields it sets must
+/// hold those values, and every field it leaves as it was is not checked.
+pub fn assert_drive(drive: &Drive, expected: impl FnOnce(Drive) -> Drive) {
+    assert_eq!(*drive, expected(drive.clone()), "{}", drive.name);
 }

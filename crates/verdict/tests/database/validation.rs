@@ -55,27 +55,8 @@ fn validation_catches_an_example_that_misses_its_own_entry() {
     );
 }
 
-/// A SATA family with one SMART attribute quirk, to bend per test.
-const QUIRKY: &str = r#"
-schema_version = 1
-version = "t"
-
-[[sources]]
-id = "s"
-title = "a source"
-
-[[drives]]
-id = "crucial-mx500"
-vendor = "Crucial"
-family = "MX500"
-interface = "sata"
-class = "mainstream"
-grade = "good"
-notes = "n"
-sources = ["s"]
-models = ['CT\d+MX500SSD[14]']
-examples = ["CT2000MX500SSD1"]
-[[drives.smart_attributes]]
+/// One SMART attribute quirk, for a SATA family.
+const QUIRK: &str = r#"[[drives.smart_attributes]]
 id = "flips"
 attribute = 197
 name = "Current_Pending_ECC_Cnt"
@@ -83,6 +64,12 @@ benign_raw_max = 1
 text = "flips between 0 and 1"
 sources = ["s"]
 "#;
+
+/// The minimal file's family as a SATA drive with [`QUIRK`], to bend per test.
+fn quirky() -> String {
+    let sata = MINIMAL.replace("interface = \"nvme\"", "interface = \"sata\"");
+    format!("{sata}{QUIRK}")
+}
 
 /// Errors about the drive entries of `text`. The embedded classes come along with any drives
 /// file and cite the shipped file's sources, which a minimal test file does not carry.
@@ -103,59 +90,60 @@ fn quirk_errors(text: &str) -> Vec<String> {
 
 #[test]
 fn smart_attribute_quirks_parse_and_validate() {
-    let db = parse(QUIRKY).expect("parses");
+    let quirky = quirky();
+    let db = parse(&quirky).expect("parses");
     let quirk = db.drives[0].smart_attribute(197).expect("quirk");
     assert_eq!(quirk.name, "Current_Pending_ECC_Cnt");
     assert_eq!(quirk.benign_raw_max, 1);
     assert!(
-        quirk_errors(QUIRKY).is_empty(),
+        quirk_errors(&quirky).is_empty(),
         "{:?}",
-        quirk_errors(QUIRKY)
+        quirk_errors(&quirky)
     );
 
     let cases = [
         (
-            QUIRKY.replace("attribute = 197", "attribute = 9"),
+            quirky.replace("attribute = 197", "attribute = 9"),
             "not one nodecheck reads as a bad-sector count",
         ),
         (
-            QUIRKY.replace("interface = \"sata\"", "interface = \"nvme\""),
+            quirky.replace("interface = \"sata\"", "interface = \"nvme\""),
             "only ATA drives report attributes",
         ),
         (
             {
-                let quirk_sources = QUIRKY.rfind("sources = [\"s\"]").expect("quirk sources");
+                let quirk_sources = quirky.rfind("sources = [\"s\"]").expect("quirk sources");
                 format!(
                     "{}sources = [\"nowhere\"]{}",
-                    &QUIRKY[..quirk_sources],
-                    &QUIRKY[quirk_sources + "sources = [\"s\"]".len()..]
+                    &quirky[..quirk_sources],
+                    &quirky[quirk_sources + "sources = [\"s\"]".len()..]
                 )
             },
             "unknown source `nowhere`",
         ),
         (
-            QUIRKY.replace("text = \"flips between 0 and 1\"", "text = \" \""),
+            quirky.replace("text = \"flips between 0 and 1\"", "text = \" \""),
             "say why",
         ),
         (
             format!(
-                "{QUIRKY}[[drives.smart_attributes]]\nid = \"again\"\nattribute = 197\nname = \"X\"\nbenign_raw_max = 0\ntext = \"t\"\nsources = [\"s\"]\n"
+                "{quirky}[[drives.smart_attributes]]\nid = \"again\"\nattribute = 197\nname = \"X\"\nbenign_raw_max = 0\ntext = \"t\"\nsources = [\"s\"]\n"
             ),
             "more than one quirk",
         ),
         (
-            QUIRKY.replace("name = \"Current_Pending_ECC_Cnt\"", "name = \"Current Pending\""),
+            quirky.replace("name = \"Current_Pending_ECC_Cnt\"", "name = \"Current Pending\""),
             "as smartctl prints it",
         ),
     ];
     assert_each_refused(&cases, quirk_errors);
     // A quirk id shares the entry's rule namespace and a typo'd key fails to parse.
     let dup = format!(
-        "{QUIRKY}[[drives.advisories]]\nid = \"flips\"\nseverity = \"info\"\ntext = \"t\"\n"
+        "{quirky}[[drives.advisories]]\nid = \"flips\"\nseverity = \"info\"\ntext = \"t\"\n"
     );
     let err = parse(&dup).expect_err("one rule id twice");
     assert_eq!(err.kind(), Some(ErrorKind::DuplicateId), "{err}");
-    let typo = QUIRKY.replace("benign_raw_max", "benign_max");
+    let typo = quirky.replace("benign_raw_max", "benign_max");
     assert!(parse(&typo).is_err());
 }
 
