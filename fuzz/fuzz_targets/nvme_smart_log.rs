@@ -1,9 +1,9 @@
-//! SMART / Health log parsing of arbitrary buffers, the derived health record, and builder
-//! round trips.
+//! SMART / Health log parsing of arbitrary buffers, the derived health record, and
+//! re-encoding round trips.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use probe::nvme::{parse_smart_log, SmartLogBuilder, SMART_LOG_LEN};
+use probe::nvme::{parse_smart_log, SMART_LOG_LEN};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(log) = parse_smart_log(data) else {
@@ -14,6 +14,6 @@ fuzz_target!(|data: &[u8]| {
     assert!(health.bytes_written.is_some());
     let _ = log.temperature_c();
     let _ = log.sensor_temperatures_c();
-    let rebuilt = SmartLogBuilder::from_log(log.clone()).build();
+    let rebuilt = log.to_page();
     assert_eq!(parse_smart_log(&rebuilt).ok(), Some(log));
 });
