@@ -300,7 +300,8 @@ impl<'a> Ctx<'a> {
             &rules("firmware"),
             |f| &f.id,
             |f, at| {
-                f.regex = self.regex(&f.pattern, &format!("{at}.match"), "firmware pattern")?;
+                f.regex =
+                    Some(self.regex(&f.pattern, &format!("{at}.match"), "firmware pattern")?);
                 Ok(())
             },
         )?;

@@ -77,9 +77,10 @@ pub struct FirmwareRule {
     /// Whole-string regex on the firmware revision, as written.
     #[serde(rename = "match")]
     pub pattern: String,
-    /// Compiled by the loader; until then a regex that matches nothing.
-    #[serde(skip, default = "matches_nothing")]
-    pub regex: Regex,
+    /// `pattern` compiled by the loader, which refuses a file whose pattern does not compile;
+    /// `None` only on a rule that did not come through the loader.
+    #[serde(skip)]
+    pub regex: Option<Regex>,
     /// Grade of the drive while it runs this firmware; `None` leaves the grade alone.
     pub grade: Option<Grade>,
     pub severity: Severity,
@@ -106,8 +107,12 @@ pub struct CapacityRule {
     pub fix: Option<String>,
 }
 
-fn matches_nothing() -> Regex {
-    Regex::new("[^\\s\\S]").expect("a valid regex")
+impl FirmwareRule {
+    /// True when the compiled pattern matches the whole revision; a rule that was never
+    /// compiled matches nothing.
+    pub fn matches(&self, firmware: &str) -> bool {
+        self.regex.as_ref().is_some_and(|re| re.is_match(firmware))
+    }
 }
 
 impl CapacityRule {
@@ -209,4 +214,25 @@ pub struct PlatformMatch {
     pub bios_version_pattern: Option<String>,
     #[serde(skip)]
     pub bios_version: Option<Regex>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RULE: &str = r#"
+        id = "bricks"
+        match = "3B2QGXA7"
+        severity = "critical"
+        text = "this firmware bricks the drive"
+    "#;
+
+    #[test]
+    fn a_firmware_rule_matches_only_once_the_loader_compiled_it() {
+        let mut rule: FirmwareRule = toml::from_str(RULE).expect("a valid rule");
+        assert!(!rule.matches("3B2QGXA7"), "an uncompiled rule matched");
+        rule.regex = Some(Regex::new("^(?:3B2QGXA7)$").expect("a valid regex"));
+        assert!(rule.matches("3B2QGXA7"));
+        assert!(!rule.matches("3B2QGXA8"));
+    }
 }

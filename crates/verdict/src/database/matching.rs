@@ -216,7 +216,7 @@ pub(crate) fn apply_rules<'a>(
 
     match q.firmware.map(normalize_firmware).filter(|f| !f.is_empty()) {
         Some(firmware) => {
-            for rule in entry.firmware.iter().filter(|r| r.regex.is_match(firmware)) {
+            for rule in entry.firmware.iter().filter(|r| r.matches(firmware)) {
                 // A firmware problem is a property of this particular drive: it can only make
                 // the grade worse than what model and capacity say.
                 if let Some(g) = rule.grade {

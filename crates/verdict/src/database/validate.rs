@@ -177,7 +177,7 @@ fn check_entry(
         }
     }
     for f in &e.firmware {
-        if f.regex.is_match("") {
+        if f.matches("") {
             issues.error(
                 &e.id,
                 format!("firmware rule `{}` matches an empty revision", f.id),
