@@ -84,7 +84,6 @@ impl ClientName {
     pub fn processes() -> Vec<probe::processes::ClientProcess> {
         ClientCatalog::embedded()
             .process_names()
-            .iter()
             .map(|process| probe::processes::ClientProcess {
                 client: process.client.clone(),
                 programs: process

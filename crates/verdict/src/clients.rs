@@ -19,8 +19,6 @@ pub struct ClientCatalog {
     /// Consensus clients, in file order.
     pub consensus: Vec<ConsensusNeeds>,
     pub sizing: Option<Sizing>,
-    /// How each execution client's running process is recognised, in the order of `clients`.
-    pub processes: Vec<ProcessNames>,
     /// The file's own sources, in file order (a clash with the drives file is reported where
     /// the source stands).
     pub(crate) sources: Vec<crate::database::Source>,
@@ -54,9 +52,9 @@ impl ClientCatalog {
         self.consensus.iter().map(|c| c.name.as_str())
     }
 
-    /// How to recognise each execution client's running process.
-    pub fn process_names(&self) -> &[ProcessNames] {
-        &self.processes
+    /// How to recognise each execution client's running process, in the order of `clients`.
+    pub fn process_names(&self) -> impl Iterator<Item = &ProcessNames> + '_ {
+        self.clients.iter().map(|c| &c.process)
     }
 }
 
@@ -306,13 +304,9 @@ mod tests {
             consensus,
             ["lighthouse", "prysm", "teku", "nimbus", "lodestar"]
         );
-        let processes: Vec<&str> = catalog
-            .process_names()
-            .iter()
-            .map(|p| p.client.as_str())
-            .collect();
+        let processes: Vec<&str> = catalog.process_names().map(|p| p.client.as_str()).collect();
         assert_eq!(processes, execution);
-        let besu = &catalog.process_names()[2];
+        let besu = catalog.process_names().nth(2).expect("a third client");
         assert_eq!(besu.names, ["besu"]);
         assert_eq!(besu.launcher_arguments, ["org.hyperledger.besu"]);
     }

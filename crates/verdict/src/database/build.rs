@@ -111,7 +111,6 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
     Ok(ClientCatalog {
         consensus: file.consensus,
         sizing: file.sizing,
-        processes: clients.iter().map(|c| c.process.clone()).collect(),
         clients,
         sources: file.sources,
     })
