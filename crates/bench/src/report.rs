@@ -1,12 +1,14 @@
 //! The serializable results of a benchmark run: the contract with `verdict` and the renderers.
 
 use serde::{Deserialize, Serialize};
+use strum::{Display, IntoStaticStr};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Which I/O engine produced a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, Display)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EngineKind {
     IoUring,
     Psync,
@@ -17,17 +19,7 @@ pub enum EngineKind {
 impl EngineKind {
     /// The engine's name in every output: the same word as in the JSON report.
     pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
-            EngineKind::Mock => "mock",
-        }
-    }
-}
-
-impl std::fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        self.into()
     }
 }
 

@@ -1,13 +1,28 @@
 //! The verdict's own types: grades, severities, findings.
 
 use serde::{Deserialize, Serialize};
+use strum::{Display, IntoStaticStr};
 
 use crate::code::Code;
 
 /// How fit something is for an Ethereum node. Ordered from best to worst so that folding
 /// findings is `max`; `Unknown` sorts between `Good` and `Ugly`: not known good, not known bad.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Grade {
     Good,
     Unknown,
@@ -16,26 +31,30 @@ pub enum Grade {
 }
 
 impl Grade {
+    /// The snake_case name serde writes for it in JSON and TOML.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Grade::Good => "good",
-            Grade::Unknown => "unknown",
-            Grade::Ugly => "ugly",
-            Grade::Bad => "bad",
-        }
-    }
-}
-
-impl std::fmt::Display for Grade {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
 /// How much a finding matters. `Critical` makes the verdict `bad`, `Warning` makes it `ugly`,
 /// `Info` and `Ok` leave it alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Severity {
     /// A check that passed, shown so the reader sees it was made.
     Ok,
@@ -45,19 +64,9 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The snake_case name serde writes for it in JSON and TOML.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Ok => "ok",
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

@@ -2,10 +2,25 @@
 //! probe's facts map onto the same vocabulary, so entries and generic rules compare directly.
 
 use serde::{Deserialize, Serialize};
+use strum::{Display, IntoStaticStr};
 
 /// How an entry's drive is attached, as the list sorts them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EntryInterface {
     Nvme,
     Sata,
@@ -16,14 +31,9 @@ pub enum EntryInterface {
 }
 
 impl EntryInterface {
+    /// The snake_case name serde writes for it in JSON and TOML.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EntryInterface::Nvme => "nvme",
-            EntryInterface::Sata => "sata",
-            EntryInterface::Sas => "sas",
-            EntryInterface::Usb => "usb",
-            EntryInterface::Virtio => "virtio",
-        }
+        self.into()
     }
 
     pub fn label(self) -> &'static str {
@@ -50,8 +60,11 @@ impl EntryInterface {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, IntoStaticStr, Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Nand {
     Slc,
     Mlc,
@@ -62,14 +75,9 @@ pub enum Nand {
 }
 
 impl Nand {
+    /// The snake_case name serde writes for it in JSON and TOML.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Nand::Slc => "slc",
-            Nand::Mlc => "mlc",
-            Nand::Tlc => "tlc",
-            Nand::Qlc => "qlc",
-            Nand::Xpoint => "xpoint",
-        }
+        self.into()
     }
 
     pub fn label(self) -> &'static str {
@@ -83,8 +91,11 @@ impl Nand {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, IntoStaticStr, Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Dram {
     Yes,
     No,
@@ -93,12 +104,9 @@ pub enum Dram {
 }
 
 impl Dram {
+    /// The snake_case name serde writes for it in JSON and TOML.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Dram::Yes => "yes",
-            Dram::No => "no",
-            Dram::Hmb => "hmb",
-        }
+        self.into()
     }
 
     pub fn label(self) -> &'static str {
@@ -115,8 +123,11 @@ impl Dram {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, IntoStaticStr, Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Class {
     Mainstream,
     Performance,
@@ -128,16 +139,9 @@ pub enum Class {
 }
 
 impl Class {
+    /// The snake_case name serde writes for it in JSON and TOML.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Mainstream => "mainstream",
-            Class::Performance => "performance",
-            Class::Budget => "budget",
-            Class::DataCenter => "data_center",
-            Class::Portable => "portable",
-            Class::Cloud => "cloud",
-            Class::Hdd => "hdd",
-        }
+        self.into()
     }
 
     pub fn label(self) -> &'static str {

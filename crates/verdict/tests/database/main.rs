@@ -212,3 +212,41 @@ fn generic_rules_follow_the_list() {
         .max();
     assert_eq!(worst, Some(Grade::Bad));
 }
+
+/// The name a grade, severity or trait is shown by is the word the JSON report and the TOML
+/// files use for it, so a reader can grep a pasted report for what the table printed.
+#[test]
+fn shown_names_are_the_serialized_names() {
+    use verdict::database::{Class, Dram, Nand};
+    fn check<T: serde::Serialize>(values: &[T], shown: impl Fn(&T) -> String) {
+        for value in values {
+            let serialized = serde_json::to_value(value).expect("serializes");
+            assert_eq!(serialized.as_str(), Some(shown(value).as_str()));
+        }
+    }
+    use Grade::*;
+    check(&[Good, Unknown, Ugly, Bad], |g| format!("{g}"));
+    check(&[Good, Unknown, Ugly, Bad], |g| g.as_str().to_owned());
+    use Severity::*;
+    check(&[Ok, Info, Warning, Critical], |s| format!("{s}"));
+    check(&[Ok, Info, Warning, Critical], |s| s.as_str().to_owned());
+    use EntryInterface::*;
+    check(&[Nvme, Sata, Sas, Usb, Virtio], |i| i.as_str().to_owned());
+    check(
+        &[Nand::Slc, Nand::Mlc, Nand::Tlc, Nand::Qlc, Nand::Xpoint],
+        |n| n.as_str().to_owned(),
+    );
+    check(&[Dram::Yes, Dram::No, Dram::Hmb], |d| d.as_str().to_owned());
+    check(
+        &[
+            Class::Mainstream,
+            Class::Performance,
+            Class::Budget,
+            Class::DataCenter,
+            Class::Portable,
+            Class::Cloud,
+            Class::Hdd,
+        ],
+        |c| c.as_str().to_owned(),
+    );
+}
