@@ -60,18 +60,17 @@ impl BehaviourTest for CliffPlan {
     /// Writes until the cliff is established, the budget is spent or the runtime is over,
     /// telling `progress` the elapsed time, throughput and bytes after each interval.
     fn run(&self, session: Session<'_>) -> Result<CliffResult, BehaviourError> {
-        let plan = self;
         let size = session.device.size();
-        let largest_block = u64::from(plan.sequential_block.max(plan.random_block));
-        if !plan.sequential_block.is_multiple_of(4096)
-            || !plan.random_block.is_multiple_of(4096)
+        let largest_block = u64::from(self.sequential_block.max(self.random_block));
+        if !self.sequential_block.is_multiple_of(4096)
+            || !self.random_block.is_multiple_of(4096)
             || largest_block == 0
         {
             return Err(BehaviourError::InvalidPlan(
                 "cliff block sizes must be positive multiples of 4 KiB".into(),
             ));
         }
-        if plan.interval.is_zero() || plan.queue_depth == 0 {
+        if self.interval.is_zero() || self.queue_depth == 0 {
             return Err(BehaviourError::InvalidPlan(
                 "the interval and queue depth must be positive".into(),
             ));
@@ -82,7 +81,7 @@ impl BehaviourTest for CliffPlan {
                 needed: largest_block,
             });
         }
-        let sequential_bytes = plan.sequential_bytes.unwrap_or(size);
+        let sequential_bytes = self.sequential_bytes.unwrap_or(size);
         let began = session.device.elapsed();
         let mut written = 0u64;
         let mut cursor = 0u64;
@@ -92,26 +91,26 @@ impl BehaviourTest for CliffPlan {
             if (session.cancel)() {
                 return Err(BehaviourError::Interrupted);
             }
-            if written >= plan.max_bytes {
+            if written >= self.max_bytes {
                 break CliffStop::ByteBudget;
             }
-            if session.device.elapsed().saturating_sub(began) >= plan.max_runtime {
+            if session.device.elapsed().saturating_sub(began) >= self.max_runtime {
                 break CliffStop::Runtime;
             }
             let (pattern, block) = if written < sequential_bytes {
-                (WritePattern::Sequential, plan.sequential_block)
+                (WritePattern::Sequential, self.sequential_block)
             } else {
-                (WritePattern::Random, plan.random_block)
+                (WritePattern::Random, self.random_block)
             };
             let start = session.device.elapsed();
             let bytes = session.device.write_for(
                 &IntervalWrite {
-                    interval: plan.interval,
+                    interval: self.interval,
                     pattern,
                     block,
-                    queue_depth: plan.queue_depth,
-                    limit_bytes: plan.max_bytes - written,
-                    seed: plan.seed.wrapping_add(samples.len() as u64),
+                    queue_depth: self.queue_depth,
+                    limit_bytes: self.max_bytes - written,
+                    seed: self.seed.wrapping_add(samples.len() as u64),
                 },
                 &mut cursor,
             )?;
@@ -129,14 +128,14 @@ impl BehaviourTest for CliffPlan {
                 end.saturating_sub(began),
                 &format!("{rate:.0} MB/s, {:.1} GB written", written as f64 / 1e9),
             );
-            if analysis::detect_cliff(&mb_s, &plan.rule)
+            if analysis::detect_cliff(&mb_s, &self.rule)
                 .cliff_index
                 .is_some()
             {
                 break CliffStop::CliffEstablished;
             }
         };
-        let found = analysis::detect_cliff(&mb_s, &plan.rule);
+        let found = analysis::detect_cliff(&mb_s, &self.rule);
         let cache_estimate = found.cliff_index.map(|i| match i {
             0 => 0,
             _ => samples[i - 1].written_bytes,
@@ -146,9 +145,9 @@ impl BehaviourTest for CliffPlan {
             runtime_s: session.device.elapsed().saturating_sub(began).as_secs_f64(),
             written_bytes: written,
             span_bytes: size,
-            sequential_block: plan.sequential_block,
-            random_block: plan.random_block,
-            queue_depth: plan.queue_depth,
+            sequential_block: self.sequential_block,
+            random_block: self.random_block,
+            queue_depth: self.queue_depth,
             drop: CliffDrop {
                 pre_cliff_mb_s: found.pre_mb_s,
                 cache_estimate_bytes: cache_estimate,
@@ -156,7 +155,7 @@ impl BehaviourTest for CliffPlan {
                 post_cliff_mb_s: found.post_mb_s,
             },
             stop,
-            samples: analysis::thin(&samples, plan.max_plot_points),
+            samples: analysis::thin(&samples, self.max_plot_points),
         })
     }
 }

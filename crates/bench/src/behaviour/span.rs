@@ -61,28 +61,27 @@ impl BehaviourTest for SpanPlan {
     /// Measures QD1 read latency over each span, telling `progress` the elapsed time and
     /// the span being read.
     fn run(&self, session: Session<'_>) -> Result<SpanResult, BehaviourError> {
-        let plan = self;
         let size = session.device.size();
         if size < 4096 {
             return Err(BehaviourError::FileTooSmall { size, needed: 4096 });
         }
-        if plan.reads_per_span == 0 {
+        if self.reads_per_span == 0 {
             return Err(BehaviourError::InvalidPlan(
                 "at least one read per span is needed".into(),
             ));
         }
         let began = session.device.elapsed();
-        let mut rng = SmallRng::seed_from_u64(plan.seed);
+        let mut rng = SmallRng::seed_from_u64(self.seed);
         let mut points = Vec::new();
-        for span in spans(size, plan) {
+        for span in spans(size, self) {
             (session.progress)(
                 session.device.elapsed().saturating_sub(began),
                 &format!("span {:.1} GiB", span as f64 / (1u64 << 30) as f64),
             );
             let mut hist = analysis::read_latencies();
-            let deadline = session.device.elapsed() + plan.time_per_span;
+            let deadline = session.device.elapsed() + self.time_per_span;
             let slots = span / 4096;
-            while hist.count() < plan.reads_per_span && session.device.elapsed() < deadline {
+            while hist.count() < self.reads_per_span && session.device.elapsed() < deadline {
                 if (session.cancel)() {
                     return Err(BehaviourError::Interrupted);
                 }

@@ -185,15 +185,14 @@ impl BehaviourTest for SyncPlan {
     /// Runs the sync-like workload on `device` until `plan.runtime` has passed, telling
     /// `progress` the elapsed time and what is happening about ten times a second.
     fn run(&self, session: Session<'_>) -> Result<SyncResult, BehaviourError> {
-        let plan = self;
         let size = session.device.size();
-        plan.validate(size)?;
+        self.validate(size)?;
         let engine = session.device.engine();
         let burst_engine = session.device.burst_engine();
         let began = session.device.elapsed();
         let mut reader = Reader {
             device: session.device,
-            rng: SmallRng::seed_from_u64(plan.seed),
+            rng: SmallRng::seed_from_u64(self.seed),
             slots: size / 4096,
             cancel: session.cancel,
             progress: session.progress,
@@ -203,16 +202,16 @@ impl BehaviourTest for SyncPlan {
         };
         let mut baseline = analysis::read_latencies();
         let mut during_burst = analysis::read_latencies();
-        let mut samples = Decimator::new(plan.max_plot_points);
+        let mut samples = Decimator::new(self.max_plot_points);
         let mut cycles = Vec::new();
         let secs = |d: Duration| d.saturating_sub(began).as_secs_f64();
 
         for cycle in 0u64.. {
-            if cycle > 0 && reader.device.elapsed().saturating_sub(began) >= plan.runtime {
+            if cycle > 0 && reader.device.elapsed().saturating_sub(began) >= self.runtime {
                 break;
             }
             reader.status = format!("cycle {}: reads", cycle + 1);
-            let phase_end = reader.device.elapsed() + plan.read_phase;
+            let phase_end = reader.device.elapsed() + self.read_phase;
             while reader.device.elapsed() < phase_end {
                 let (_, lat) = reader.read_into(SyncPhase::Read, &mut samples)?;
                 baseline.record(Duration::from_secs_f64(lat / 1e6));
@@ -222,11 +221,11 @@ impl BehaviourTest for SyncPlan {
             reader.status = format!("cycle {}: write burst", cycle + 1);
             let burst_start = reader.device.elapsed();
             reader.device.start_burst(&WriteBurst {
-                total_bytes: plan.burst_bytes,
-                min_block: plan.burst_block_min,
-                max_block: plan.burst_block_max,
-                queue_depth: plan.burst_queue_depth,
-                seed: plan.seed.wrapping_add(cycle),
+                total_bytes: self.burst_bytes,
+                min_block: self.burst_block_min,
+                max_block: self.burst_block_max,
+                queue_depth: self.burst_queue_depth,
+                seed: self.seed.wrapping_add(cycle),
             })?;
             let outcome = loop {
                 let (_, lat) = reader.read_into(SyncPhase::Burst, &mut samples)?;
@@ -239,13 +238,13 @@ impl BehaviourTest for SyncPlan {
 
             let mut tracker = RecoveryTracker::new(
                 baseline_p99,
-                plan.recovery_tolerance,
-                plan.recovery_window,
+                self.recovery_tolerance,
+                self.recovery_window,
                 burst_end,
             );
             reader.status = format!("cycle {}: recovery", cycle + 1);
             let mut recovery = None;
-            while reader.device.elapsed().saturating_sub(burst_end) < plan.recovery_timeout {
+            while reader.device.elapsed().saturating_sub(burst_end) < self.recovery_timeout {
                 let (t, lat) = reader.read_into(SyncPhase::Recovery, &mut samples)?;
                 if let Some(r) = tracker.push(t, lat) {
                     recovery = Some(r);
@@ -269,12 +268,12 @@ impl BehaviourTest for SyncPlan {
             burst_engine: Some(burst_engine),
             runtime_s: secs(reader.device.elapsed()),
             span_bytes: size,
-            burst_bytes: plan.burst_bytes,
-            burst_queue_depth: plan.burst_queue_depth,
-            burst_block_min: plan.burst_block_min,
-            burst_block_max: plan.burst_block_max,
-            recovery_tolerance: plan.recovery_tolerance,
-            recovery_timeout_s: plan.recovery_timeout.as_secs_f64(),
+            burst_bytes: self.burst_bytes,
+            burst_queue_depth: self.burst_queue_depth,
+            burst_block_min: self.burst_block_min,
+            burst_block_max: self.burst_block_max,
+            recovery_tolerance: self.recovery_tolerance,
+            recovery_timeout_s: self.recovery_timeout.as_secs_f64(),
             baseline_lat_us: baseline.summary_us(),
             burst_lat_us: during_burst.summary_us(),
             burst_write_mb_s: analysis::median(&throughputs).unwrap_or(0.0),
@@ -284,7 +283,7 @@ impl BehaviourTest for SyncPlan {
                 unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
             },
             cycles,
-            samples: analysis::thin(&samples.points, plan.max_plot_points),
+            samples: analysis::thin(&samples.points, self.max_plot_points),
         })
     }
 }
