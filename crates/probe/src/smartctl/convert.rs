@@ -259,47 +259,39 @@ impl SmartctlReport {
     }
 }
 
+/// Fills what the probe's own health record lacks from smartctl's. `ours` is taken apart
+/// field by field, so a field added to [`Health`] does not compile until it is merged here.
 fn merge_health(theirs: &mut Health, ours: Health) {
-    fill(&mut theirs.passed, ours.passed);
-    fill(&mut theirs.critical_warning, ours.critical_warning);
-    fill(&mut theirs.available_spare_pct, ours.available_spare_pct);
-    fill(
-        &mut theirs.available_spare_threshold_pct,
-        ours.available_spare_threshold_pct,
-    );
-    fill(&mut theirs.percentage_used, ours.percentage_used);
-    fill(&mut theirs.media_errors, ours.media_errors);
-    fill(&mut theirs.data_units_written, ours.data_units_written);
-    fill(&mut theirs.bytes_written, ours.bytes_written);
-    fill(&mut theirs.power_on_hours, ours.power_on_hours);
-    fill(&mut theirs.unsafe_shutdowns, ours.unsafe_shutdowns);
-    fill(&mut theirs.warning_temp_minutes, ours.warning_temp_minutes);
-    fill(
-        &mut theirs.critical_temp_minutes,
-        ours.critical_temp_minutes,
-    );
-    fill(
-        &mut theirs.thermal_throttle_t1_transitions,
-        ours.thermal_throttle_t1_transitions,
-    );
-    fill(
-        &mut theirs.thermal_throttle_t2_transitions,
-        ours.thermal_throttle_t2_transitions,
-    );
-    fill(&mut theirs.reallocated_sectors, ours.reallocated_sectors);
-    fill(&mut theirs.pending_sectors, ours.pending_sectors);
-    fill(
-        &mut theirs.uncorrectable_sectors,
-        ours.uncorrectable_sectors,
-    );
-    fill(&mut theirs.crc_errors, ours.crc_errors);
-    fill(
-        &mut theirs.reported_uncorrectable,
-        ours.reported_uncorrectable,
-    );
-    for status in ours.smartctl_status {
-        if !theirs.smartctl_status.contains(&status) {
-            theirs.smartctl_status.push(status);
-        }
+    macro_rules! fill_missing {
+        ($($field:ident),+ $(,)?) => {
+            let Health { source: _, smartctl_status, $($field),+ } = ours;
+            $(fill(&mut theirs.$field, $field);)+
+            for status in smartctl_status {
+                if !theirs.smartctl_status.contains(&status) {
+                    theirs.smartctl_status.push(status);
+                }
+            }
+        };
     }
+    fill_missing!(
+        passed,
+        critical_warning,
+        available_spare_pct,
+        available_spare_threshold_pct,
+        percentage_used,
+        media_errors,
+        data_units_written,
+        bytes_written,
+        power_on_hours,
+        unsafe_shutdowns,
+        warning_temp_minutes,
+        critical_temp_minutes,
+        thermal_throttle_t1_transitions,
+        thermal_throttle_t2_transitions,
+        reallocated_sectors,
+        pending_sectors,
+        uncorrectable_sectors,
+        crc_errors,
+        reported_uncorrectable,
+    );
 }
