@@ -6,8 +6,9 @@ use strum::{Display, IntoStaticStr};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Which I/O engine produced a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, Display)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
 #[strum(serialize_all = "snake_case")]
 pub enum EngineKind {
     IoUring,

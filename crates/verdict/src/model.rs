@@ -7,21 +7,9 @@ use crate::code::Code;
 
 /// How fit something is for an Ethereum node. Ordered from best to worst so that folding
 /// findings is `max`; `Unknown` sorts between `Good` and `Ugly`: not known good, not known bad.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    Display,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
 #[strum(serialize_all = "snake_case")]
 pub enum Grade {
     Good,
@@ -39,21 +27,9 @@ impl Grade {
 
 /// How much a finding matters. `Critical` makes the verdict `bad`, `Warning` makes it `ugly`,
 /// `Info` and `Ok` leave it alone.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    Display,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
 #[strum(serialize_all = "snake_case")]
 pub enum Severity {
     /// A check that passed, shown so the reader sees it was made.

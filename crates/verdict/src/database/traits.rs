@@ -5,21 +5,9 @@ use serde::{Deserialize, Serialize};
 use strum::{Display, IntoStaticStr};
 
 /// How an entry's drive is attached, as the list sorts them.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    Display,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
 #[strum(serialize_all = "snake_case")]
 pub enum EntryInterface {
     Nvme,
@@ -60,10 +48,9 @@ impl EntryInterface {
     }
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, IntoStaticStr, Display,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
 #[strum(serialize_all = "snake_case")]
 pub enum Nand {
     Slc,
@@ -91,10 +78,9 @@ impl Nand {
     }
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, IntoStaticStr, Display,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
 #[strum(serialize_all = "snake_case")]
 pub enum Dram {
     Yes,
@@ -123,10 +109,9 @@ impl Dram {
     }
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, IntoStaticStr, Display,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
 #[strum(serialize_all = "snake_case")]
 pub enum Class {
     Mainstream,
