@@ -66,3 +66,18 @@ pub struct OutputArgs {
     #[arg(long)]
     pub no_redact: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The format names the renderers print in their errors ("valid formats: ...") are the
+    /// words `--format` accepts.
+    #[test]
+    fn every_format_value_names_the_format_it_selects() {
+        for arg in FormatArg::value_variants() {
+            let value = arg.to_possible_value().expect("no format value is hidden");
+            assert_eq!(value.get_name(), Format::from(*arg).name());
+        }
+    }
+}

@@ -25,10 +25,13 @@ pub mod text;
 use std::fmt;
 use std::io::IsTerminal;
 
+use strum::{Display, IntoStaticStr};
+
 use crate::redact::Redactor;
 
 /// An output format, as `--format` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, Display)]
+#[strum(serialize_all = "lowercase")]
 pub enum Format {
     /// For a terminal: tables and lines (`--format table`, or `text`).
     Table,
@@ -45,19 +48,7 @@ pub enum Format {
 impl Format {
     /// The name `--format` takes.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Table => "table",
-            Format::Json => "json",
-            Format::Markdown => "markdown",
-            Format::Discord => "discord",
-            Format::Prometheus => "prometheus",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        self.into()
     }
 }
 
