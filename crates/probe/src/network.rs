@@ -22,8 +22,9 @@ pub enum ShareKind {
     /// GlusterFS (FUSE client).
     Glusterfs,
     /// 9p, mostly a VM's host directory over virtio (QEMU `-virtfs`, WSL2). Serialized as
-    /// the file system type operators know, not the variant's spelled-out name.
-    #[serde(rename = "9p")]
+    /// the file system type operators know, not the variant's spelled-out name; facts saved
+    /// by a probe that wrote `nine_p` still read.
+    #[serde(rename = "9p", alias = "nine_p")]
     NineP,
     /// virtiofs: a VM's host directory through the virtiofsd daemon.
     Virtiofs,
@@ -190,6 +191,14 @@ mod tests {
             let back: ShareKind = serde_json::from_value(json).expect("deserializes");
             assert_eq!(back, kind);
         }
+    }
+
+    /// Facts and reports saved before the kind was named `9p` spelled it `nine_p`; `triage`
+    /// of such a file must still read it.
+    #[test]
+    fn the_earlier_nine_p_spelling_still_reads() {
+        let kind: ShareKind = serde_json::from_str("\"nine_p\"").expect("deserializes");
+        assert_eq!(kind, ShareKind::NineP);
     }
 
     fn options(text: &str) -> Vec<String> {
