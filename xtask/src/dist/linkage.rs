@@ -16,16 +16,20 @@ impl std::fmt::Display for GlibcVersion {
     }
 }
 
-/// The highest `GLIBC_x.y` among the binary's dynamic symbol versions (`objdump -T`).
-pub(super) fn glibc_needed(binary: &Path) -> Result<GlibcVersion> {
+/// What `objdump <flag> binary` prints.
+fn objdump(flag: &str, binary: &Path) -> Result<String> {
     let output = Command::new("objdump")
-        .arg("-T")
+        .arg(flag)
         .arg(binary)
         .output()
         .context("cannot run objdump (apt-get install binutils)")?;
-    ensure!(output.status.success(), "objdump -T failed: {output:?}");
-    highest_glibc(&String::from_utf8_lossy(&output.stdout))
-        .context("the binary names no GLIBC_ symbol version")
+    ensure!(output.status.success(), "objdump {flag} failed: {output:?}");
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// The highest `GLIBC_x.y` among the binary's dynamic symbol versions (`objdump -T`).
+pub(super) fn glibc_needed(binary: &Path) -> Result<GlibcVersion> {
+    highest_glibc(&objdump("-T", binary)?).context("the binary names no GLIBC_ symbol version")
 }
 
 pub fn highest_glibc(objdump: &str) -> Option<GlibcVersion> {
@@ -43,13 +47,7 @@ pub fn highest_glibc(objdump: &str) -> Option<GlibcVersion> {
 
 /// The shared libraries the binary loads (`NEEDED` entries of `objdump -p`).
 pub(super) fn needed_libraries(binary: &Path) -> Result<Vec<String>> {
-    let output = Command::new("objdump")
-        .arg("-p")
-        .arg(binary)
-        .output()
-        .context("cannot run objdump")?;
-    ensure!(output.status.success(), "objdump -p failed: {output:?}");
-    Ok(String::from_utf8_lossy(&output.stdout)
+    Ok(objdump("-p", binary)?
         .lines()
         .filter_map(|line| line.trim().strip_prefix("NEEDED"))
         .map(|lib| lib.trim().to_string())

@@ -232,6 +232,15 @@ impl Checks {
         );
     }
 
+    /// The first finding with `code` has this severity (`null` when there is none).
+    pub fn severity(&mut self, check: &Value, code: &str, expected: &str) {
+        let severity = Self::findings(check, code)
+            .first()
+            .map(|f| f["severity"].clone())
+            .unwrap_or(Value::Null);
+        self.eq(&format!("{code} severity"), &severity, expected);
+    }
+
     pub fn finding_has_fix(&mut self, check: &Value, code: &str) {
         let ok = Self::findings(check, code)
             .iter()

@@ -83,24 +83,37 @@ macro_rules! modules {
 // applets to PATH) makes ext2 whatever `-t` says;
 // `nodiscard` because discarding a sparse image under TCG only costs time.
 
-/// Plain dm-crypt (LUKS would spend a minute of TCG in its key derivation) with LVM on top,
-/// without udev: libdevmapper makes the `/dev/mapper` nodes (DM_DISABLE_UDEV in the init).
-macro_rules! lvm_on_crypt_setup {
-    ($open_options:literal) => {
-        concat!(
-            "wait_for /dev/nvme0n1\n",
-            "head -c 64 /dev/urandom > /tmp/key\n",
-            "cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 --key-file /tmp/key ",
-            $open_options,
-            " /dev/nvme0n1 cryptdata\n",
-            "config='devices { obtain_device_list_from_udev = 0 } activation { udev_sync = 0 udev_rules = 0 }'\n",
-            "lvm pvcreate -q --config \"$config\" /dev/mapper/cryptdata\n",
-            "lvm vgcreate -q --config \"$config\" vgeth /dev/mapper/cryptdata\n",
-            "lvm lvcreate -q --config \"$config\" -Zn -Wn -l 100%FREE -n chain vgeth\n",
-            "wait_for /dev/mapper/vgeth-chain\n",
-            "/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/mapper/vgeth-chain\n",
-            "mount -t ext4 -o noatime /dev/mapper/vgeth-chain /var/lib/ethereum\n",
-        )
+/// LVM over plain dm-crypt on the NVMe disk, the crypt layer opened with `$open_options`.
+/// Plain dm-crypt because LUKS would spend a minute of TCG in its key derivation; no udev:
+/// libdevmapper makes the `/dev/mapper` nodes (DM_DISABLE_UDEV in the init).
+macro_rules! lvm_on_crypt {
+    ($name:literal, $about:literal, $open_options:literal, $fixture:expr, $expect:expr) => {
+        Scenario {
+            name: $name,
+            about: $about,
+            disks: &[Disk { id: "nvme", mib: 1024 }],
+            shares: &[],
+            devices: &["-device", "nvme,drive=nvme,serial=NCQEMUNVME01"],
+            modules: modules!["nvme", "dm_crypt", "dm_mod", "xts", "ecb"],
+            tools: &["mke2fs", "smartctl", "cryptsetup", "lvm"],
+            setup: concat!(
+                "wait_for /dev/nvme0n1\n",
+                "head -c 64 /dev/urandom > /tmp/key\n",
+                "cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 --key-file /tmp/key ",
+                $open_options,
+                " /dev/nvme0n1 cryptdata\n",
+                "config='devices { obtain_device_list_from_udev = 0 } activation { udev_sync = 0 udev_rules = 0 }'\n",
+                "lvm pvcreate -q --config \"$config\" /dev/mapper/cryptdata\n",
+                "lvm vgcreate -q --config \"$config\" vgeth /dev/mapper/cryptdata\n",
+                "lvm lvcreate -q --config \"$config\" -Zn -Wn -l 100%FREE -n chain vgeth\n",
+                "wait_for /dev/mapper/vgeth-chain\n",
+                "/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/mapper/vgeth-chain\n",
+                "mount -t ext4 -o noatime /dev/mapper/vgeth-chain /var/lib/ethereum\n",
+            ),
+            runs: &[],
+            fixture: $fixture,
+            expect: $expect,
+        }
     };
 }
 
@@ -245,32 +258,20 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         fixture: Some("md_raid1"),
         expect: expect_md_raid1,
     },
-    Scenario {
-        name: "lvm_on_crypt",
-        about: "LVM on dm-crypt (plain, no allow-discards) on NVMe: TRIM blocked at the crypt layer",
-        disks: &[Disk { id: "nvme", mib: 1024 }],
-        shares: &[],
-        devices: &["-device", "nvme,drive=nvme,serial=NCQEMUNVME01"],
-        modules: modules!["nvme", "dm_crypt", "dm_mod", "xts", "ecb"],
-        tools: &["mke2fs", "smartctl", "cryptsetup", "lvm"],
-        setup: lvm_on_crypt_setup!(""),
-        runs: &[],
-        fixture: Some("dm_crypt"),
-        expect: expect_lvm_on_crypt_blocked,
-    },
-    Scenario {
-        name: "lvm_on_crypt_discards",
-        about: "LVM on dm-crypt opened with --allow-discards on NVMe: TRIM reaches the drive",
-        disks: &[Disk { id: "nvme", mib: 1024 }],
-        shares: &[],
-        devices: &["-device", "nvme,drive=nvme,serial=NCQEMUNVME01"],
-        modules: modules!["nvme", "dm_crypt", "dm_mod", "xts", "ecb"],
-        tools: &["mke2fs", "smartctl", "cryptsetup", "lvm"],
-        setup: lvm_on_crypt_setup!("--allow-discards"),
-        runs: &[],
-        fixture: None,
-        expect: expect_lvm_on_crypt_passes,
-    },
+    lvm_on_crypt!(
+        "lvm_on_crypt",
+        "LVM on dm-crypt (plain, no allow-discards) on NVMe: TRIM blocked at the crypt layer",
+        "",
+        Some("dm_crypt"),
+        expect_lvm_on_crypt_blocked
+    ),
+    lvm_on_crypt!(
+        "lvm_on_crypt_discards",
+        "LVM on dm-crypt opened with --allow-discards on NVMe: TRIM reaches the drive",
+        "--allow-discards",
+        None,
+        expect_lvm_on_crypt_passes
+    ),
     Scenario {
         name: "usb_storage",
         about: "a SATA SSD in a USB mass-storage enclosure on xHCI",
