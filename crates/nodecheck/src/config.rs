@@ -84,8 +84,8 @@ impl ClientName {
     pub fn processes() -> Vec<probe::processes::ClientProcess> {
         ClientCatalog::embedded()
             .process_names()
-            .map(|process| probe::processes::ClientProcess {
-                client: process.client.clone(),
+            .map(|(client, process)| probe::processes::ClientProcess {
+                client: client.to_owned(),
                 programs: process
                     .names
                     .iter()

@@ -52,21 +52,18 @@ impl ClientCatalog {
         self.consensus.iter().map(|c| c.name.as_str())
     }
 
-    /// How to recognise each execution client's running process, in the order of `clients`.
-    pub fn process_names(&self) -> impl Iterator<Item = &ProcessNames> + '_ {
-        self.clients.iter().map(|c| &c.process)
+    /// Each execution client's name with how its running process is recognised, in the
+    /// order of `clients`.
+    pub fn process_names(&self) -> impl Iterator<Item = (&str, &ProcessNames)> + '_ {
+        self.clients.iter().map(|c| (c.name.as_str(), &c.process))
     }
 }
 
 /// How a running process of one execution client is recognised. Every name is lower case and
-/// compared case-insensitively. Read from a client's `process` table, which the client's
-/// name is filled in from.
+/// compared case-insensitively. Read from a client's `process` table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessNames {
-    /// The client's name (`nethermind`).
-    #[serde(skip_deserializing)]
-    pub client: String,
     /// Names the program runs as: its `comm`, or the file name of its argv\[0\].
     pub names: Vec<String>,
     /// Beginnings of such names, for programs whose name varies (`Nethermind.Runner`; `comm`
@@ -242,7 +239,6 @@ mod tests {
             notes: String::new(),
             sources: vec![format!("{name}-docs")],
             process: ProcessNames {
-                client: name.to_string(),
                 names: vec![name.to_string()],
                 name_prefixes: Vec::new(),
                 launcher_arguments: Vec::new(),
@@ -304,9 +300,9 @@ mod tests {
             consensus,
             ["lighthouse", "prysm", "teku", "nimbus", "lodestar"]
         );
-        let processes: Vec<&str> = catalog.process_names().map(|p| p.client.as_str()).collect();
+        let processes: Vec<&str> = catalog.process_names().map(|(client, _)| client).collect();
         assert_eq!(processes, execution);
-        let besu = catalog.process_names().nth(2).expect("a third client");
+        let (_, besu) = catalog.process_names().nth(2).expect("a third client");
         assert_eq!(besu.names, ["besu"]);
         assert_eq!(besu.launcher_arguments, ["org.hyperledger.besu"]);
     }

@@ -84,12 +84,12 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
     let mut ids = IdSet::default();
     let sources = file.sources.iter().map(|s| &s.id);
     ctx.unique_ids(&mut ids, "source", "sources", sources)?;
-    let mut clients = file.clients;
-    for (i, c) in clients.iter_mut().enumerate() {
+    let clients = file.clients;
+    for (i, c) in clients.iter().enumerate() {
         let at = format!("clients.{i}");
         ids.insert(&ctx, &c.name, &format!("{at}.name"), "client")?;
         ctx.sane_needs(c, &at)?;
-        ctx.process(&c.name, &mut c.process, &at)?;
+        ctx.process(&c.name, &c.process, &at)?;
     }
     // Execution and consensus clients share one namespace of names in error messages.
     for (i, c) in file.consensus.iter().enumerate() {
@@ -221,10 +221,9 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Checks a client's process names and fills in the client's name.
-    fn process(&self, client: &str, process: &mut ProcessNames, at: &str) -> Result<(), DbError> {
+    /// Checks a client's process names.
+    fn process(&self, client: &str, process: &ProcessNames, at: &str) -> Result<(), DbError> {
         let at = format!("{at}.process");
-        process.client = client.to_owned();
         let mut all = process
             .names
             .iter()
@@ -335,7 +334,7 @@ impl<'a> Ctx<'a> {
     /// Checks each of `items` (the table at `table`) with `check` after registering its id
     /// (read by `id`) in `ids` as a `what`, so an empty or repeated id is reported where it
     /// stands, before its item is checked. `check` is given the item's path.
-    fn with_unique_ids<T>(
+    pub(super) fn with_unique_ids<T>(
         &self,
         items: &mut [T],
         ids: &mut IdSet,

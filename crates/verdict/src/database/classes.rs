@@ -163,23 +163,25 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError>
     let (file, ctx) = read(text, origin, |f: &ClassesFile| f.schema_version)?;
     let mut ids = IdSet::default();
     let mut rules = file.classes;
-    for (i, c) in rules.iter_mut().enumerate() {
-        let id_at = format!("classes.{i}.id");
-        ids.insert(&ctx, &c.id, &id_at, "class")?;
-        if c.model_patterns.is_empty() {
-            return Err(ctx.err(
-                ErrorKind::MissingField,
-                &id_at,
-                format!("class `{}` has no model patterns", c.id),
-                "add the part-number patterns the class stands for",
-            ));
-        }
-        c.models = ctx.regexes(
-            &c.model_patterns,
-            &format!("classes.{i}.models"),
-            "model pattern",
-        )?;
-    }
+    ctx.with_unique_ids(
+        &mut rules,
+        &mut ids,
+        "class",
+        "classes",
+        |c| &c.id,
+        |c, at| {
+            if c.model_patterns.is_empty() {
+                return Err(ctx.err(
+                    ErrorKind::MissingField,
+                    &format!("{at}.id"),
+                    format!("class `{}` has no model patterns", c.id),
+                    "add the part-number patterns the class stands for",
+                ));
+            }
+            c.models = ctx.regexes(&c.model_patterns, &format!("{at}.models"), "model pattern")?;
+            Ok(())
+        },
+    )?;
     Ok(rules)
 }
 

@@ -2,12 +2,12 @@
 //! probe's facts map onto the same vocabulary, so entries and generic rules compare directly.
 
 use serde::{Deserialize, Serialize};
-use strum::{Display, IntoStaticStr};
+use strum::IntoStaticStr;
 
 /// How an entry's drive is attached, as the list sorts them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[derive(IntoStaticStr, Display)]
+#[derive(IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum EntryInterface {
     Nvme,
@@ -50,7 +50,7 @@ impl EntryInterface {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[derive(IntoStaticStr, Display)]
+#[derive(IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Nand {
     Slc,
@@ -80,7 +80,7 @@ impl Nand {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[derive(IntoStaticStr, Display)]
+#[derive(IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Dram {
     Yes,
@@ -111,7 +111,7 @@ impl Dram {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[derive(IntoStaticStr, Display)]
+#[derive(IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Class {
     Mainstream,

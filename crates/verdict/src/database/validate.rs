@@ -376,8 +376,11 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
                 issues.error("sizing", "`text` is empty".into());
             }
             let largest = db
-                .strictest_client()
-                .map_or(0, |c| c.recommended_disk_bytes);
+                .clients
+                .iter()
+                .map(|c| c.recommended_disk_bytes)
+                .max()
+                .unwrap_or(0);
             if sizing.conservative_disk_bytes < largest {
                 issues.error(
                     "sizing",
