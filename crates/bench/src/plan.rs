@@ -100,11 +100,12 @@ pub struct EngineSettings {
 impl Default for EngineSettings {
     /// io_uring when it works, each request handed to the device at once, workers pinned.
     fn default() -> Self {
+        let engine = EngineConfig::default();
         EngineSettings {
             preference: EnginePreference::Auto,
-            sqpoll: false,
-            iopoll: false,
-            submit_batch: 1,
+            sqpoll: engine.sqpoll,
+            iopoll: engine.iopoll,
+            submit_batch: engine.submit_batch,
             pin: true,
         }
     }
@@ -117,8 +118,8 @@ impl EngineSettings {
             max_io_bytes,
             sqpoll: self.sqpoll,
             iopoll: self.iopoll,
-            fixed_buffers: true,
             submit_batch: self.submit_batch,
+            ..EngineConfig::default()
         }
     }
 }

@@ -28,7 +28,6 @@ pub enum Mean {
 #[derive(Debug, Clone)]
 pub struct LatencyHistogram<C: Counter = u32> {
     histogram: Histogram<C>,
-    highest_ns: u64,
     sum_ns: u128,
     mean: Mean,
 }
@@ -49,7 +48,6 @@ impl<C: Counter> LatencyHistogram<C> {
             .unwrap_or_else(|_| unreachable!("valid histogram bounds"));
         LatencyHistogram {
             histogram,
-            highest_ns,
             sum_ns: 0,
             mean,
         }
@@ -59,7 +57,7 @@ impl<C: Counter> LatencyHistogram<C> {
     pub fn record(&mut self, latency: Duration) {
         let ns = u64::try_from(latency.as_nanos())
             .unwrap_or(u64::MAX)
-            .clamp(1, self.highest_ns);
+            .clamp(1, self.histogram.high());
         self.histogram.saturating_record(ns);
         self.sum_ns += u128::from(ns);
     }
