@@ -17,7 +17,7 @@ pub fn nvme_temperature(
     // Newer kernels put hwmonN directly under the controller; try that first, it is cheap.
     for name in root.read_dir(controller_path) {
         if name.starts_with("hwmon") {
-            if let Some(value) = nvme_hwmon_temp(root, &controller_path.join(&name)) {
+            if let Some(value) = hwmon_temp(root, &controller_path.join(&name), "nvme") {
                 return Some(value);
             }
         }
@@ -41,8 +41,9 @@ pub fn nvme_temperature(
     None
 }
 
-fn nvme_hwmon_temp(root: &Root, hwmon: &Path) -> Option<f64> {
-    if root.read_attr(hwmon.join("name")).as_deref() != Some("nvme") {
+/// `temp1_input` of the hwmon directory `hwmon` when its driver's `name` is `driver`.
+fn hwmon_temp(root: &Root, hwmon: &Path, driver: &str) -> Option<f64> {
+    if root.read_attr(hwmon.join("name")).as_deref() != Some(driver) {
         return None;
     }
     root.parse_attr(hwmon.join("temp1_input"), sysfs::parse_millidegrees)
@@ -51,11 +52,7 @@ fn nvme_hwmon_temp(root: &Root, hwmon: &Path) -> Option<f64> {
 /// `drivetemp` puts `hwmon/hwmonN/temp1_input` under the SCSI device (`H:C:T:L`).
 pub fn drivetemp(root: &Root, scsi_device_path: &Path) -> Option<f64> {
     let hwmon_dir = scsi_device_path.join("hwmon");
-    root.read_dir(&hwmon_dir).into_iter().find_map(|name| {
-        let hwmon = hwmon_dir.join(name);
-        if root.read_attr(hwmon.join("name")).as_deref() != Some("drivetemp") {
-            return None;
-        }
-        root.parse_attr(hwmon.join("temp1_input"), sysfs::parse_millidegrees)
-    })
+    root.read_dir(&hwmon_dir)
+        .into_iter()
+        .find_map(|name| hwmon_temp(root, &hwmon_dir.join(name), "drivetemp"))
 }

@@ -277,7 +277,7 @@ mod tests {
         let smb = network_share(
             "cifs",
             "//192.168.1.10/ethereum/node",
-            "rw,addr=192.168.1.10",
+            "rw,vers=3.1.1,addr=192.168.1.10",
         );
         assert_eq!(smb.address, None);
         let ninep = network_share(

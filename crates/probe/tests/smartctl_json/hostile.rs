@@ -253,7 +253,7 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
             proptest::collection::btree_map(
                 // Mostly keys the parser looks up, so the nesting reaches its code paths.
                 prop_oneof![
-                    13 => prop::sample::select(&REPORT_KEYS[..]).prop_map(str::to_owned),
+                    REPORT_KEYS.len() as u32 => prop::sample::select(&REPORT_KEYS[..]).prop_map(str::to_owned),
                     1 => "[a-z_]{1,10}",
                 ],
                 inner,
