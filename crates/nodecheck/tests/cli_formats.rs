@@ -7,13 +7,9 @@ mod cli_support;
 use std::path::Path;
 use std::process::Output;
 
-use cli_support::{nodecheck, stderr, stdout, Fixture};
+use cli_support::{run, scratch, stderr, stdout, Fixture};
 
 const FIXTURE: &str = "nvme_degraded_pcie_link";
-
-fn run(args: &[&str]) -> Output {
-    nodecheck().args(args).output().expect("runs")
-}
 
 /// `probe` and `check` on the fixture tree, whose root differs per test run.
 fn on_fixture(fixture: &Fixture, command: &str, args: &[&str]) -> Output {
@@ -152,18 +148,9 @@ fn check_and_triage_print_the_report_in_all_five() {
     }
 }
 
-/// A scratch directory on a disk-backed file system (the bench reads with O_DIRECT; /tmp may be
-/// tmpfs).
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("formats-e2e-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
-}
-
 #[test]
 fn bench_prints_its_three_formats() {
-    let dir = scratch();
+    let dir = scratch("formats-e2e-");
     let path = dir.path().to_str().expect("UTF-8 path");
     let bench = |format: &str| {
         run(&[
