@@ -4,7 +4,12 @@
 #![allow(dead_code)] // each test file uses a different subset
 
 pub mod process;
+pub mod scratch;
 pub mod skip;
+
+// Unused by the test files that make no scratch directory.
+#[allow(unused_imports)]
+pub use scratch::scratch;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -99,15 +104,6 @@ pub fn nodecheck() -> Command {
     let mut cmd = StdCommand::cargo_bin("nodecheck").expect("binary built");
     test_env(&mut cmd);
     Command::from_std(cmd)
-}
-
-/// A scratch directory on a disk-backed file system inside the target directory: O_DIRECT
-/// needs one, and /tmp may be tmpfs. `prefix` names the test file that made it.
-pub fn scratch(prefix: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
 }
 
 /// What `dir` holds, sorted: the tests check that runs leave nothing behind.
