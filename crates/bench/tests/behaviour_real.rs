@@ -15,7 +15,7 @@ use bench::behaviour::{BehaviourTests, CliffStop, SyncPhase, WritePattern};
 use bench::{BenchError, EngineKind};
 use bench::{BenchTarget, NoProgress, Plan};
 use support::skip::skip;
-use support::{scratch_dir, MIB};
+use support::{scratch, MIB};
 
 fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
     let mut plan = Plan::full(BenchTarget::Directory(dir.to_path_buf()));
@@ -32,7 +32,7 @@ fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
 /// Runs `tests` in a scratch directory and checks the run left nothing there, or explains why
 /// this machine cannot run them (a file system without O_DIRECT).
 fn run_or_skip(tests: BehaviourTests) -> Option<bench::BenchReport> {
-    let dir = scratch_dir("behaviour-real-");
+    let dir = scratch("behaviour-real-");
     match bench::run(&plan_for(dir.path(), tests), &mut NoProgress) {
         Ok(report) => {
             assert_empty(dir.path());
@@ -191,7 +191,7 @@ fn cliff_on_this_disk() {
 
 #[test]
 fn a_cancelled_run_leaves_nothing_behind() {
-    let dir = scratch_dir("behaviour-real-");
+    let dir = scratch("behaviour-real-");
     let plan = plan_for(
         dir.path(),
         BehaviourTests {

@@ -14,7 +14,7 @@ use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
 use bench::workload::{Direction, Io, Job, ALIGN};
 use bench::{BenchTarget, Phase, Plan, Progress};
 use bench::{EngineKind, LatencySummary};
-use support::scratch_dir;
+use support::scratch;
 use support::skip::skip;
 
 fn io_uring_available() -> bool {
@@ -68,7 +68,7 @@ fn assert_plausible(lat: &LatencySummary) {
 }
 
 fn full_run(preference: EnginePreference, expected: EngineKind) {
-    let dir = scratch_dir("bench-test-");
+    let dir = scratch("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(256 << 20);
     plan.safety.reserve = Some(1 << 30);
@@ -218,7 +218,7 @@ impl Job for WriteThenVerify {
 }
 
 fn write_then_verify(preference: EnginePreference) {
-    let dir = scratch_dir("bench-test-");
+    let dir = scratch("bench-test-");
     let path = dir.path().join("verify.bin");
     let size: u64 = 8 << 20;
     let file = OpenOptions::new()
@@ -302,7 +302,7 @@ fn sqpoll_ring_runs_qd1() {
         skip("io_uring is unavailable here");
         return;
     }
-    let dir = scratch_dir("bench-test-");
+    let dir = scratch("bench-test-");
     let mut plan = Plan::full(BenchTarget::Directory(dir.path().to_path_buf()));
     plan.size = Some(32 << 20);
     plan.safety.reserve = Some(1 << 30);
@@ -348,7 +348,7 @@ impl Job for AffinityProbe {
 #[test]
 fn a_pinned_target_runs_its_workers_and_the_ticking_caller_on_those_cpus_then_restores_the_caller()
 {
-    let dir = scratch_dir("bench-test-");
+    let dir = scratch("bench-test-");
     let path = dir.path().join("pinned.dat");
     std::fs::write(&path, vec![7u8; 64 * ALIGN as usize]).unwrap();
     let caller = bench::affinity::allowed_cpus().unwrap();

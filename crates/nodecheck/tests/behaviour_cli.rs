@@ -12,11 +12,12 @@ use cli_support::skip::skip;
 use cli_support::{assert_all_positive, assert_contains, entries, scratch};
 
 /// Small and safe on a shared machine: a 256 MiB file, a 1 GiB reserve, --force because a
-/// node process on the test machine must not fail unrelated tests.
+/// node process on the test machine must not fail unrelated tests. `extra` names the output
+/// format (`--json` for the tests that read the report).
 fn nodecheck_bench(dir: &Path, extra: &[&str]) -> Command {
     let mut command = nodecheck_process();
     command.arg("bench").arg(dir);
-    command.args(["--size", "256M", "--reserve", "1G", "--force", "--json"]);
+    command.args(["--size", "256M", "--reserve", "1G", "--force"]);
     command.args(extra);
     command
 }
@@ -58,7 +59,15 @@ fn succeeded(command: &mut Command, dir: &Path) -> Option<Output> {
 #[test]
 fn sync_with_a_plot() {
     let (dir, _plots, plot) = scratch_with_plot("sync.svg");
-    let sync_briefly = ["--test", "sync", "--runtime", "2", "--burst", "32M"];
+    let sync_briefly = [
+        "--json",
+        "--test",
+        "sync",
+        "--runtime",
+        "2",
+        "--burst",
+        "32M",
+    ];
     let mut command = nodecheck_bench(dir.path(), &sync_briefly);
     let Some(output) = succeeded(command.arg("--plot").arg(&plot), dir.path()) else {
         return;
@@ -100,7 +109,7 @@ fn sync_with_a_plot() {
 fn span_reports_every_span() {
     let dir = scratch("behaviour-e2e-");
     let Some(output) = succeeded(
-        &mut nodecheck_bench(dir.path(), &["--test", "span"]),
+        &mut nodecheck_bench(dir.path(), &["--json", "--test", "span"]),
         dir.path(),
     ) else {
         return;
@@ -116,16 +125,19 @@ fn span_reports_every_span() {
 #[test]
 fn behaviour_tests_refuse_a_block_device() {
     let dir = scratch("behaviour-e2e-");
-    let output = nodecheck_bench(dir.path(), &["--test", "sync", "--device", "/dev/null"])
-        .output()
-        .expect("running nodecheck");
+    let output = nodecheck_bench(
+        dir.path(),
+        &["--json", "--test", "sync", "--device", "/dev/null"],
+    )
+    .output()
+    .expect("running nodecheck");
     refused_as_usage(&output, dir.path(), "read-only");
 }
 
 #[test]
 fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
     let (dir, _plots, plot) = scratch_with_plot("sync.jpg");
-    let output = nodecheck_bench(dir.path(), &["--test", "sync"])
+    let output = nodecheck_bench(dir.path(), &["--json", "--test", "sync"])
         .arg("--plot")
         .arg(&plot)
         .output()
@@ -138,10 +150,7 @@ fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
 #[test]
 fn span_as_markdown_links_its_plot() {
     let (dir, _plots, plot) = scratch_with_plot("span.svg");
-    let mut command = nodecheck_process();
-    command.arg("bench").arg(dir.path());
-    command.args(["--size", "256M", "--reserve", "1G", "--force"]);
-    command.args(["--test", "span", "--format", "markdown"]);
+    let mut command = nodecheck_bench(dir.path(), &["--test", "span", "--format", "markdown"]);
     let Some(output) = succeeded(command.arg("--plot").arg(&plot), dir.path()) else {
         return;
     };

@@ -12,9 +12,7 @@ use bench::behaviour::models::DriveModel;
 use bench::behaviour::sync::SyncPlan;
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, write_plot, PlotError};
-use plot_support::{empty_report, measured_on, span_report};
-
-const GIB: u64 = 1 << 30;
+use plot_support::{empty_report, measured_on, span_report, GIB};
 
 fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
     let sync = with_sync.then(|| {

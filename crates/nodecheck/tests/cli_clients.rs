@@ -9,15 +9,11 @@ use cli_support::{
 };
 use nodecheck::report::Report;
 
-fn report_of(out: &std::process::Output) -> Report {
-    json_of(out)
-}
-
 #[test]
 fn check_names_the_pair_in_the_size_findings_and_the_report() {
     let fixture = Fixture::named("nvme_degraded_pcie_link");
     let out = fixture.check(&["--client", "geth", "--cl", "lighthouse", "--json"]);
-    let report = report_of(&out);
+    let report: Report = json_of(&out);
     assert_eq!(report.client.requested.as_deref(), Some("geth"));
     assert_eq!(report.client.consensus.as_deref(), Some("lighthouse"));
     let size = finding(&report, "NC510", "geth + lighthouse");
@@ -27,7 +23,7 @@ fn check_names_the_pair_in_the_size_findings_and_the_report() {
         "Lighthouse's beacon database adds about 200 GB",
     );
 
-    let alone = report_of(&fixture.check(&["--client", "geth", "--json"]));
+    let alone: Report = json_of(&fixture.check(&["--client", "geth", "--json"]));
     assert_eq!(alone.client.consensus, None);
     let size = finding(&alone, "NC510", "geth alone");
     assert_contains(&size.detail, "name yours to count it");
@@ -48,7 +44,7 @@ fn triage_takes_the_consensus_client_too() {
     let fixture = Fixture::named("nvme_degraded_pcie_link");
     let (_dir, file) = written("report.json", fixture.check(&["--json"]).stdout);
     let out = triage(&file, &["--client", "besu", "--cl", "nimbus", "--json"]);
-    let report = report_of(&out);
+    let report: Report = json_of(&out);
     assert_eq!(report.client.consensus.as_deref(), Some("nimbus"));
     let besu_nimbus = |f: &verdict::Finding| f.detail.contains("Besu + Nimbus");
     assert_has_finding(

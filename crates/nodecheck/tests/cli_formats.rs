@@ -7,13 +7,9 @@ mod cli_support;
 use std::path::Path;
 use std::process::Output;
 
-use cli_support::{nodecheck, stderr, stdout, Fixture};
+use cli_support::{run, scratch, stderr, stdout, Fixture};
 
 const FIXTURE: &str = "nvme_degraded_pcie_link";
-
-fn run(args: &[&str]) -> Output {
-    nodecheck().args(args).output().expect("runs")
-}
 
 /// `probe` and `check` on the fixture tree, whose root differs per test run.
 fn on_fixture(fixture: &Fixture, command: &str, args: &[&str]) -> Output {
@@ -30,7 +26,7 @@ fn assert_same_output(a: &Output, b: &Output, what: &str) {
 
 #[test]
 fn the_documented_refusal_is_what_probe_prints() {
-    let out = run(&["probe", "--format", "prometheus", "."]);
+    let out = run(["probe", "--format", "prometheus", "."]);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let docs = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/formats.md"),
@@ -65,7 +61,7 @@ fn every_command_refuses_a_format_it_does_not_print_and_names_its_own() {
     ];
     for (args, command, formats, valid) in cases {
         for format in formats {
-            let out = run(&[args, &["--format", format]].concat());
+            let out = run([args, &["--format", format]].concat());
             assert_eq!(out.status.code(), Some(3), "{args:?} {format}: {out:?}");
             let err = stderr(&out);
             assert!(
@@ -96,13 +92,13 @@ fn json_is_format_json_on_every_command() {
         vec!["db", "lookup", "Samsung SSD 980 PRO 2TB"],
         vec!["db", "list", "--grade", "bad"],
     ] {
-        let json = run(&[args.as_slice(), &["--json"]].concat());
-        let format = run(&[args.as_slice(), &["--format", "json"]].concat());
+        let json = run([args.as_slice(), &["--json"]].concat());
+        let format = run([args.as_slice(), &["--format", "json"]].concat());
         assert_same_output(&json, &format, &args.join(" "));
         let doc: serde_json::Value = serde_json::from_slice(&format.stdout).expect("JSON");
         assert!(doc["database_version"].is_string(), "{args:?}");
     }
-    let both = run(&["probe", "--json", "--format", "table", "."]);
+    let both = run(["probe", "--json", "--format", "table", "."]);
     assert_eq!(both.status.code(), Some(3), "--json and --format conflict");
 }
 
@@ -116,8 +112,8 @@ fn text_is_another_name_for_table() {
         assert_same_output(&default, &table, command);
         assert_same_output(&default, &text, command);
     }
-    let default = run(&["db", "list"]);
-    let text = run(&["db", "list", "--format", "text"]);
+    let default = run(["db", "list"]);
+    let text = run(["db", "list", "--format", "text"]);
     assert_same_output(&default, &text, "db list");
     assert!(stdout(&text).contains("entries (database "));
 }
@@ -138,7 +134,7 @@ fn check_and_triage_print_the_report_in_all_five() {
     ];
     for (format, start) in starts {
         let check = on_fixture(&fixture, "check", &["--format", format]);
-        let triage = run(&["triage", saved, "--format", format]);
+        let triage = run(["triage", saved, "--format", format]);
         for (name, out) in [("check", &check), ("triage", &triage)] {
             assert_eq!(
                 out.status.code(),
@@ -152,21 +148,12 @@ fn check_and_triage_print_the_report_in_all_five() {
     }
 }
 
-/// A scratch directory on a disk-backed file system (the bench reads with O_DIRECT; /tmp may be
-/// tmpfs).
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("formats-e2e-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
-}
-
 #[test]
 fn bench_prints_its_three_formats() {
-    let dir = scratch();
+    let dir = scratch("formats-e2e-");
     let path = dir.path().to_str().expect("UTF-8 path");
     let bench = |format: &str| {
-        run(&[
+        run([
             "bench",
             path,
             "--test",

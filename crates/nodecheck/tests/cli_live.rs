@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 
-use cli_support::{nodecheck, run_ok, stderr, stdout};
+use cli_support::{json_of, nodecheck, run_ok, stderr};
 use nodecheck::report::Report;
 
 /// Somewhere outside the root file system when possible: writing the archive into `/` would
@@ -29,8 +29,7 @@ fn check_json(args: &[&str]) -> Report {
         .args(args)
         .output()
         .expect("runs");
-    serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)))
+    json_of(&out)
 }
 
 /// What legitimately differs between the live machine and its replay: where the files were
@@ -165,7 +164,7 @@ fn check_of_this_machine_gives_a_correct_verdict_within_30_seconds() {
     println!("nodecheck check / took {:.1} s", elapsed.as_secs_f64());
     assert!(elapsed < Duration::from_secs(30), "took {elapsed:?}");
     assert!(matches!(out.status.code(), Some(0..=2)), "{}", stderr(&out));
-    let report: Report = serde_json::from_str(&stdout(&out)).expect("report");
+    let report: Report = json_of(&out);
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").expect("mountinfo");
     let root_fs = mounts
         .lines()
@@ -296,7 +295,7 @@ fn without_a_path_a_client_datadir_is_detected_and_named() {
         .args(["check", "--bench", "none", "--json"])
         .output()
         .expect("runs");
-    let report: Report = serde_json::from_str(&stdout(&out)).expect("report");
+    let report: Report = json_of(&out);
     let note = report.datadir.expect("the choice is reported");
     assert!(note.detected);
     assert_eq!(note.path, datadir.display().to_string());

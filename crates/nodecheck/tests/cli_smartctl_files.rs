@@ -6,7 +6,7 @@ mod cli_support;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use cli_support::{nodecheck, run_ok, smartctl_fixture, stderr, stdout, Fixture};
+use cli_support::{json_of, nodecheck, run_ok, smartctl_fixture, stderr, Fixture};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use nodecheck::snapshot::{Manifest, MANIFEST, SMARTCTL_DIR};
@@ -24,10 +24,6 @@ fn saved_for(dir: &Path, source: &str, device: &str) -> PathBuf {
     let out = dir.join(format!("{device}.json"));
     fs::write(&out, serde_json::to_vec_pretty(&value).expect("serialize")).expect("write");
     out
-}
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_str(&stdout(out)).unwrap_or_else(|err| panic!("{err}: {}", stderr(out)))
 }
 
 /// `model_family` per drive name, from a probe document or a check report's `facts`.
@@ -76,7 +72,7 @@ fn probe_takes_one_smartctl_file_per_drive() {
             .arg(smartctl_fixture(PM883))
             .arg("/var/lib/ethereum"),
     );
-    let doc = json(&out);
+    let doc: serde_json::Value = json_of(&out);
     assert_eq!(families(&doc), both_families());
     assert_eq!(warnings(&doc), Vec::<String>::new());
 }
@@ -96,7 +92,7 @@ fn check_takes_one_smartctl_file_per_drive_and_names_the_one_that_fits_none() {
         "--smartctl-json",
         stranger.to_str().expect("utf-8"),
     ]);
-    let report = json(&out);
+    let report: serde_json::Value = json_of(&out);
     assert_eq!(families(&report["facts"]), both_families());
     let warnings = warnings(&report["facts"]);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -160,7 +156,7 @@ fn replay(args: &[&std::ffi::OsStr]) -> serde_json::Value {
         .output()
         .expect("runs");
     assert!(matches!(out.status.code(), Some(0..=2)), "{}", stderr(&out));
-    json(&out)
+    json_of(&out)
 }
 
 #[test]

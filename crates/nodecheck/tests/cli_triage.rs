@@ -12,9 +12,7 @@ use verdict::Severity;
 /// `nodecheck triage PATH --json` plus `extra`: the report and the exit code.
 fn triage_path(path: &Path, extra: &[&str]) -> (Report, Option<i32>) {
     let out = cli_support::triage(path, &[&["--json"], extra].concat());
-    let report: Report = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("{}: {e}: {}", path.display(), stderr(&out)));
-    (report, out.status.code())
+    (json_of(&out), out.status.code())
 }
 
 /// [`triage_path`] on one of the probe's saved smartctl outputs.
@@ -166,8 +164,7 @@ fn a_saved_probe_document_is_judged_like_the_check() {
     let (_dir, saved) = written("facts.json", fixture.probe(&[]).stdout);
     let out = cli_support::triage(&saved, &["--json"]);
     let triaged: Report = json_of(&out);
-    let checked: Report =
-        serde_json::from_slice(&fixture.check(&["--json"]).stdout).expect("report");
+    let checked: Report = json_of(&fixture.check(&["--json"]));
     assert_eq!(triaged.grade, checked.grade);
     assert_eq!(triaged.facts, checked.facts);
     assert_eq!(out.status.code(), fixture.check(&[]).status.code());

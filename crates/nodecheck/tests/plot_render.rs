@@ -12,10 +12,9 @@ use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::SyncPhase;
 use bench::BenchReport;
 use nodecheck::render::plot::{render_svg, svg_options, write_plot};
-use plot_support::{empty_report, measured_on, span_report};
+use plot_support::{empty_report, measured_on, span_report, GIB};
 use resvg::usvg::{Group, Node, Tree};
 
-const GIB: u64 = 1 << 30;
 /// plotters' layout in plot.rs: panels of 500 px, a 12 px margin, 70 px for the y labels and
 /// 40 px for the x labels.
 const PANEL_HEIGHT: f32 = 500.0;

@@ -6,7 +6,7 @@ mod judge_support;
 use bench::EngineKind;
 use judge_support::*;
 use probe::{AtimeMode, Facts, Health, Interface, IoUringStatus, LayerKind, Unavailable};
-use verdict::judge::{judge, ClientChoice, Verdict};
+use verdict::judge::Verdict;
 use verdict::{Grade, Severity};
 
 fn unknown_drive() -> Facts {
@@ -237,20 +237,10 @@ fn an_unknown_drive_is_graded_by_its_behaviour() {
     use bench::behaviour::models::DriveModel;
     let facts = unknown_drive();
 
-    let v = judge(
-        &facts,
-        Some(&behaviour_of(DriveModel::tlc_dram())),
-        db(),
-        &ClientChoice::Strictest,
-    );
+    let v = run_bench(&facts, &behaviour_of(DriveModel::tlc_dram()));
     assert_eq!(v.grade, Grade::Good, "{:#?}", v.findings);
 
-    let v = judge(
-        &facts,
-        Some(&behaviour_of(DriveModel::qlc_small_slc())),
-        db(),
-        &ClientChoice::Strictest,
-    );
+    let v = run_bench(&facts, &behaviour_of(DriveModel::qlc_small_slc()));
     assert!(v.grade >= Grade::Ugly, "{:#?}", v.findings);
     let cliff = one(&v, "NC804");
     assert!(cliff.severity >= Severity::Warning, "{cliff:#?}");

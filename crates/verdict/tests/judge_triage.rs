@@ -7,7 +7,7 @@ mod judge_support;
 use std::path::{Path, PathBuf};
 
 use judge_support::*;
-use verdict::judge::{judge, ClientChoice, Verdict};
+use verdict::judge::Verdict;
 use verdict::{Grade, Severity};
 
 /// The verdict on a saved `smartctl -j` report in `dir` (relative to this crate), as
@@ -99,12 +99,7 @@ fn virtio_disk_smartctl_cannot_read_is_judged_unknown_not_good() {
     };
     match probe::smartctl::parse(&bytes) {
         Ok(report) => {
-            let v = judge(
-                &report.to_facts("vda"),
-                None,
-                db(),
-                &ClientChoice::Strictest,
-            );
+            let v = run(&report.to_facts("vda"));
             assert_ne!(v.grade, Grade::Good, "{:#?}", v.findings);
         }
         // A report without a device is an error for triage to show, not a verdict.

@@ -4,17 +4,14 @@
 // Each test file uses a different part of this module.
 #![allow(dead_code)]
 
+#[path = "../../../nodecheck/tests/cli_support/scratch.rs"]
+pub mod scratch;
 #[path = "../../../nodecheck/tests/cli_support/skip.rs"]
 pub mod skip;
 
+// Unused by the test files that make no scratch directory.
+#[allow(unused_imports)]
+pub use scratch::scratch;
+
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
-
-/// A scratch directory on a disk-backed file system inside the target directory: O_DIRECT
-/// needs one (tmpfs refuses it). `prefix` names the test file that made it.
-pub fn scratch_dir(prefix: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("creating a scratch directory")
-}

@@ -17,8 +17,7 @@ fn other_files_and_stale_test_files_are_never_touched_without_clean_stale() {
         .args(["--test", "qd1"])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = bench_report(&output);
     let warnings = report["warnings"].to_string();
     assert!(warnings.contains(stale.to_str().unwrap()), "{warnings}");
     assert!(warnings.contains("--clean-stale"), "{warnings}");
@@ -91,8 +90,7 @@ fn check_of_a_file_in_the_current_directory_measures_that_directory() {
         .arg("--json")
         .output()
         .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    let report: serde_json::Value = json_of(&output);
     let notes = report["notes"].to_string();
     assert!(!notes.contains("reading :"), "{notes}");
     if notes.contains("running") {

@@ -19,7 +19,7 @@ use cli_support::process::{
     check_bench_full, debug_hooks_available, nodecheck_process, wait_exit, wait_for,
 };
 use cli_support::skip::skip;
-use cli_support::{entries, entries_where, scratch};
+use cli_support::{assert_succeeded, entries, entries_where, json_of, scratch};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
@@ -96,13 +96,10 @@ fn refusal(command: &mut Command, code: i32) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// The JSON report of a run that must have succeeded.
 fn bench_report(output: &std::process::Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    assert_succeeded(output);
+    json_of(output)
 }
 
 /// The bench paused right after its prefill (the debug-build hook of `bench::hook`): the

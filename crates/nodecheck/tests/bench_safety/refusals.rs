@@ -151,8 +151,7 @@ fn a_memory_backed_file_system_is_refused_for_measurement() {
         .arg("--json")
         .output()
         .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    let report: serde_json::Value = json_of(&output);
     assert!(report["bench"].is_null(), "{report}");
     let notes = report["notes"].to_string();
     assert!(notes.contains("memory-backed"), "{notes}");

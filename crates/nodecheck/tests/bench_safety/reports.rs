@@ -10,8 +10,7 @@ fn io_uring_forced_off_falls_back_and_says_so() {
         .args(bench_args(dir.path(), "32M", "1"))
         .output()
         .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = bench_report(&output);
     assert_eq!(report["engine"], "psync");
     assert_eq!(report["qd1"]["engine"], "psync");
     assert_eq!(report["randrw"]["engine"], "psync");
@@ -38,8 +37,7 @@ fn json_has_the_documented_keys() {
         .args(bench_args(dir.path(), "64M", "1"))
         .output()
         .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = bench_report(&output);
     for key in ["mean", "p50", "p90", "p99", "p999", "max"] {
         assert!(
             report["qd1"]["lat_us"][key].as_f64().unwrap() > 0.0,
@@ -135,7 +133,7 @@ fn keep_going_reports_failed_tests_as_warnings() {
         skip(format_args!("io_uring unavailable here: {stderr}"));
         return;
     }
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report: serde_json::Value = json_of(&output);
     let warnings = report["warnings"].to_string();
     if report["qd1"].is_null() {
         assert!(
@@ -190,8 +188,7 @@ fn a_low_memlock_limit_drops_fixed_buffers_and_says_so() {
             return;
         }
     };
-    assert!(output.status.success(), "{output:?}");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = bench_report(&output);
     let reason = report["engine_reason"].as_str().unwrap_or_default();
     match report["engine"].as_str() {
         // Registered buffers refused: io_uring still runs, without them, and says so.

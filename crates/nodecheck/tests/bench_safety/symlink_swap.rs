@@ -78,8 +78,7 @@ fn check_bench_full_never_writes_through_a_symlink_planted_after_the_prefill() {
     let mut command = check_bench_full(dir.path(), "64M");
     command.arg("--json");
     let output = symlink_swap_is_harmless(command, dir.path());
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    let report: serde_json::Value = json_of(&output);
     assert!(report["bench"]["sync"].is_object(), "{report}");
     assert_swap_reported(&report["bench"]["warnings"]);
 }

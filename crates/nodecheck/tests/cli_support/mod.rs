@@ -4,13 +4,19 @@
 #![allow(dead_code)] // each test file uses a different subset
 
 pub mod process;
+pub mod scratch;
 pub mod skip;
+
+// Unused by the test files that make no scratch directory.
+#[allow(unused_imports)]
+pub use scratch::scratch;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use assert_cmd::cargo::CommandCargoExt;
 use assert_cmd::Command;
 use probe::fixture::{Scenario, SCENARIOS};
 
@@ -84,23 +90,20 @@ pub fn all_scenarios() -> &'static [Scenario] {
     SCENARIOS
 }
 
-/// The binary, with an environment that does not depend on the developer's terminal.
-pub fn nodecheck() -> Command {
-    let mut cmd = Command::cargo_bin("nodecheck").expect("binary built");
+/// The environment every run of the binary gets, whatever the developer's terminal, home
+/// directory or sudo: no colours, the embedded database, no home to find a datadir in.
+pub fn test_env(cmd: &mut StdCommand) -> &mut StdCommand {
     cmd.env("NO_COLOR", "1")
         .env_remove("NODECHECK_DB")
         .env("HOME", "/nonexistent-home")
-        .env_remove("SUDO_USER");
-    cmd
+        .env_remove("SUDO_USER")
 }
 
-/// A scratch directory on a disk-backed file system inside the target directory: O_DIRECT
-/// needs one, and /tmp may be tmpfs. `prefix` names the test file that made it.
-pub fn scratch(prefix: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("scratch dir")
+/// The binary, with an environment that does not depend on the developer's terminal.
+pub fn nodecheck() -> Command {
+    let mut cmd = StdCommand::cargo_bin("nodecheck").expect("binary built");
+    test_env(&mut cmd);
+    Command::from_std(cmd)
 }
 
 /// What `dir` holds, sorted: the tests check that runs leave nothing behind.
@@ -269,10 +272,8 @@ pub struct Limited {
 /// Runs the binary with `args` under `RLIMIT_AS` and [`TIME_LIMIT`].
 pub fn run_limited(args: &[&std::ffi::OsStr]) -> Limited {
     let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_nodecheck"));
-    cmd.args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("NODECHECK_DB")
-        .env("HOME", "/nonexistent-home")
+    test_env(&mut cmd)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -6,16 +6,11 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 
-/// The binary with the environment of [`super::nodecheck`], and io_uring left to the machine
+/// The binary with the environment of [`super::test_env`], and io_uring left to the machine
 /// (a developer's shell may force the fallback engine).
 pub fn nodecheck_process() -> Command {
     let mut command = Command::cargo_bin("nodecheck").expect("the nodecheck binary");
-    command
-        .env("NO_COLOR", "1")
-        .env_remove("NODECHECK_DB")
-        .env("HOME", "/nonexistent-home")
-        .env_remove("SUDO_USER")
-        .env_remove("NODECHECK_FORCE_NO_IO_URING");
+    super::test_env(&mut command).env_remove("NODECHECK_FORCE_NO_IO_URING");
     command
 }
 

@@ -6,6 +6,8 @@ use bench::behaviour::span::SpanPlan;
 use bench::behaviour::{measure, BehaviourTest};
 use bench::{BenchReport, EngineKind};
 
+pub const GIB: u64 = 1 << 30;
+
 pub fn empty_report() -> BenchReport {
     BenchReport::new("/var/lib/ethereum", EngineKind::Mock, None)
 }
@@ -21,7 +23,7 @@ pub fn span_report() -> BenchReport {
         reads_per_span: 500,
         ..SpanPlan::default()
     };
-    let span = measured_on(DriveModel::dramless_tlc(), 128 << 30, &plan);
+    let span = measured_on(DriveModel::dramless_tlc(), 128 * GIB, &plan);
     BenchReport {
         span: Some(span),
         ..empty_report()

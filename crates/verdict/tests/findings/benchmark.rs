@@ -100,11 +100,6 @@ fn nc701_over_nfs_says_what_the_network_adds() {
     );
 
     // The same measurement on a local drive carries no such note.
-    let v = judge(
-        &nvme_machine(),
-        Some(&report),
-        db(),
-        &ClientChoice::Named("geth".into()),
-    );
+    let v = run_bench_for(&nvme_machine(), &report, "geth");
     assert!(!one(&v, "NC701").detail.contains("Measured over"));
 }

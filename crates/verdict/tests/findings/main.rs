@@ -18,7 +18,6 @@ use probe::{
     AtimeMode, ControllerMode, FstabEntry, Health, Interface, IoUringStatus, LayerKind, PcieLink,
     Unavailable, UsbDetails,
 };
-use verdict::judge::{judge, ClientChoice};
 use verdict::{Grade, Severity};
 
 fn drive0(facts: &mut probe::Facts) -> &mut probe::Drive {

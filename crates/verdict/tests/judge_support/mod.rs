@@ -358,8 +358,13 @@ pub fn all<'a>(v: &'a Verdict, code: &str) -> Vec<&'a Finding> {
 
 /// The one finding with a code.
 pub fn one<'a>(v: &'a Verdict, code: &str) -> &'a Finding {
-    let found = all(v, code);
-    assert_eq!(found.len(), 1, "{code} more than once: {found:#?}");
+    one_in_case(code, v, code)
+}
+
+/// [`one`] for one case of a table: the failure names the case.
+pub fn one_in_case<'a>(case: &str, v: &'a Verdict, code: &str) -> &'a Finding {
+    let found: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
+    assert_eq!(found.len(), 1, "{case}: {code} not once in {:?}", codes(v));
     found[0]
 }
 
@@ -392,9 +397,7 @@ pub fn assert_judged(
 
 /// [`assert_finding`] for one case of a table: every failure names the case.
 pub fn assert_case(case: &str, v: &Verdict, code: &str, severity: Severity, needles: &[&str]) {
-    let found: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
-    assert_eq!(found.len(), 1, "{case}: {code} not once in {:?}", codes(v));
-    let f = found[0];
+    let f = one_in_case(case, v, code);
     assert_eq!(f.severity, severity, "{case}: {f:#?}");
     let text = format!(
         "{} {} {}",
