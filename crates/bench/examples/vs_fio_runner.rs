@@ -17,11 +17,11 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
-use bench::prefill::FillJob;
-use bench::random::{RandomIoJob, RandomPattern};
-use bench::workload::{IoStats, Job, ProgressCounter, StopCondition};
 use bench::CancelToken;
-use bench::{qd1, randrw, BenchTarget, Plan};
+use bench::FillJob;
+use bench::{qd1_result, randrw_result, BenchTarget, Plan};
+use bench::{IoStats, Job, ProgressCounter, StopCondition};
+use bench::{RandomIoJob, RandomPattern};
 
 /// Counts heap allocations, so the inner runner can show that the I/O loop allocates nothing.
 struct CountingAllocator;
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
 fn inner(args: &[String]) -> Result<()> {
     if let [what, file] = args {
         if what == "pinning" {
-            let pinning = bench::affinity::pinning_for(Path::new(file));
+            let pinning = bench::pinning_for(Path::new(file));
             let output = serde_json::json!({
                 "cpus": pinning.cpus().unwrap_or_default(),
                 "describe": pinning.describe("qd1 and randrw"),
@@ -120,7 +120,7 @@ fn fill(path: &Path, size: u64) -> Result<()> {
         .collect();
     let mut refs: Vec<&mut dyn Job> = fills.iter_mut().map(|j| j as &mut dyn Job).collect();
     let target = Target::new(file.try_clone()?, size, true);
-    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
+    bench::engine::run(&*engine, Work::new(&target, depth, &mut refs, &mut || {}))?;
     file.sync_data()?;
     Ok(())
 }
@@ -157,12 +157,12 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
     // qd1 and randrw run on the CPU taking the device's interrupts, as `nodecheck bench` runs
     // them.
     if what != "ceiling" {
-        if let Some(cpus) = bench::affinity::pinning_for(path).cpus() {
+        if let Some(cpus) = bench::pinning_for(path).cpus() {
             target = target.pinned_to(cpus.to_vec());
         }
     }
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
+    bench::engine::run(&*engine, Work::new(&target, depth, &mut refs, &mut || {}))?;
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     drop(refs);
     let mut stats = IoStats::new();
@@ -170,7 +170,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
         stats.merge(&job.stats);
     }
     let output = if what == "qd1" {
-        let result = qd1::result(&stats, size, "file", choice.kind);
+        let result = qd1_result(&stats, size, "file", choice.kind);
         serde_json::json!({
             "read_iops": result.iops, "write_iops": 0.0, "ios": result.ios,
             "p50_us": result.lat_us.p50, "p99_us": result.lat_us.p99,
@@ -178,7 +178,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
             "cpus": target.cpus().unwrap_or_default(),
         })
     } else {
-        let result = randrw::result(&plan, &stats, size, choice.kind);
+        let result = randrw_result(&plan, &stats, size, choice.kind);
         serde_json::json!({
             "read_iops": result.read_iops, "write_iops": result.write_iops,
             "ios": result.read_ios + result.write_ios,

@@ -22,6 +22,26 @@ use std::path::Path;
 
 use probe::interrupts::CompletionCpusUnknown;
 pub use probe::interrupts::{format_cpu_list, CompletionCpus};
+use serde::{Deserialize, Serialize};
+
+/// Where a test's worker ran: the CPUs taking the device's completion interrupts
+/// (crate::affinity), or wherever the scheduler put it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The CPUs the worker was pinned to; empty when it was not pinned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<usize>,
+    /// Why it was pinned or not, in words (`qd1 ran on CPU 1, which takes ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinning: Option<String>,
+}
+
+impl Placement {
+    /// The CPUs as a list (`0-3,8`), or `None` when the worker was not pinned.
+    pub fn cpu_list(&self) -> Option<String> {
+        (!self.cpus.is_empty()).then(|| format_cpu_list(&self.cpus))
+    }
+}
 
 /// The decision for one run (QD1 or randrw) on a device.
 #[derive(Debug, Clone, PartialEq, Eq)]

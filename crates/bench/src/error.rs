@@ -58,7 +58,7 @@ pub enum BenchError {
     LiveNode(String),
     #[error("refused: {0}")]
     Refused(String),
-    #[error("interrupted by {}", signal_name(*.0))]
+    #[error("interrupted by {}", units::signal::name(*.0))]
     Interrupted(i32),
     #[error("invalid plan: {0}")]
     InvalidPlan(String),
@@ -66,6 +66,18 @@ pub enum BenchError {
     Engine(String),
     /// There is no room for the test file, and there would be without these test files of
     /// killed runs (left in place because the run was not asked to remove them).
+    /// Free space fell under the reserve while a test wrote (on a copy-on-write file system
+    /// every overwrite takes new space; or something else filled the file system meanwhile).
+    #[error(
+        "free space on {fs} fell to {avail} while the bench wrote, under the {reserve} reserve \
+         (on a copy-on-write file system such as btrfs or ZFS every overwrite takes new space): \
+         the run stopped there; the test file was removed"
+    )]
+    ReserveReached {
+        fs: String,
+        avail: ByteSize,
+        reserve: ByteSize,
+    },
     #[error(
         "not enough free space for the test file while test file(s) of killed runs take it up: {}",
         list_paths(.0)
@@ -88,45 +100,4 @@ fn list_paths(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The conventional name of a termination signal, for messages.
-pub fn signal_name(signal: i32) -> String {
-    match signal {
-        libc::SIGINT => "SIGINT (Ctrl-C)".to_string(),
-        libc::SIGTERM => "SIGTERM".to_string(),
-        libc::SIGHUP => "SIGHUP".to_string(),
-        libc::SIGQUIT => "SIGQUIT".to_string(),
-        libc::SIGUSR1 => "SIGUSR1".to_string(),
-        libc::SIGUSR2 => "SIGUSR2".to_string(),
-        0 => "a cancellation request".to_string(),
-        other => format!("signal {other}"),
-    }
-}
-
-/// A test-file size from the command line ([`units::size::parse_file_size`]), refusing sizes
-/// below [`crate::testfile::MIN_FILE_SIZE`] instead of silently running on a bigger file.
-pub fn parse_file_size(text: &str) -> Result<u64, String> {
-    let bytes = units::size::parse_file_size(text).map_err(|err| err.to_string())?;
-    let min = crate::testfile::MIN_FILE_SIZE;
-    if bytes < min {
-        return Err(format!(
-            "`{text}` is smaller than the smallest test file, {} (below that the drive's cache \
-             answers instead of the drive)",
-            ByteSize(min)
-        ));
-    }
-    Ok(bytes)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn test_files_below_the_minimum_are_refused() {
-        assert!(parse_file_size("1k").unwrap_err().contains("16.0 MiB"));
-        assert_eq!(parse_file_size("16M"), Ok(16 << 20));
-        assert!(parse_file_size("xyz").is_err());
-    }
 }

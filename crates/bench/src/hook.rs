@@ -1,6 +1,7 @@
 //! Test-only pause points, so that end-to-end tests can act at an exact moment of a run (rename
-//! the test file away after the prefill, send a signal while an archive is half written)
-//! instead of racing it.
+//! the test file away after the prefill) instead of racing it. The bench has one stage,
+//! [`AFTER_PREFILL`]; the binary names its own (the snapshot stages) and pauses at them with
+//! the same [`pause_point`].
 //!
 //! Honoured only in debug builds (`cfg(debug_assertions)`, what `cargo test` builds); a
 //! release binary ignores the variable entirely. `NODECHECK_TEST_PAUSE=STAGE=FILE` makes the
@@ -14,10 +15,6 @@ pub const PAUSE_ENV: &str = "NODECHECK_TEST_PAUSE";
 
 /// After the test file is prefilled and synced, before the first test.
 pub const AFTER_PREFILL: &str = "after-prefill";
-/// `snapshot -o`: after the first entries went into the temporary archive.
-pub const SNAPSHOT_WRITING: &str = "snapshot-writing";
-/// `check --snapshot`: after the archive is unpacked into its temporary directory.
-pub const SNAPSHOT_UNPACKED: &str = "snapshot-unpacked";
 
 /// Pauses at `stage` when the environment asks for it (debug builds only); returns at once
 /// otherwise.

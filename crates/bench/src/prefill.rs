@@ -91,12 +91,14 @@ impl Job for FillJob {
     }
 }
 
-/// Fills `file` with the plan's seed and flushes it to stable storage, so that the measurement
-/// does not pay for the prefill. Progress positions are bytes.
+/// Fills `file` through `target` (its descriptor, as the run set it up) with the plan's seed
+/// and flushes it to stable storage, so that the measurement does not pay for the prefill.
+/// Progress positions are bytes.
 pub fn prefill(
     plan: &Plan,
     choice: &EngineChoice,
     file: &TestFile,
+    target: Target,
     progress: &mut dyn Progress,
 ) -> Result<(), BenchError> {
     let engine = choice.engine(PREFILL_CHUNK);
@@ -116,7 +118,6 @@ pub fn prefill(
         })
         .collect();
     let mut job_refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
-    let target = Target::new(file.duplicate()?, file.size(), true);
     progress.start(Phase::Prefill, file.size());
     let started = Instant::now();
     let mut tick = || {
@@ -126,11 +127,14 @@ pub fn prefill(
             &units::rate::live_megabytes(written, started.elapsed().as_secs_f64()),
         );
     };
-    let result = engine.run(Work::new(&target, queue_depth, &mut job_refs, &mut tick));
+    let result = crate::engine::run(
+        &*engine,
+        Work::new(&target, queue_depth, &mut job_refs, &mut tick),
+    );
     progress.finish(Phase::Prefill);
     plan.cancel.check()?;
     result?;
-    file.sync()?;
+    target.sync_data()?;
     plan.cancel.check()
 }
 

@@ -2,12 +2,33 @@
 //! device). A client waits for every state read it cannot batch, so this latency, not
 //! bandwidth, is what decides whether a node keeps up with the chain.
 
+use serde::{Deserialize, Serialize};
+
+use crate::affinity::Placement;
+use crate::engine::EngineKind;
 use crate::plan::Plan;
 #[cfg(doc)]
 use crate::progress::Phase;
 use crate::random::{per_second, RandomWorkload};
-use crate::report::{EngineKind, Placement, Qd1Result};
+use crate::stats::LatencySummary;
 use crate::workload::IoStats;
+
+/// QD1 4 KiB random reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Qd1Result {
+    pub iops: f64,
+    pub lat_us: LatencySummary,
+    pub ios: u64,
+    pub runtime_s: f64,
+    /// Bytes the random offsets were drawn from.
+    pub span_bytes: u64,
+    /// `file` (a test file nodecheck created) or `device` (read-only on the raw device).
+    pub target: String,
+    pub engine: EngineKind,
+    /// The CPUs the QD1 worker ran on.
+    #[serde(flatten)]
+    pub placement: Placement,
+}
 
 /// One request in flight at a time…
 pub const QUEUE_DEPTH: u32 = 1;

@@ -178,7 +178,10 @@ pub fn measure(
             &units::rate::live_iops(counter.get(), elapsed.as_secs_f64()),
         );
     };
-    let result = engine.run(Work::new(target, per_job_depth, &mut job_refs, &mut tick));
+    let result = crate::engine::run(
+        engine,
+        Work::new(target, per_job_depth, &mut job_refs, &mut tick),
+    );
     progress.finish(phase);
     drop(job_refs);
     workload.cancel.check()?;

@@ -2,14 +2,42 @@
 //! 64, O_DIRECT over a 150 GiB file), so that a drive's figure compares with the published
 //! list of drives that did or did not keep up with a sync.
 
+use serde::{Deserialize, Serialize};
+
+use crate::affinity::Placement;
+use crate::engine::EngineKind;
 use crate::error::ByteSize;
 use crate::plan::Plan;
 #[cfg(doc)]
 use crate::progress::Phase;
 use crate::random::{per_second, RandomWorkload};
-use crate::report::{EngineKind, Placement, RandRwResult};
+use crate::stats::LatencySummary;
 use crate::testfile::COMMUNITY_SIZE;
 use crate::workload::IoStats;
+
+/// The community's fio test: 4 KiB randrw 75/25 at QD64, O_DIRECT.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RandRwResult {
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bw_bytes_per_s: f64,
+    pub write_bw_bytes_per_s: f64,
+    pub read_lat_us: LatencySummary,
+    pub write_lat_us: LatencySummary,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub span_bytes: u64,
+    pub runtime_s: f64,
+    pub queue_depth: u32,
+    pub block_size: u32,
+    pub seed: u64,
+    pub engine: EngineKind,
+    /// The span was the community's 150 GiB (or more), so the figure compares with the list.
+    pub fio_comparable: bool,
+    /// The CPUs the randrw worker ran on.
+    #[serde(flatten)]
+    pub placement: Placement,
+}
 
 /// The randrw test of `plan` (its queue depth and read share), for
 /// [`crate::random::measure`] on [`Phase::RandRw`].

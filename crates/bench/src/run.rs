@@ -7,14 +7,17 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::affinity::Placement;
 use crate::affinity::{self, Pinning};
-use crate::engine::{self, Engine, EngineChoice, EnginePreference, Target};
+use crate::engine::EngineKind;
+use crate::engine::{self, Engine, EngineChoice, EnginePreference, SpaceWatch, Target};
 use crate::error::{BenchError, ByteSize};
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
 use crate::progress::{Phase, Progress};
-use crate::report::{BenchReport, EngineKind, Placement, Qd1Result};
-use crate::testfile::{self, BenchDir, BenchLock, Removal, Space, TestFile};
+use crate::qd1::Qd1Result;
+use crate::report::BenchReport;
+use crate::testfile::{self, BenchDir, BenchLock, CopyOnWrite, Removal, Space, TestFile};
 use crate::workload::ALIGN;
 use crate::{qd1, random, randrw};
 
@@ -158,18 +161,32 @@ fn run_on_file(
         warnings.push(format!("{warning}; the randrw figure is less comparable"));
     }
     let file = TestFile::create(&bench_dir, sizing.size, true)?;
+    let reserve = testfile::reserve(space, plan.safety.reserve);
     testfile::check_reserve_after_allocation(
         dir,
         Space::of_dir(&bench_dir)?,
-        testfile::reserve(space, plan.safety.reserve),
+        reserve,
         file.size(),
     )?;
-    prefill(plan, choice, &file, warnings.progress)?;
+    if let CopyOnWrite::Active { fs, why } = file.copy_on_write() {
+        warnings.push(format!(
+            "{fs} is copy-on-write and the test file could not be made nodatacow ({why}): \
+             every overwrite takes new space, so the run stops if free space falls under the \
+             {} reserve",
+            ByteSize(reserve)
+        ));
+    }
+    // Every write of every test, the prefill included, stops once free space falls under the
+    // reserve (crate::engine::SpaceWatch): fallocate alone does not hold it on a copy-on-write
+    // file system, nor against another writer on the same file system.
+    let space_watch = SpaceWatch::new(bench_dir.clone(), reserve);
+    let target = || -> Result<Target, BenchError> {
+        Ok(Target::new(file.duplicate()?, file.size(), true).watching(space_watch.clone()))
+    };
+    prefill(plan, choice, &file, target()?, warnings.progress)?;
     crate::hook::pause_point(crate::hook::AFTER_PREFILL, Some(&plan.cancel));
     plan.cancel.check()?;
 
-    let target =
-        || -> Result<Target, BenchError> { Ok(Target::new(file.duplicate()?, file.size(), true)) };
     let engine = choice.engine(plan.random.block_size);
     // One decision for both tests: it depends on the device, not the workload.
     // The directory, not the file's name: same file system, and a name is never looked up
@@ -217,10 +234,12 @@ fn run_on_file(
     }
     if plan.behaviour.any() {
         plan.cancel.check()?;
+        // On the test file's target pinned as for qd1, so that the behaviour tests' reads
+        // are taken the way qd1's are.
         let outcome = crate::behaviour::run_on_test_file(
             &plan.behaviour,
-            file.duplicate()?,
-            Some(choice),
+            pin(target()?, pinning.as_ref()),
+            choice,
             &plan.cancel,
             &mut *warnings.progress,
         );
@@ -338,7 +357,13 @@ fn keep_going(
     err: BenchError,
     warnings: &mut Warnings<'_>,
 ) -> Result<(), BenchError> {
-    if plan.keep_going && !matches!(err, BenchError::Interrupted(_)) {
+    // Below the reserve every further test would stop at its first write: the run ends.
+    if plan.keep_going
+        && !matches!(
+            err,
+            BenchError::Interrupted(_) | BenchError::ReserveReached { .. }
+        )
+    {
         warnings.push(format!("{test} failed, continuing as asked: {err}"));
         Ok(())
     } else {

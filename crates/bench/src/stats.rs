@@ -5,7 +5,18 @@ use std::time::Duration;
 
 use hdrhistogram::{Counter, Histogram};
 
-use crate::report::LatencySummary;
+use serde::{Deserialize, Serialize};
+
+/// Latency distribution in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
 
 /// Latencies above this are clamped in the per-I/O histograms: no storage request legitimately
 /// takes longer, and the bound keeps the histogram small (about 100 KB with 3 significant figures).

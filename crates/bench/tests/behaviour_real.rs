@@ -74,8 +74,9 @@ fn sync_on_this_disk() {
         return;
     };
     let sync = report.sync.expect("sync result");
-    assert_eq!(sync.engine, EngineKind::Psync);
-    // Bursts run on the engine the bench chose (io_uring here unless the sandbox blocks it).
+    // Reads and bursts run on the engine the bench chose, the qd1 test's (io_uring here unless
+    // the sandbox blocks it), not on a pread loop of their own.
+    assert_eq!(sync.engine, report.engine);
     assert_eq!(sync.burst_engine, Some(report.engine));
     assert!(!sync.cycles.is_empty());
     assert_eq!(sync.span_bytes, 256 * MIB);
@@ -121,6 +122,7 @@ fn span_on_this_disk() {
         return;
     };
     let span = report.span.expect("span result");
+    assert_eq!(span.engine, report.engine);
     let spans: Vec<u64> = span.points.iter().map(|p| p.span_bytes).collect();
     assert_eq!(
         spans,
@@ -152,6 +154,7 @@ fn cliff_on_this_disk() {
         return;
     };
     let cliff = report.cliff.expect("cliff result");
+    assert_eq!(cliff.engine, report.engine);
     assert!(
         cliff.written_bytes > 0 && cliff.written_bytes <= 512 * MIB,
         "{cliff:?}"
@@ -206,4 +209,85 @@ fn a_cancelled_run_leaves_nothing_behind() {
         "{outcome:?}"
     );
     assert_empty(dir.path());
+}
+
+/// The behaviour tests' writes pass the engine's read-only guard like every other test's:
+/// before they ran on an engine, a sustained write or a burst on a read-only target went to
+/// `pwrite` and only the kernel's EBADF stopped it; now the engine refuses it before any I/O.
+#[test]
+fn behaviour_writes_to_a_read_only_target_are_refused_by_the_engine() {
+    use bench::behaviour::file::FileDevice;
+    use bench::behaviour::{BehaviourDevice, IntervalWrite, WriteBurst};
+    use bench::engine::{EngineChoice, EngineConfig, Target};
+
+    let dir = scratch("behaviour-readonly-");
+    let path = dir.path().join("precious");
+    std::fs::write(&path, vec![0x5a; 2 << 20]).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let target = Target::new(file, 2 << 20, false);
+    let choice = EngineChoice {
+        kind: EngineKind::Psync,
+        config: EngineConfig::default(),
+        reason: None,
+    };
+    let mut device = FileDevice::new(target, &choice, bench::CancelToken::new()).unwrap();
+    assert_eq!(device.engine(), EngineKind::Psync);
+    let latency = device.read_qd1(4096).expect("reads are allowed");
+    assert!(latency > Duration::ZERO);
+    let write = IntervalWrite {
+        interval: Duration::from_millis(100),
+        pattern: WritePattern::Sequential,
+        block: 4096,
+        queue_depth: 2,
+        limit_bytes: 1 << 20,
+        seed: 1,
+    };
+    let err = device.write_for(&write, &mut 0).unwrap_err();
+    assert!(err.to_string().contains("read-only target"), "{err}");
+    let burst = WriteBurst {
+        total_bytes: 1 << 20,
+        min_block: 4096,
+        max_block: 16384,
+        queue_depth: 4,
+        seed: 1,
+    };
+    device.start_burst(&burst).unwrap();
+    let err = loop {
+        match device.poll_burst() {
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Ok(Some(outcome)) => panic!("the burst wrote: {outcome:?}"),
+            Err(err) => break err,
+        }
+    };
+    assert!(err.to_string().contains("read-only target"), "{err}");
+    drop(device);
+    assert!(std::fs::read(&path).unwrap().iter().all(|&b| b == 0x5a));
+}
+
+#[test]
+fn behaviour_tests_run_on_the_portable_engine_when_asked() {
+    let tests = BehaviourTests {
+        span: Some(SpanPlan {
+            min_span: 64 * MIB,
+            reads_per_span: 200,
+            time_per_span: Duration::from_millis(300),
+            ..SpanPlan::default()
+        }),
+        ..BehaviourTests::default()
+    };
+    let dir = scratch("behaviour-psync-");
+    let mut plan = plan_for(dir.path(), tests);
+    plan.engine.preference = bench::EnginePreference::Psync;
+    let report = match bench::run(&plan, &mut NoProgress) {
+        Ok(report) => report,
+        Err(BenchError::Io { context, source }) if source.raw_os_error() == Some(libc::EINVAL) => {
+            return skip(format_args!(
+                "the scratch file system refuses O_DIRECT ({context}: {source})"
+            ));
+        }
+        Err(err) => panic!("behaviour run failed: {err}"),
+    };
+    assert_empty(dir.path());
+    assert_eq!(report.engine, EngineKind::Psync);
+    assert_eq!(report.span.expect("span result").engine, EngineKind::Psync);
 }

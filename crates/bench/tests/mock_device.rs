@@ -8,10 +8,10 @@ use std::time::Duration;
 use bench::engine::mock::{
     ConstantLatency, DeviceState, LatencyModel, MockEngine, ScriptedLatency,
 };
-use bench::engine::{Engine, Target, Work};
-use bench::random::{RandomIoJob, RandomPattern};
-use bench::workload::{Direction, Io, Job, ProgressCounter, StopCondition};
+use bench::engine::{Target, Work};
 use bench::CancelToken;
+use bench::{Direction, Io, Job, ProgressCounter, StopCondition};
+use bench::{RandomIoJob, RandomPattern};
 use support::GIB;
 
 /// The simulated device: a 1 GiB span, small enough for exact hand-computed statistics.
@@ -38,14 +38,11 @@ fn job(read_percent: u32, runtime: Duration, max_ios: Option<u64>) -> RandomIoJo
 /// `job` once `engine` ran it at `queue_depth`, its statistics filled in.
 fn run(engine: &MockEngine, queue_depth: u32, mut job: RandomIoJob) -> RandomIoJob {
     let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
-    engine
-        .run(Work::new(
-            &Target::simulated(SPAN),
-            queue_depth,
-            &mut jobs,
-            &mut || {},
-        ))
-        .unwrap();
+    bench::engine::run(
+        engine,
+        Work::new(&Target::simulated(SPAN), queue_depth, &mut jobs, &mut || {}),
+    )
+    .unwrap();
     job
 }
 
@@ -57,7 +54,7 @@ fn qd1_at_a_constant_100us_gives_exactly_10000_iops_for_one_second() {
     assert_eq!(stats.read.count(), 10_000);
     assert_eq!(stats.write.count(), 0);
     assert_eq!(stats.elapsed, Duration::from_secs(1));
-    let result = bench::qd1::result(stats, SPAN, "file", bench::EngineKind::Mock);
+    let result = bench::qd1_result(stats, SPAN, "file", bench::EngineKind::Mock);
     assert!((result.iops - 10_000.0).abs() < 1e-6, "{result:?}");
     assert!((result.lat_us.p50 - 100.0).abs() < 0.1, "{result:?}");
     assert!((result.lat_us.max - 100.0).abs() < 0.1, "{result:?}");
@@ -196,13 +193,135 @@ fn invalid_io_is_rejected_before_the_device() {
     let engine = constant_latency_us(10, 10);
     let mut job = Misaligned;
     let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
-    let err = engine
-        .run(Work::new(
-            &Target::simulated(SPAN),
-            1,
-            &mut jobs,
-            &mut || {},
-        ))
-        .unwrap_err();
+    let err = bench::engine::run(
+        &engine,
+        Work::new(&Target::simulated(SPAN), 1, &mut jobs, &mut || {}),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("invalid I/O"), "{err}");
+}
+
+/// A file system where every byte written takes a new byte (btrfs overwriting a CoW file),
+/// with `start` bytes free: free space is what the writes completed so far left.
+struct CopyOnWriteFs {
+    start: u64,
+    written: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl bench::engine::FreeSpace for CopyOnWriteFs {
+    fn available(&self) -> Result<u64, bench::BenchError> {
+        let written = self.written.load(std::sync::atomic::Ordering::Relaxed);
+        Ok(self.start.saturating_sub(written))
+    }
+    fn name(&self) -> String {
+        "/mnt/cow".to_string()
+    }
+}
+
+/// Overwrites 1 MiB blocks of the target for ever (until 10 s of virtual time), each write
+/// counted into the simulated file system's used space on completion.
+struct Overwriter {
+    next: u64,
+    written: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Job for Overwriter {
+    fn next_io(&mut self, now: Duration) -> Option<Io> {
+        if now >= Duration::from_secs(10) {
+            return None;
+        }
+        let io = Io {
+            offset: self.next % SPAN,
+            len: 1 << 20,
+            direction: Direction::Write,
+        };
+        self.next += 1 << 20;
+        Some(io)
+    }
+    fn complete(&mut self, io: &Io, _: Duration, _: Duration, _: &[u8]) {
+        self.written
+            .fetch_add(u64::from(io.len), std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Issue 21.3: on btrfs free space fell from 187 MB to 34 MB under a 40 MB reserve while the
+/// bench overwrote its own file, and the run exited 0. Every write phase runs through the
+/// engine's guard, which watches free space and stops under the reserve; at a 1 MiB write per
+/// millisecond (1 GB/s) the 100 ms interval alone would overshoot by 100 MB, so the watch also
+/// reads the space again after half the headroom is written.
+#[test]
+fn writes_stop_at_the_free_space_reserve_on_a_copy_on_write_file_system() {
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let start = 187_000_000;
+    let reserve = 40_000_000;
+    let fs = CopyOnWriteFs {
+        start,
+        written: written.clone(),
+    };
+    let watch = bench::engine::SpaceWatch::new(std::sync::Arc::new(fs), reserve);
+    let target = Target::simulated(SPAN).watching(watch);
+    let engine = constant_latency_us(10, 1000);
+    let mut job = Overwriter {
+        next: 0,
+        written: written.clone(),
+    };
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
+    let err = bench::engine::run(&engine, Work::new(&target, 4, &mut jobs, &mut || {}))
+        .expect_err("the run must stop under the reserve");
+    assert!(
+        matches!(err, bench::BenchError::ReserveReached { .. }),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("/mnt/cow") && message.contains("reserve"),
+        "{message}"
+    );
+    let free = start - written.load(std::sync::atomic::Ordering::Relaxed);
+    // Only the writes already in flight when the watch stopped the job (queue depth 4 of
+    // 1 MiB) may complete below the reserve; without the watch all 10 GB would be written.
+    assert!(free + 4 * (1 << 20) >= reserve, "free space fell to {free}");
+    assert!(
+        free < reserve + 2 * (1 << 20),
+        "stopped too early, at {free} free"
+    );
+}
+
+#[test]
+fn reads_go_on_under_the_reserve_and_a_roomy_file_system_lets_writes_run() {
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let roomy = CopyOnWriteFs {
+        start: u64::MAX / 2,
+        written: written.clone(),
+    };
+    let target = Target::simulated(SPAN).watching(bench::engine::SpaceWatch::new(
+        std::sync::Arc::new(roomy),
+        1 << 30,
+    ));
+    let mut job = Overwriter {
+        next: 0,
+        written: written.clone(),
+    };
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
+    let engine = constant_latency_us(10, 1000);
+    bench::engine::run(&engine, Work::new(&target, 4, &mut jobs, &mut || {})).unwrap();
+    // 4 writes of 1 MiB per virtual millisecond for 10 s, none refused.
+    assert!(written.load(std::sync::atomic::Ordering::Relaxed) >= 39_000 << 20);
+
+    let full = CopyOnWriteFs {
+        start: 0,
+        written: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
+    };
+    let target = Target::simulated(SPAN).watching(bench::engine::SpaceWatch::new(
+        std::sync::Arc::new(full),
+        1 << 30,
+    ));
+    let mut reads = job_reads_only();
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut reads];
+    bench::engine::run(&engine, Work::new(&target, 1, &mut jobs, &mut || {})).unwrap();
+    assert_eq!(reads.stats.read.count(), 100);
+}
+
+fn job_reads_only() -> RandomIoJob {
+    job(100, Duration::from_secs(10), Some(100))
 }

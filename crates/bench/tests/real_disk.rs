@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
-use bench::workload::{Direction, Io, Job, ALIGN};
 use bench::{BenchTarget, Phase, Plan, Progress};
+use bench::{Direction, Io, Job, ALIGN};
 use bench::{EngineKind, LatencySummary};
 use support::scratch;
 use support::skip::skip;
@@ -104,7 +104,7 @@ fn full_run(preference: EnginePreference, expected: EngineKind) {
         !pinning.starts_with("qd1 ran on CPU"),
         "{pinning}"
     );
-    let allowed = bench::affinity::allowed_cpus().unwrap();
+    let allowed = bench::allowed_cpus().unwrap();
     assert!(
         qd1.placement.cpus.iter().all(|cpu| allowed.contains(cpu)),
         "{qd1:?}"
@@ -247,17 +247,21 @@ fn write_then_verify(preference: EnginePreference) {
     };
     {
         let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
-        engine
-            .run(Work::new(&target, queue_depth, &mut jobs, &mut || {}))
-            .unwrap();
+        bench::engine::run(
+            &*engine,
+            Work::new(&target, queue_depth, &mut jobs, &mut || {}),
+        )
+        .unwrap();
     }
     assert_eq!(job.written, blocks);
     // The job stopped issuing until its writes completed; the second run does the reads.
     {
         let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
-        engine
-            .run(Work::new(&target, queue_depth, &mut jobs, &mut || {}))
-            .unwrap();
+        bench::engine::run(
+            &*engine,
+            Work::new(&target, queue_depth, &mut jobs, &mut || {}),
+        )
+        .unwrap();
     }
     assert!(
         job.mismatches.is_empty(),
@@ -332,7 +336,7 @@ struct AffinityProbe {
 impl Job for AffinityProbe {
     fn next_io(&mut self, _now: Duration) -> Option<Io> {
         if self.seen.is_none() {
-            self.seen = Some(bench::affinity::allowed_cpus().unwrap());
+            self.seen = Some(bench::allowed_cpus().unwrap());
         }
         self.left = self.left.checked_sub(1)?;
         Some(Io {
@@ -351,7 +355,7 @@ fn a_pinned_target_runs_its_workers_and_the_ticking_caller_on_those_cpus_then_re
     let dir = scratch("bench-test-");
     let path = dir.path().join("pinned.dat");
     std::fs::write(&path, vec![7u8; 64 * ALIGN as usize]).unwrap();
-    let caller = bench::affinity::allowed_cpus().unwrap();
+    let caller = bench::allowed_cpus().unwrap();
     let last = *caller.last().unwrap();
     let mut preferences = vec![EnginePreference::Psync];
     if io_uring_available() {
@@ -371,16 +375,18 @@ fn a_pinned_target_runs_its_workers_and_the_ticking_caller_on_those_cpus_then_re
         };
         let mut jobs: Vec<&mut dyn Job> = vec![&mut probe];
         let mut caller_during_run = Vec::new();
-        choice
-            .engine(ALIGN as u32)
-            .run(Work::new(&target, 1, &mut jobs, &mut || {
-                caller_during_run.push(bench::affinity::allowed_cpus().unwrap())
-            }))
-            .unwrap();
+        let engine = choice.engine(ALIGN as u32);
+        bench::engine::run(
+            &*engine,
+            Work::new(&target, 1, &mut jobs, &mut || {
+                caller_during_run.push(bench::allowed_cpus().unwrap())
+            }),
+        )
+        .unwrap();
         assert!(!caller_during_run.is_empty());
         assert!(caller_during_run.iter().all(|cpus| cpus == &[last]));
         assert_eq!(target.pin_error(), None);
         assert_eq!(probe.seen, Some(vec![last]), "{preference:?}");
-        assert_eq!(bench::affinity::allowed_cpus().unwrap(), caller);
+        assert_eq!(bench::allowed_cpus().unwrap(), caller);
     }
 }

@@ -2,7 +2,7 @@
 //! renames (a signal or a full disk mid-write leaves an existing archive as it was and no
 //! partial file; a symlink or device at the target is refused, not replaced), and a signal
 //! during `check --snapshot` removes the unpacked tree. The moments
-//! are made exact with the debug-build pause hook (`bench::hook`).
+//! are made exact with the debug-build pause hook (`bench::pause_point`).
 
 mod cli_support;
 

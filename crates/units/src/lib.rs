@@ -7,6 +7,7 @@
 //!   function per audience (a drive label, a free-space figure, an exact cap).
 //! - [`latency`]: microsecond figures in the unit a person would say (`85 µs`, `1.2 ms`).
 //! - [`rate`]: IOPS and throughput.
+//! - [`signal`]: termination signals by name, for messages.
 //! - [`text`]: bounding hostile strings for output and quoting them for a shell.
 //!
 //! The crate depends on nothing of nodecheck's, so probe, bench, verdict and the binary can all
@@ -14,6 +15,7 @@
 
 pub mod latency;
 pub mod rate;
+pub mod signal;
 pub mod size;
 pub mod text;
 

@@ -1,94 +1,85 @@
-//! The behaviour workloads on a real test file: O_DIRECT `pread`/`pwrite` from plain threads,
-//! one thread per outstanding write so that a burst really is at the requested queue depth while
-//! the QD1 reader on the calling thread keeps sampling.
+//! The behaviour workloads on the real test file, as jobs on the bench's engine (io_uring where
+//! the kernel allows it, else the portable psync engine): the same I/O path as the qd1 and
+//! randrw tests, so a latency of one test compares with another's, and every read, write and
+//! `fdatasync` passes the target's checks (no write to a read-only target, the free-space
+//! reserve held while writing).
 //!
-//! The file must already exist and be filled with incompressible data (the bench's test-file
-//! code creates, fills and removes it); this module never creates, extends or deletes files.
+//! The QD1 reader is one long-running job on its own engine run, fed offsets by the workload
+//! on the calling thread; a write burst is a second engine run in the background at its full
+//! queue depth while the reader keeps sampling; a cliff interval is an engine run that ends at
+//! its deadline. This module does no I/O of its own and never creates, extends or deletes files.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 use super::{
     BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern,
 };
-use crate::engine::{AlignedBuffer, Engine, Target, Work};
-use crate::report::EngineKind;
-use crate::workload::{Direction, Io, Job};
+use crate::cancel::CancelToken;
+use crate::engine::{self, EngineChoice, EngineKind, Target, Work};
+use crate::error::BenchError;
+use crate::workload::{Direction, Io, Job, ALIGN};
 
-const ALIGN: usize = 4096;
-/// More writer threads than this would measure the scheduler of a 2-core VM, not the drive.
-const MAX_WRITERS: u32 = 64;
+/// The size of every QD1 read.
+const READ_LEN: u32 = ALIGN as u32;
 
 type BurstMessage = Result<BurstOutcome, BehaviourError>;
 
-/// Asked between writes whether to stop (a signal arrived); shared with writer threads.
-pub type Cancel = Arc<dyn Fn() -> bool + Send + Sync>;
-
-/// The bench's filled test file, on the descriptor that created it (O_DIRECT).
+/// The bench's filled test file as a [`BehaviourDevice`], driven through the engine `choice`
+/// made for the run.
 pub struct FileDevice {
-    file: Arc<File>,
+    /// The test file's target, as the run set it up (pinning, free-space watch); every engine
+    /// run of the behaviour tests gets a duplicate of it.
+    target: Target,
+    choice: EngineChoice,
     size: u64,
     opened: Instant,
-    read_buf: AlignedBuffer,
-    /// Set on drop so that background writers stop; `cancel` is the caller's Ctrl-C.
+    reader: QueuedReader,
+    /// Set on drop so that a background burst stops; `cancel` is the caller's Ctrl-C.
     stop: Arc<AtomicBool>,
-    cancel: Cancel,
+    cancel: CancelToken,
     burst: Option<(JoinHandle<()>, Receiver<BurstMessage>)>,
-    /// The bench engine that issues write bursts; `None`: a thread per outstanding write.
-    burst_engine: Option<Arc<dyn Engine>>,
 }
 
 impl FileDevice {
-    /// Works on `file`, which must be open read-write with O_DIRECT: the test file's own
-    /// descriptor (or a duplicate), never a reopening by name, so nothing planted under the
-    /// name can receive the writes. `cancel` stops background writers promptly (Ctrl-C).
-    pub fn new(file: File, cancel: Cancel) -> Result<Self, BehaviourError> {
-        let len = file
-            .metadata()
-            .map_err(|source| BehaviourError::Io {
-                op: "stat",
-                offset: 0,
-                source,
-            })?
-            .len();
-        let size = len - len % ALIGN as u64;
+    /// Works on `target`, the writable test file (opened with O_DIRECT, never reopened by name,
+    /// so nothing planted under the name can receive the writes), with the engine of `choice`.
+    /// `cancel` stops every job promptly (Ctrl-C).
+    pub fn new(
+        target: Target,
+        choice: &EngineChoice,
+        cancel: CancelToken,
+    ) -> Result<Self, BehaviourError> {
+        let size = target.len() - target.len() % ALIGN;
         if size < 1 << 20 {
             return Err(BehaviourError::FileTooSmall {
-                size: len,
+                size: target.len(),
                 needed: 1 << 20,
             });
         }
+        let reader = QueuedReader::start(target.try_clone()?, choice)?;
         Ok(Self {
-            file: Arc::new(file),
+            target,
+            choice: choice.clone(),
             size,
             opened: Instant::now(),
-            read_buf: AlignedBuffer::new(ALIGN, 0)?,
+            reader,
             stop: Arc::new(AtomicBool::new(false)),
             cancel,
             burst: None,
-            burst_engine: None,
         })
-    }
-
-    /// Issues write bursts on `engine` (io_uring keeps the whole queue depth in one ring, so
-    /// the burst costs the QD1 reader less CPU than a thread per outstanding write).
-    pub fn with_burst_engine(mut self, engine: Box<dyn Engine>) -> Self {
-        self.burst_engine = Some(Arc::from(engine));
-        self
     }
 
     fn finish_burst_thread(&mut self) {
         if let Some((handle, _)) = self.burst.take() {
-            // The writers check `cancel` between writes; joining here guarantees no write is
-            // still in flight when the caller goes on to remove the file.
+            // The burst's jobs check `stop` and `cancel` before every write; joining here
+            // guarantees no write is still in flight when the caller removes the file.
             let _ = handle.join();
         }
     }
@@ -103,51 +94,101 @@ impl Drop for FileDevice {
     }
 }
 
+/// The QD1 reader: a job on its own engine run (one ring, one registered buffer, pinned as the
+/// target says) that issues a read for each offset it is sent and sends back its latency, the
+/// engine's completion latency, measured as for the qd1 test.
+struct QueuedReader {
+    offsets: Option<Sender<u64>>,
+    latencies: Receiver<Result<Duration, BenchError>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl QueuedReader {
+    fn start(target: Target, choice: &EngineChoice) -> Result<Self, BehaviourError> {
+        let (offsets, requests) = mpsc::channel::<u64>();
+        let (replies, latencies) = mpsc::channel();
+        let engine = choice.engine(READ_LEN);
+        let thread = std::thread::Builder::new()
+            .name("nodecheck-qd1".into())
+            .spawn(move || {
+                let mut job = ReadOnRequest {
+                    requests,
+                    replies: replies.clone(),
+                };
+                let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
+                let outcome = engine::run(&*engine, Work::new(&target, 1, &mut jobs, &mut || {}));
+                if let Err(err) = outcome {
+                    // The workload may have stopped asking; nobody is left to tell then.
+                    let _ = replies.send(Err(err));
+                }
+            })
+            .map_err(|err| BenchError::io("spawning the QD1 reader", err))?;
+        Ok(QueuedReader {
+            offsets: Some(offsets),
+            latencies,
+            thread: Some(thread),
+        })
+    }
+
+    fn read(&mut self, offset: u64) -> Result<Duration, BehaviourError> {
+        let sent = self.offsets.as_ref().map(|offsets| offsets.send(offset));
+        if !matches!(sent, Some(Ok(()))) {
+            return Err(self.failure());
+        }
+        match self.latencies.recv() {
+            Ok(Ok(latency)) => Ok(latency),
+            Ok(Err(err)) => Err(err.into()),
+            Err(_) => Err(BehaviourError::WriterPanicked),
+        }
+    }
+
+    /// Why the reader stopped: the engine's error if it sent one.
+    fn failure(&mut self) -> BehaviourError {
+        match self.latencies.try_recv() {
+            Ok(Err(err)) => err.into(),
+            _ => BehaviourError::WriterPanicked,
+        }
+    }
+}
+
+impl Drop for QueuedReader {
+    fn drop(&mut self) {
+        // Closing the channel ends the job, and with it the engine run.
+        self.offsets = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One 4 KiB read per offset received, until the sender is gone.
+struct ReadOnRequest {
+    requests: Receiver<u64>,
+    replies: Sender<Result<Duration, BenchError>>,
+}
+
+impl Job for ReadOnRequest {
+    fn next_io(&mut self, _now: Duration) -> Option<Io> {
+        let offset = self.requests.recv().ok()?;
+        Some(Io {
+            offset,
+            len: READ_LEN,
+            direction: Direction::Read,
+        })
+    }
+
+    fn complete(&mut self, _io: &Io, latency: Duration, _now: Duration, _data: &[u8]) {
+        let _ = self.replies.send(Ok(latency));
+    }
+}
+
 fn block_sizes(min: u32, max: u32) -> (u64, u64) {
-    let min = u64::from(min.max(ALIGN as u32)) / ALIGN as u64;
-    let max = (u64::from(max) / ALIGN as u64).max(min);
+    let min = u64::from(min.max(READ_LEN)) / ALIGN;
+    let max = (u64::from(max) / ALIGN).max(min);
     (min, max)
 }
 
-fn run_burst(
-    file: &File,
-    size: u64,
-    burst: WriteBurst,
-    stopped: &(dyn Fn() -> bool + Sync),
-) -> Result<BurstOutcome, BehaviourError> {
-    let start = Instant::now();
-    let claimed = AtomicU64::new(0);
-    let (min_blocks, max_blocks) = block_sizes(burst.min_block, burst.max_block);
-    let max_len = (max_blocks * ALIGN as u64) as usize;
-    let slots = size / ALIGN as u64;
-    let writers = burst.queue_depth.clamp(1, MAX_WRITERS);
-    run_writers(writers, max_len, burst.seed, |buf, rng| loop {
-        if stopped() {
-            return Err(BehaviourError::Interrupted);
-        }
-        let blocks = rng.gen_range(min_blocks..=max_blocks);
-        let len = blocks * ALIGN as u64;
-        if claimed.fetch_add(len, Ordering::Relaxed) >= burst.total_bytes {
-            return Ok(());
-        }
-        let last_slot = slots.saturating_sub(blocks);
-        let offset = rng.gen_range(0..=last_slot) * ALIGN as u64;
-        file.write_all_at(&buf.as_slice()[..len as usize], offset)
-            .map_err(|source| BehaviourError::Io {
-                op: "burst write",
-                offset,
-                source,
-            })?;
-    })?;
-    let fdatasync = timed_fdatasync(file)?;
-    Ok(BurstOutcome {
-        bytes: burst.total_bytes,
-        duration: start.elapsed(),
-        fdatasync,
-    })
-}
-
-/// Random writes of 4 KiB multiples for one share of a burst, for the bench engines.
+/// Random writes of 4 KiB multiples for one share of a burst.
 struct BurstJob {
     rng: SmallRng,
     remaining: u64,
@@ -163,9 +204,9 @@ impl Job for BurstJob {
             return None;
         }
         let blocks = self.rng.gen_range(self.min_blocks..=self.max_blocks);
-        let len = blocks * ALIGN as u64;
+        let len = blocks * ALIGN;
         self.remaining = self.remaining.saturating_sub(len);
-        let offset = self.rng.gen_range(0..=self.slots.saturating_sub(blocks)) * ALIGN as u64;
+        let offset = self.rng.gen_range(0..=self.slots.saturating_sub(blocks)) * ALIGN;
         Some(Io {
             offset,
             len: u32::try_from(len).unwrap_or(u32::MAX),
@@ -176,23 +217,19 @@ impl Job for BurstJob {
     fn complete(&mut self, _io: &Io, _latency: Duration, _now: Duration, _data: &[u8]) {}
 }
 
-fn run_burst_on_engine(
-    engine: &dyn Engine,
-    file: &File,
+/// A write burst on the engine of `choice` at its full queue depth, closed by `fdatasync`.
+fn run_burst(
+    choice: &EngineChoice,
+    target: &Target,
     size: u64,
     burst: WriteBurst,
     stopped: Arc<dyn Fn() -> bool + Send + Sync>,
 ) -> Result<BurstOutcome, BehaviourError> {
     let start = Instant::now();
     let (min_blocks, max_blocks) = block_sizes(burst.min_block, burst.max_block);
+    let engine = choice.engine(u32::try_from(max_blocks * ALIGN).unwrap_or(u32::MAX));
     let (job_count, depth) = engine.layout(burst.queue_depth.max(1));
     let job_count = u64::from(job_count.max(1));
-    let clone = file.try_clone().map_err(|source| BehaviourError::Io {
-        op: "duplicating the test file descriptor",
-        offset: 0,
-        source,
-    })?;
-    let target = Target::new(clone, size, true);
     let mut jobs: Vec<BurstJob> = (0..job_count)
         .map(|index| BurstJob {
             rng: SmallRng::seed_from_u64(burst.seed ^ (index << 32)),
@@ -205,32 +242,65 @@ fn run_burst_on_engine(
                 },
             min_blocks,
             max_blocks,
-            slots: size / ALIGN as u64,
+            slots: size / ALIGN,
             stopped: Arc::clone(&stopped),
         })
         .collect();
     let mut refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
-    engine.run(Work::new(&target, depth, &mut refs, &mut || {}))?;
+    engine::run(&*engine, Work::new(target, depth, &mut refs, &mut || {}))?;
     if stopped() {
         return Err(BehaviourError::Interrupted);
     }
-    let fdatasync = timed_fdatasync(file)?;
+    let synced = Instant::now();
+    target.sync_data()?;
     Ok(BurstOutcome {
         bytes: burst.total_bytes,
         duration: start.elapsed(),
-        fdatasync,
+        fdatasync: synced.elapsed(),
     })
+}
+
+/// Sustained writes of one block size for one interval of the cliff test: sequential from a
+/// cursor shared by the jobs, or random; stops at the interval's end or at the byte limit.
+struct IntervalJob<'a> {
+    request: &'a IntervalWrite,
+    block: u64,
+    span: u64,
+    rng: SmallRng,
+    /// Bytes issued by every job of the interval together.
+    written: &'a AtomicU64,
+    next: &'a AtomicU64,
+    cancel: &'a CancelToken,
+}
+
+impl Job for IntervalJob<'_> {
+    fn next_io(&mut self, now: Duration) -> Option<Io> {
+        if now >= self.request.interval || self.cancel.is_cancelled() {
+            return None;
+        }
+        if self.written.fetch_add(self.block, Ordering::Relaxed) >= self.request.limit_bytes {
+            self.written.fetch_sub(self.block, Ordering::Relaxed);
+            return None;
+        }
+        let offset = match self.request.pattern {
+            WritePattern::Sequential => {
+                self.next.fetch_add(self.block, Ordering::Relaxed) % self.span
+            }
+            WritePattern::Random => self.rng.gen_range(0..self.span / self.block) * self.block,
+        };
+        Some(Io {
+            offset,
+            len: u32::try_from(self.block).unwrap_or(u32::MAX),
+            direction: Direction::Write,
+        })
+    }
+
+    fn complete(&mut self, _io: &Io, _latency: Duration, _now: Duration, _data: &[u8]) {}
 }
 
 impl BehaviourDevice for FileDevice {
     fn engine(&self) -> EngineKind {
-        EngineKind::Psync
-    }
-
-    fn burst_engine(&self) -> EngineKind {
-        self.burst_engine
-            .as_ref()
-            .map_or(EngineKind::Psync, |engine| engine.kind())
+        self.choice.kind
     }
 
     fn size(&self) -> u64 {
@@ -242,15 +312,7 @@ impl BehaviourDevice for FileDevice {
     }
 
     fn read_qd1(&mut self, offset: u64) -> Result<Duration, BehaviourError> {
-        let start = Instant::now();
-        self.file
-            .read_exact_at(self.read_buf.as_mut_slice(), offset)
-            .map_err(|source| BehaviourError::Io {
-                op: "QD1 read",
-                offset,
-                source,
-            })?;
-        Ok(start.elapsed())
+        self.reader.read(offset)
     }
 
     fn start_burst(&mut self, burst: &WriteBurst) -> Result<(), BehaviourError> {
@@ -260,29 +322,22 @@ impl BehaviourDevice for FileDevice {
             ));
         }
         let (tx, rx) = mpsc::channel();
-        let file = Arc::clone(&self.file);
-        let cancel = Arc::clone(&self.cancel);
+        let target = self.target.try_clone()?;
+        let choice = self.choice.clone();
+        let cancel = self.cancel.clone();
         let stop = Arc::clone(&self.stop);
-        let engine = self.burst_engine.clone();
         let size = self.size;
         let burst = *burst;
         let handle = std::thread::Builder::new()
             .name("nodecheck-burst".into())
             .spawn(move || {
                 let stopped: Arc<dyn Fn() -> bool + Send + Sync> =
-                    Arc::new(move || stop.load(Ordering::Relaxed) || cancel());
-                let outcome = match engine {
-                    Some(engine) => run_burst_on_engine(&*engine, &file, size, burst, stopped),
-                    None => run_burst(&file, size, burst, &*stopped),
-                };
+                    Arc::new(move || stop.load(Ordering::Relaxed) || cancel.is_cancelled());
+                let outcome = run_burst(&choice, &target, size, burst, stopped);
                 // The receiver may be gone if the run was abandoned; nothing is left to tell.
                 let _ = tx.send(outcome);
             })
-            .map_err(|source| BehaviourError::Io {
-                op: "spawn burst thread",
-                offset: 0,
-                source,
-            })?;
+            .map_err(|err| BenchError::io("spawning the write burst", err))?;
         self.burst = Some((handle, rx));
         Ok(())
     }
@@ -305,7 +360,7 @@ impl BehaviourDevice for FileDevice {
         request: &IntervalWrite,
         cursor: &mut u64,
     ) -> Result<u64, BehaviourError> {
-        let block = u64::from(request.block.max(ALIGN as u32)) / ALIGN as u64 * ALIGN as u64;
+        let block = u64::from(request.block.max(READ_LEN)) / ALIGN * ALIGN;
         if block > self.size {
             return Err(BehaviourError::FileTooSmall {
                 size: self.size,
@@ -313,79 +368,32 @@ impl BehaviourDevice for FileDevice {
             });
         }
         let span = self.size / block * block;
-        let deadline = Instant::now() + request.interval;
         let written = AtomicU64::new(0);
         let next = AtomicU64::new(*cursor % span);
-        let file = &*self.file;
-        let cancel = &self.cancel;
-        let writers = request.queue_depth.clamp(1, MAX_WRITERS);
-        run_writers(writers, block as usize, request.seed, |buf, rng| {
-            while Instant::now() < deadline && !cancel() {
-                if written.fetch_add(block, Ordering::Relaxed) >= request.limit_bytes {
-                    written.fetch_sub(block, Ordering::Relaxed);
-                    break;
-                }
-                let offset = match request.pattern {
-                    WritePattern::Sequential => next.fetch_add(block, Ordering::Relaxed) % span,
-                    WritePattern::Random => rng.gen_range(0..span / block) * block,
-                };
-                if let Err(source) = file.write_all_at(buf.as_slice(), offset) {
-                    written.fetch_sub(block, Ordering::Relaxed);
-                    return Err(BehaviourError::Io {
-                        op: "sustained write",
-                        offset,
-                        source,
-                    });
-                }
-            }
-            Ok(())
-        })?;
-        if (self.cancel)() {
+        let engine = self.choice.engine(u32::try_from(block).unwrap_or(u32::MAX));
+        let (job_count, depth) = engine.layout(request.queue_depth.max(1));
+        let mut jobs: Vec<IntervalJob<'_>> = (0..u64::from(job_count.max(1)))
+            .map(|index| IntervalJob {
+                request,
+                block,
+                span,
+                rng: SmallRng::seed_from_u64(request.seed ^ (index << 32)),
+                written: &written,
+                next: &next,
+                cancel: &self.cancel,
+            })
+            .collect();
+        let mut refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
+        engine::run(
+            &*engine,
+            Work::new(&self.target, depth, &mut refs, &mut || {}),
+        )?;
+        drop(refs);
+        drop(jobs);
+        if self.cancel.is_cancelled() {
             return Err(BehaviourError::Interrupted);
         }
         *cursor = next.load(Ordering::Relaxed) % span;
         Ok(written.load(Ordering::Relaxed))
     }
-}
-
-/// Runs `writer` on `writers` threads at once, each with its own random generator (from `seed`
-/// and the thread's index) and an aligned buffer of `buffer_len` random bytes from it, and
-/// returns the first error, a panicked writer counting as one.
-fn run_writers<F>(
-    writers: u32,
-    buffer_len: usize,
-    seed: u64,
-    writer: F,
-) -> Result<(), BehaviourError>
-where
-    F: Fn(&AlignedBuffer, &mut SmallRng) -> Result<(), BehaviourError> + Sync,
-{
-    let results: Vec<Result<(), BehaviourError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..writers)
-            .map(|w| {
-                let writer = &writer;
-                scope.spawn(move || {
-                    let mut rng = SmallRng::seed_from_u64(seed ^ (u64::from(w) << 32));
-                    let buffer = AlignedBuffer::new(buffer_len, rng.next_u64())?;
-                    writer(&buffer, &mut rng)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or(Err(BehaviourError::WriterPanicked)))
-            .collect()
-    });
-    results.into_iter().collect()
-}
-
-/// `fdatasync` on `file` and how long it took: the commit of a burst.
-fn timed_fdatasync(file: &File) -> Result<Duration, BehaviourError> {
-    let started = Instant::now();
-    file.sync_data().map_err(|source| BehaviourError::Io {
-        op: "fdatasync",
-        offset: 0,
-        source,
-    })?;
-    Ok(started.elapsed())
 }

@@ -4,9 +4,10 @@
 //! mapping cache covers.
 //!
 //! The workloads ([`sync`], [`cliff`], [`span`]) drive anything that implements
-//! [`BehaviourDevice`]: the real test file ([`file::FileDevice`]) or a simulated drive on a
-//! virtual clock ([`models::MockDrive`]) whose three models make the classification testable
-//! deterministically. The decisions they take while running (when the drive has recovered, when
+//! [`BehaviourDevice`]: the real test file ([`file::FileDevice`], whose reads, bursts and
+//! sustained writes are jobs on the bench's engine, the same I/O path as the qd1 and randrw
+//! tests) or a simulated drive on a virtual clock ([`models::MockDrive`]) whose three models
+//! make the classification testable deterministically. The decisions they take while running (when the drive has recovered, when
 //! a cliff is established) live in [`analysis`] as pure functions over time series.
 
 pub mod analysis;
@@ -16,32 +17,25 @@ pub mod models;
 pub mod span;
 pub mod sync;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cancel::CancelToken;
-use crate::engine::EngineChoice;
+use crate::engine::EngineKind;
+use crate::engine::{EngineChoice, Target};
 use crate::error::BenchError;
 use crate::progress::{Phase, Progress};
-use crate::report::{EngineKind, LatencySummary};
+use crate::stats::LatencySummary;
 
 /// What can go wrong while measuring behaviour.
 #[derive(Debug, thiserror::Error)]
 pub enum BehaviourError {
-    #[error("{op} at offset {offset} failed: {source}")]
-    Io {
-        op: &'static str,
-        offset: u64,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("invalid behaviour test parameters: {0}")]
     InvalidPlan(String),
     #[error("the test file ({size} bytes) is smaller than the {needed} bytes this test needs")]
     FileTooSmall { size: u64, needed: u64 },
-    #[error("a writer thread panicked; the burst result is lost")]
+    #[error("an engine thread of the behaviour tests ended without an answer")]
     WriterPanicked,
     #[error("interrupted")]
     Interrupted,
@@ -361,10 +355,6 @@ pub struct BehaviourResults {
 
 fn bench_error(err: BehaviourError, cancel: &CancelToken) -> BenchError {
     match err {
-        BehaviourError::Io { op, offset, source } => BenchError::Io {
-            context: format!("{op} at offset {offset} of the test file"),
-            source,
-        },
         BehaviourError::Interrupted => BenchError::Interrupted(cancel.signal().unwrap_or(0)),
         BehaviourError::InvalidPlan(why) => BenchError::InvalidPlan(why),
         other @ BehaviourError::FileTooSmall { .. } => BenchError::InvalidPlan(other.to_string()),
@@ -373,26 +363,22 @@ fn bench_error(err: BehaviourError, cancel: &CancelToken) -> BenchError {
     }
 }
 
-/// Runs the requested behaviour tests on the bench's test file, open as `file` (a duplicate of
-/// the descriptor that created it with O_DIRECT: the file is never reopened by name), which the
-/// caller created, filled and will remove (so the free-space reserve and the cleanup on signals are
-/// the test file's). Write bursts run on `burst_engine` when given (the bench's io_uring or
-/// psync engine), else on a thread per outstanding write. The span test runs first because the others rewrite the file; the cliff
-/// test last because it leaves the drive's write cache full. Progress positions are
-/// milliseconds.
+/// Runs the requested behaviour tests on the bench's test file, as jobs on the engine of
+/// `choice` (the run's io_uring or psync engine) against `target`, the test file's descriptor
+/// as the run set it up (pinned like the qd1 test, free space watched while writing). The
+/// caller created, filled and will remove the file (so the free-space reserve and the cleanup
+/// on signals are the test file's). The span test runs first because the others rewrite the
+/// file; the cliff test last because it leaves the drive's write cache full. Progress
+/// positions are milliseconds.
 pub fn run_on_test_file(
     tests: &BehaviourTests,
-    file: std::fs::File,
-    burst_engine: Option<&EngineChoice>,
+    target: Target,
+    choice: &EngineChoice,
     cancel: &CancelToken,
     progress: &mut dyn Progress,
 ) -> Result<BehaviourResults, BenchError> {
-    let token = cancel.clone();
-    let stop: file::Cancel = Arc::new(move || token.is_cancelled());
-    let mut device = file::FileDevice::new(file, stop).map_err(|e| bench_error(e, cancel))?;
-    if let (Some(choice), Some(plan)) = (burst_engine, &tests.sync) {
-        device = device.with_burst_engine(choice.engine(plan.burst_block_max));
-    }
+    let mut device = file::FileDevice::new(target, choice, cancel.clone())
+        .map_err(|e| bench_error(e, cancel))?;
     let span = (tests.span.as_ref())
         .map(|test| run_with_progress(test, &mut device, cancel, progress))
         .transpose()?;

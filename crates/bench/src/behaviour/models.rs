@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use super::{
     BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern,
 };
-use crate::report::EngineKind;
+use crate::engine::EngineKind;
 
 const GB: u64 = 1_000_000_000;
 const GIB: u64 = 1 << 30;

@@ -10,9 +10,9 @@ use std::collections::BinaryHeap;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use super::EngineKind;
 use super::{Engine, Work};
 use crate::error::BenchError;
-use crate::report::EngineKind;
 use crate::workload::Io;
 
 /// What the simulated device knows when it is asked for an I/O's service time.
@@ -121,12 +121,12 @@ impl Engine for MockEngine {
         EngineKind::Mock
     }
 
-    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
+    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
         let Work {
-            target,
             queue_depth,
             jobs,
             tick,
+            ..
         } = work;
         let mut model = self
             .model
@@ -147,7 +147,6 @@ impl Engine for MockEngine {
                         issuing[index] = false;
                         break;
                     };
-                    target.check(&io, u32::MAX)?;
                     let state = DeviceState {
                         now,
                         inflight: pending.len() as u32,

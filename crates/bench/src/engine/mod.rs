@@ -2,11 +2,13 @@
 //! simulated device for deterministic tests.
 
 mod buffer;
+mod guard;
 pub mod mock;
 pub mod psync;
 pub mod uring;
 
 pub use buffer::AlignedBuffer;
+pub use guard::{FreeSpace, SpaceWatch, SPACE_CHECK_INTERVAL};
 
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
@@ -14,9 +16,30 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+use strum::{Display, IntoStaticStr};
+
 use crate::error::BenchError;
-use crate::report::EngineKind;
 use crate::workload::{Direction, Io, Job, ALIGN};
+
+/// Which I/O engine produced a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
+#[strum(serialize_all = "snake_case")]
+pub enum EngineKind {
+    IoUring,
+    Psync,
+    /// The simulated device used in tests.
+    Mock,
+}
+
+impl EngineKind {
+    /// The engine's name in every output: the same word as in the JSON report.
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+}
 
 /// The file or device an engine runs against.
 #[derive(Debug)]
@@ -28,6 +51,8 @@ pub struct Target {
     cpus: Option<Vec<usize>>,
     /// The first failure to pin a worker, kept for the report instead of failing the run.
     pin_error: Mutex<Option<String>>,
+    /// The free-space reserve held while anything writes to this target.
+    space: Option<SpaceWatch>,
 }
 
 impl Target {
@@ -41,6 +66,53 @@ impl Target {
             writable,
             cpus: None,
             pin_error: Mutex::new(None),
+            space: None,
+        }
+    }
+
+    /// Stops every write to this target once free space falls under `watch`'s reserve.
+    pub fn watching(mut self, watch: SpaceWatch) -> Self {
+        self.space = Some(watch);
+        self
+    }
+
+    pub(crate) fn space_watch(&self) -> Option<&SpaceWatch> {
+        self.space.as_ref()
+    }
+
+    /// The same target on a duplicate of its descriptor (same open file and flags), with the
+    /// same pinning and free-space watch, for a test that runs two engines at once.
+    pub fn try_clone(&self) -> Result<Target, BenchError> {
+        let file = match &self.file {
+            Some(file) => Some(
+                file.try_clone()
+                    .map_err(|err| BenchError::io("duplicating the target's descriptor", err))?,
+            ),
+            None => None,
+        };
+        Ok(Target {
+            file,
+            len: self.len,
+            writable: self.writable,
+            cpus: self.cpus.clone(),
+            pin_error: Mutex::new(None),
+            space: self.space.clone(),
+        })
+    }
+
+    /// `fdatasync`: the commit that closes a write burst. Refused on a read-only target, like
+    /// a write.
+    pub fn sync_data(&self) -> Result<(), BenchError> {
+        if !self.writable {
+            return Err(BenchError::Refused(
+                "a workload tried to sync a read-only target".into(),
+            ));
+        }
+        match &self.file {
+            Some(file) => file
+                .sync_data()
+                .map_err(|err| BenchError::io("fdatasync of the test file", err)),
+            None => Ok(()),
         }
     }
 
@@ -78,6 +150,7 @@ impl Target {
             writable: true,
             cpus: None,
             pin_error: Mutex::new(None),
+            space: None,
         }
     }
 
@@ -155,7 +228,7 @@ impl Default for EngineConfig {
     }
 }
 
-/// What one [`Engine::run`] drives: every job at `queue_depth` against `target`, calling
+/// What one [`run`] drives: every job at `queue_depth` against `target`, calling
 /// `tick` on the calling thread about every 100 ms while they run (for progress).
 pub struct Work<'a, 'j> {
     pub target: &'a Target,
@@ -191,14 +264,48 @@ pub trait Engine: Send + Sync {
         (1, queue_depth.max(1))
     }
 
-    /// Runs the work's jobs to their end. Returns the first error; the other jobs are told to
-    /// stop and drained first.
-    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError>;
+    /// The largest single I/O the engine's buffers take.
+    fn max_io_bytes(&self) -> u32 {
+        u32::MAX
+    }
+
+    /// The engine's own loop: runs the work's jobs to their end and returns the first error, the
+    /// other jobs told to stop and drained first. Called through [`run`], which checks every
+    /// I/O before the engine sees it; never called directly.
+    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError>;
 
     /// Something the report should say about how the engine ran (e.g. it had to do without
     /// registered buffers). Empty when it ran as configured.
     fn notes(&self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+/// Runs `work` on `engine` behind the one guard of every I/O path (see `guard`): each I/O is
+/// checked against the target (no write to a read-only target, aligned, inside it) and free
+/// space is watched while jobs write; the first refusal stops every job and is returned.
+pub fn run(engine: &dyn Engine, work: Work<'_, '_>) -> Result<(), BenchError> {
+    let Work {
+        target,
+        queue_depth,
+        jobs,
+        tick,
+    } = work;
+    let guard = guard::Guard::new(target, engine.max_io_bytes());
+    let mut checked: Vec<guard::Checked<'_, '_>> = jobs
+        .iter_mut()
+        .map(|job| guard::Checked {
+            job: &mut **job,
+            guard: &guard,
+        })
+        .collect();
+    let mut refs: Vec<&mut dyn Job> = checked.iter_mut().map(|job| job as &mut dyn Job).collect();
+    let outcome = engine.drive(Work::new(target, queue_depth, &mut refs, tick));
+    drop(refs);
+    drop(checked);
+    match (guard.into_error(), outcome) {
+        (Some(refused), _) => Err(refused),
+        (None, outcome) => outcome,
     }
 }
 

@@ -6,9 +6,9 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Target, Work};
+use super::EngineKind;
+use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Work};
 use crate::error::BenchError;
-use crate::report::EngineKind;
 use crate::workload::{Direction, Io, Job};
 
 pub struct PsyncEngine {
@@ -30,7 +30,11 @@ impl Engine for PsyncEngine {
         (queue_depth.max(1), 1)
     }
 
-    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
+    fn max_io_bytes(&self) -> u32 {
+        self.config.max_io_bytes
+    }
+
+    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
         let (target, queue_depth) = (work.target, work.queue_depth);
         if queue_depth > 1 {
             return Err(BenchError::Engine(format!(
@@ -41,13 +45,12 @@ impl Engine for PsyncEngine {
         let fd = target.raw_fd()?;
         let max_io = self.config.max_io_bytes;
         run_workers(work, |job, abort, epoch| {
-            worker(target, fd, max_io, job, abort, epoch)
+            worker(fd, max_io, job, abort, epoch)
         })
     }
 }
 
 fn worker(
-    target: &Target,
     fd: RawFd,
     max_io: u32,
     job: &mut dyn Job,
@@ -62,7 +65,6 @@ fn worker(
         let Some(io) = job.next_io(epoch.elapsed()) else {
             return Ok(());
         };
-        target.check(&io, max_io)?;
         let buf = &mut buffer.as_mut_slice()[..io.len as usize];
         if io.direction == Direction::Write {
             job.fill(&io, buf);

@@ -12,9 +12,9 @@ use std::time::Instant;
 use io_uring::{opcode, squeue, types, IoUring};
 use probe::iouring::memlock_limit;
 
-use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Target, Work};
+use super::EngineKind;
+use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Work};
 use crate::error::BenchError;
-use crate::report::EngineKind;
 use crate::workload::{Direction, Io, Job};
 
 /// SQPOLL thread idle time before it sleeps and needs a wakeup, in milliseconds.
@@ -138,12 +138,16 @@ impl Engine for UringEngine {
         EngineKind::IoUring
     }
 
-    fn run(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
+    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
         let (target, queue_depth) = (work.target, work.queue_depth.max(1));
         let fd = target.raw_fd()?;
         run_workers(work, |job, abort, epoch| {
-            self.run_worker(target, fd, queue_depth, job, abort, epoch)
+            self.run_worker(fd, queue_depth, job, abort, epoch)
         })
+    }
+
+    fn max_io_bytes(&self) -> u32 {
+        self.config.max_io_bytes
     }
 
     fn notes(&self) -> Vec<String> {
@@ -154,7 +158,6 @@ impl Engine for UringEngine {
 impl UringEngine {
     fn run_worker(
         &self,
-        target: &Target,
         fd: std::os::fd::RawFd,
         queue_depth: u32,
         job: &mut dyn Job,
@@ -221,8 +224,13 @@ impl UringEngine {
                         issuing = false;
                         break;
                     };
-                    if let Err(err) = target.check(&io, max_io) {
-                        failure = Some(err);
+                    // engine::run checked the I/O against the target; the buffer bound is
+                    // checked again here because the pointer arithmetic below relies on it.
+                    if io.len > max_io {
+                        failure = Some(BenchError::Engine(format!(
+                            "an I/O of {} bytes does not fit the {max_io}-byte buffers",
+                            io.len
+                        )));
                         issuing = false;
                         break;
                     }

@@ -18,9 +18,10 @@ use std::sync::Arc;
 use nix::fcntl::OFlag;
 
 pub use dir::{BenchDir, Removal};
+
 pub use lock::BenchLock;
-pub use space::{check_reserve_after_allocation, reserve, size_file, Sizing, Space};
-pub use stale::{find_stale, StaleFile};
+pub use space::{check_reserve_after_allocation, reserve, size_file, Space};
+pub use stale::find_stale;
 
 use crate::error::{BenchError, ByteSize};
 use crate::workload::ALIGN;
@@ -41,6 +42,25 @@ const NAME_SUFFIX: &str = ".tmp";
 /// The lock file that keeps a second bench out of the directory while one runs.
 pub const LOCK_NAME: &str = ".nodecheck-bench.lock";
 
+/// `BTRFS_SUPER_MAGIC` and `ZFS_SUPER_MAGIC` (linux/magic.h, OpenZFS): the copy-on-write file
+/// systems, where an overwrite takes new space unless the file is `nodatacow`.
+const BTRFS_MAGIC: u32 = 0x9123_683e;
+const ZFS_MAGIC: u32 = 0x2fc1_2fc1;
+/// `FS_NOCOW_FL` (linux/fs.h), what `chattr +C` sets.
+const FS_NOCOW_FL: libc::c_int = 0x0080_0000;
+
+/// Whether the test file's overwrites stay in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CopyOnWrite {
+    /// Not a copy-on-write file system.
+    No,
+    /// btrfs, with `nodatacow` set on the new, empty file (`chattr +C`): overwrites in place.
+    Disabled,
+    /// A copy-on-write file system where `nodatacow` could not be set (ZFS has none): every
+    /// overwrite takes new space, so only the free-space watch holds the reserve.
+    Active { fs: &'static str, why: String },
+}
+
 /// The test file, removed when dropped.
 #[derive(Debug)]
 pub struct TestFile {
@@ -48,6 +68,7 @@ pub struct TestFile {
     name: String,
     size: u64,
     file: Option<File>,
+    copy_on_write: CopyOnWrite,
 }
 
 impl TestFile {
@@ -109,6 +130,7 @@ impl TestFile {
             name: name.to_string(),
             size,
             file: Some(file),
+            copy_on_write: CopyOnWrite::No,
         };
         // Nobody else can hold a file created a moment ago with O_EXCL; the lock is what tells
         // a later scan that this file is live.
@@ -120,8 +142,28 @@ impl TestFile {
                 path.display()
             )));
         }
+        // Before the first byte is allocated: btrfs takes the flag only on an empty file.
+        guard.copy_on_write = match dir.fs_magic()? {
+            BTRFS_MAGIC => match set_nocow(guard.file()?) {
+                Ok(()) => CopyOnWrite::Disabled,
+                Err(err) => CopyOnWrite::Active {
+                    fs: "btrfs",
+                    why: format!("chattr +C (FS_IOC_SETFLAGS FS_NOCOW_FL) failed: {err}"),
+                },
+            },
+            ZFS_MAGIC => CopyOnWrite::Active {
+                fs: "ZFS",
+                why: "ZFS has no nodatacow".to_string(),
+            },
+            _ => CopyOnWrite::No,
+        };
         guard.allocate()?;
         Ok(guard)
+    }
+
+    /// Whether overwrites of the file take new space (see [`CopyOnWrite`]).
+    pub fn copy_on_write(&self) -> &CopyOnWrite {
+        &self.copy_on_write
     }
 
     fn allocate(&mut self) -> Result<(), BenchError> {
@@ -175,13 +217,6 @@ impl TestFile {
             .map_err(|err| BenchError::io("duplicating the test file descriptor", err))
     }
 
-    /// Flushes the prefill to stable storage so that the measurement does not pay for it.
-    pub fn sync(&self) -> Result<(), BenchError> {
-        self.file()?
-            .sync_data()
-            .map_err(|err| BenchError::io(format!("fdatasync {}", self.path().display()), err))
-    }
-
     /// Removes the file now, reporting an error (drop would only ignore it). The name is
     /// unlinked only if it still refers to the file this guard created.
     pub fn remove(mut self) -> Result<Removal, BenchError> {
@@ -202,6 +237,22 @@ impl Drop for TestFile {
             let _ = self.dir.remove_if_ours(&self.name, &file);
         }
     }
+}
+
+/// `chattr +C`: sets `FS_NOCOW_FL` on `file`, keeping its other flags.
+fn set_nocow(file: &File) -> io::Result<()> {
+    let mut flags: libc::c_int = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one int (the kernel's ABI despite the `long` in the
+    // ioctl number) to a valid pointer; the descriptor is open.
+    if unsafe { libc::ioctl(file.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    flags |= FS_NOCOW_FL;
+    // SAFETY: as above, FS_IOC_SETFLAGS reads one int.
+    if unsafe { libc::ioctl(file.as_raw_fd(), libc::FS_IOC_SETFLAGS, &flags) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The directory of a unit test, opened as a run opens it.

@@ -5,7 +5,20 @@ use std::io;
 use std::path::Path;
 
 use super::{BenchDir, COMMUNITY_SIZE, MIN_FILE_SIZE, MIN_RESERVE, SIZE_GRANULE};
+use crate::engine::FreeSpace;
 use crate::error::{BenchError, ByteSize};
+
+/// The engines watch the free space of the test file's directory, by its descriptor, while
+/// anything writes (crate::engine::SpaceWatch).
+impl FreeSpace for BenchDir {
+    fn available(&self) -> Result<u64, BenchError> {
+        Ok(Space::of_dir(self)?.available)
+    }
+
+    fn name(&self) -> String {
+        self.path().display().to_string()
+    }
+}
 
 /// Free space of a file system, from `statvfs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,16 +29,6 @@ pub struct Space {
 }
 
 impl Space {
-    pub fn of(path: &Path) -> Result<Space, BenchError> {
-        let record = probe::space::statvfs(path).map_err(|errno| {
-            BenchError::io(
-                format!("statvfs {}", path.display()),
-                io::Error::from(errno),
-            )
-        })?;
-        Ok(Space::from_record(record))
-    }
-
     /// The file system of the directory the bench opened, by its descriptor: the path may
     /// have been swapped since.
     pub fn of_dir(dir: &BenchDir) -> Result<Space, BenchError> {

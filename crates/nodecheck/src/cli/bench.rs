@@ -59,7 +59,7 @@ pub struct BenchArgs {
 
     /// Test file size (the randrw span), e.g. 20G. Default 150G, the community's figure; shrunk
     /// with a warning to keep the reserve free.
-    #[arg(long, value_parser = bench::error::parse_file_size)]
+    #[arg(long, value_parser = parse_test_file_size)]
     pub size: Option<u64>,
 
     /// Free space to keep on the file system, e.g. 5G. Default max(10 % of the file system,
@@ -108,7 +108,7 @@ pub struct BenchArgs {
 
     /// Seed of the random offsets (the same seed gives the same sequence, like fio's
     /// randrepeat=1).
-    #[arg(long, default_value_t = bench::plan::DEFAULT_SEED)]
+    #[arg(long, default_value_t = bench::DEFAULT_SEED)]
     pub seed: u64,
 
     /// Write burst size of `--test sync`, e.g. 1G, at least 1M (see docs/behaviour.md for the
@@ -132,6 +132,21 @@ pub struct BenchArgs {
     /// Keep /home paths and the host name in markdown output.
     #[arg(long)]
     pub no_redact: bool,
+}
+
+/// A test-file size from the command line ([`units::size::parse_file_size`]), refusing sizes
+/// below [`bench::MIN_FILE_SIZE`] instead of silently running on a bigger file.
+pub(crate) fn parse_test_file_size(text: &str) -> Result<u64, String> {
+    let bytes = units::size::parse_file_size(text).map_err(|err| err.to_string())?;
+    let min = bench::MIN_FILE_SIZE;
+    if bytes < min {
+        return Err(format!(
+            "`{text}` is smaller than the smallest test file, {} (below that the drive's cache \
+             answers instead of the drive)",
+            ByteSize(min)
+        ));
+    }
+    Ok(bytes)
 }
 
 fn parse_burst_arg(text: &str) -> Result<u64, String> {
@@ -304,6 +319,13 @@ mod tests {
         let err = cli.into_config().expect_err("bench has no prometheus form");
         assert!(err.contains("`nodecheck bench`"), "{err}");
         assert!(err.contains("table, json, markdown"), "{err}");
+    }
+
+    #[test]
+    fn test_files_below_the_minimum_are_refused() {
+        assert!(parse_test_file_size("1k").unwrap_err().contains("16.0 MiB"));
+        assert_eq!(parse_test_file_size("16M"), Ok(16 << 20));
+        assert!(parse_test_file_size("xyz").is_err());
     }
 
     #[test]

@@ -161,7 +161,7 @@ pub struct CheckArgs {
     pub plot: Option<PathBuf>,
     /// Test file size, e.g. 256M for a quick trial run [default: 1G for quick, 150G for full,
     /// shrunk to keep the reserve]. Smaller than 150G, randrw is not comparable with the list.
-    #[arg(long, value_name = "SIZE", value_parser = ::bench::error::parse_file_size)]
+    #[arg(long, value_name = "SIZE", value_parser = self::bench::parse_test_file_size)]
     pub bench_size: Option<u64>,
     /// Seconds per test, e.g. 2 for a quick trial run [default: 10 for quick, 60 for full].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]

@@ -138,7 +138,7 @@ pub fn run(config: &BenchConfig, global: &GlobalOptions) -> anyhow::Result<u8> {
         // service manager sees what happened.
         crate::stderr::line(&format!(
             "nodecheck: bench interrupted by {}; test file removed",
-            bench::error::signal_name(signal)
+            units::signal::name(signal)
         ));
     }
     drop(cooperation);

@@ -35,7 +35,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         }
         SourceChoice::Snapshot(file) => {
             let unpacked = snapshot::unpack(file)?;
-            bench::hook::pause_point(bench::hook::SNAPSHOT_UNPACKED, None);
+            bench::pause_point(crate::snapshot::PAUSE_UNPACKED, None);
             let root = Root::at(unpacked.root())
                 .with_context(|| format!("cannot replay {}", file.display()))?;
             let manifest = Some(unpacked.manifest.clone());

@@ -164,7 +164,7 @@ pub(crate) fn stop_on_signal(
     if let Some(signal) = cooperation.signal() {
         crate::stderr::line(&format!(
             "nodecheck: measurement interrupted by {}; test file removed",
-            bench::error::signal_name(signal)
+            units::signal::name(signal)
         ));
     }
     drop(cooperation);
@@ -176,7 +176,7 @@ mod tests {
 
     use super::*;
     use bench::behaviour::{span::SpanPlan, sync::SyncPlan};
-    use bench::plan::{QUICK_FILE_BYTES, QUICK_RUNTIME};
+    use bench::{QUICK_FILE_BYTES, QUICK_RUNTIME};
 
     #[test]
     fn full_runs_sync_and_span_with_their_defaults_on_the_community_file() {

@@ -28,6 +28,12 @@ use serde::{Deserialize, Serialize};
 use crate::redact::Redactor;
 
 pub use pack::{write, Contents};
+
+/// Test-only pause stages of the snapshot commands (see [`bench::pause_point`] and the list
+/// in docs/bench.md): `snapshot -o` after the first entries went into the temporary archive…
+pub const PAUSE_WRITING: &str = "snapshot-writing";
+/// …and `check --snapshot` after the archive is unpacked into its temporary directory.
+pub const PAUSE_UNPACKED: &str = "snapshot-unpacked";
 pub use redaction::blank_identify_serial;
 pub use unpack::{unpack, unpack_stream, Unpacked};
 

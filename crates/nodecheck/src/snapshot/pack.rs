@@ -85,7 +85,7 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
     let manifest = serde_json::to_vec_pretty(&contents.manifest)?;
     append_file(&mut builder, Path::new(MANIFEST), &manifest)?;
     written += 1;
-    bench::hook::pause_point(bench::hook::SNAPSHOT_WRITING, None);
+    bench::pause_point(super::PAUSE_WRITING, None);
 
     for accessed in contents.accessed {
         let Some(relative) = in_archive(&accessed.path) else {

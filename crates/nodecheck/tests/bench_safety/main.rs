@@ -102,7 +102,7 @@ fn bench_report(output: &std::process::Output) -> serde_json::Value {
     json_of(output)
 }
 
-/// The bench paused right after its prefill (the debug-build hook of `bench::hook`): the
+/// The bench paused right after its prefill (the debug-build hook of `bench::pause_point`): the
 /// child, the marker file it created, and the test file it made.
 struct Paused {
     child: Child,

@@ -49,7 +49,7 @@ pub fn wait_exit(child: &mut Child, timeout: Duration) -> ExitStatus {
     }
 }
 
-/// Whether the pause hook (`bench::hook`) is compiled in: only debug builds have it, so a
+/// Whether the pause hook (`bench::pause_point`) is compiled in: only debug builds have it, so a
 /// `--release` test run says it skips the tests that need it.
 pub fn debug_hooks_available() -> bool {
     if !cfg!(debug_assertions) {
