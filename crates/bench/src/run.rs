@@ -168,18 +168,18 @@ fn run_on_file(
         reserve,
         file.size(),
     )?;
-    if let CopyOnWrite::Active { fs, why } = file.copy_on_write() {
-        warnings.push(format!(
-            "{fs} is copy-on-write and the test file could not be made nodatacow ({why}): \
-             every overwrite takes new space, so the run stops if free space falls under the \
-             {} reserve",
-            ByteSize(reserve)
-        ));
-    }
     // Every write of every test, the prefill included, stops once free space falls under the
     // reserve (crate::engine::SpaceWatch): fallocate alone does not hold it on a copy-on-write
     // file system, nor against another writer on the same file system.
-    let space_watch = SpaceWatch::new(bench_dir.clone(), reserve);
+    let mut space_watch = SpaceWatch::new(bench_dir.clone(), reserve);
+    if let CopyOnWrite::Active { fs, why } = file.copy_on_write() {
+        warnings.push(format!(
+            "{fs} is copy-on-write and the test file could not be made nodatacow ({why}): \
+             every byte written counts against the {} reserve until the run stops",
+            ByteSize(reserve)
+        ));
+        space_watch = space_watch.counting_writes(space.available);
+    }
     let target = || -> Result<Target, BenchError> {
         Ok(Target::new(file.duplicate()?, file.size(), true).watching(space_watch.clone()))
     };

@@ -325,3 +325,36 @@ fn reads_go_on_under_the_reserve_and_a_roomy_file_system_lets_writes_run() {
 fn job_reads_only() -> RandomIoJob {
     job(100, Duration::from_secs(10), Some(100))
 }
+
+/// A copy-on-write file system whose `statvfs` lags the writes (btrfs and ZFS free overwritten
+/// blocks only at their next commit, and the test file could not be made nodatacow): the watch
+/// then counts every byte written as taken, so the run stops once the bytes written reach the
+/// room above the reserve, whatever `statvfs` says.
+#[test]
+fn on_a_lagging_copy_on_write_file_system_every_byte_written_counts() {
+    let lagging = CopyOnWriteFs {
+        start: u64::MAX / 2,
+        written: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
+    };
+    let watch = bench::engine::SpaceWatch::new(std::sync::Arc::new(lagging), 40_000_000)
+        .counting_writes(100_000_000);
+    let target = Target::simulated(SPAN).watching(watch);
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let mut job = Overwriter {
+        next: 0,
+        written: written.clone(),
+    };
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
+    let engine = constant_latency_us(10, 1000);
+    let err = bench::engine::run(&engine, Work::new(&target, 4, &mut jobs, &mut || {}))
+        .expect_err("the counted writes reach the reserve");
+    assert!(
+        matches!(err, bench::BenchError::ReserveReached { .. }),
+        "{err}"
+    );
+    let written = written.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        (58_000_000..=60_000_000).contains(&written),
+        "wrote {written} bytes of the 60 MB above the reserve"
+    );
+}

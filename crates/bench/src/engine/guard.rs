@@ -26,6 +26,11 @@ pub struct SpaceWatch {
     source: Arc<dyn FreeSpace>,
     reserve: u64,
     every: Duration,
+    /// On a copy-on-write file system whose test file could not be made `nodatacow`: the free
+    /// space before the test file existed and the bytes written since, shared by every clone.
+    /// Such a file system frees the overwritten blocks only when it commits, seconds later,
+    /// so `statvfs` lags the writes; every byte written is counted as taken until then.
+    written_since: Option<(u64, Arc<AtomicU64>)>,
 }
 
 impl std::fmt::Debug for SpaceWatch {
@@ -34,6 +39,7 @@ impl std::fmt::Debug for SpaceWatch {
             .field("fs", &self.source.name())
             .field("reserve", &self.reserve)
             .field("every", &self.every)
+            .field("counts_writes", &self.written_since.is_some())
             .finish()
     }
 }
@@ -51,12 +57,30 @@ impl SpaceWatch {
             source,
             reserve,
             every: SPACE_CHECK_INTERVAL,
+            written_since: None,
+        }
+    }
+
+    /// Sizes the reserve for the bytes written as well, for a copy-on-write file system where
+    /// the test file is not `nodatacow`: free space counts as `available_before` less every
+    /// byte written from now on, or what `statvfs` says if that is less.
+    pub fn counting_writes(mut self, available_before: u64) -> Self {
+        self.written_since = Some((available_before, Arc::new(AtomicU64::new(0))));
+        self
+    }
+
+    fn count_write(&self, len: u64) {
+        if let Some((_, written)) = &self.written_since {
+            written.fetch_add(len, Ordering::Relaxed);
         }
     }
 
     /// The room left above the reserve, or `Err(ReserveReached)` once free space is under it.
     pub fn headroom(&self) -> Result<u64, BenchError> {
-        let available = self.source.available()?;
+        let mut available = self.source.available()?;
+        if let Some((before, written)) = &self.written_since {
+            available = available.min(before.saturating_sub(written.load(Ordering::Relaxed)));
+        }
         if available >= self.reserve {
             return Ok(available - self.reserve);
         }
@@ -121,6 +145,7 @@ impl<'a> Guard<'a> {
     /// Reads free space when the interval has passed or the bytes written since the last
     /// reading reached half its headroom (see [`SPACE_CHECK_INTERVAL`]).
     fn watch_space(&self, watch: &SpaceWatch, len: u64, now: Duration) -> Result<(), BenchError> {
+        watch.count_write(len);
         let now_ns = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
         let written = self.written_since_check.fetch_add(len, Ordering::Relaxed) + len;
         let due = now_ns >= self.next_space_check.load(Ordering::Relaxed)
