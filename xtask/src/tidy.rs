@@ -161,3 +161,219 @@ fn only_the_binary_handles_signals() {
     }
     assert_none("signal handling outside the binary", offenders);
 }
+
+/// The `crate::` import graph of one crate, module by module: `src/a/b.rs` (or
+/// `src/a/b/mod.rs`) is module `a::b`, `src/lib.rs` and `src/main.rs` the root. Each
+/// `crate::x::y::…` path outside comments and `#[cfg(test)]` modules is an edge from the file
+/// that writes it to the deepest module it names. Works on any crate's `src` directory.
+fn crate_import_graph(src: &Path) -> std::collections::BTreeMap<String, Vec<String>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut files = Vec::new();
+    collect(src, &mut files);
+    let module_of = |path: &Path| -> String {
+        let relative = path.strip_prefix(src).unwrap_or(path).with_extension("");
+        let mut parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            parts.pop();
+        }
+        parts.join("::")
+    };
+    let modules: BTreeSet<String> = files.iter().map(|f| module_of(f)).collect();
+    let path_re =
+        regex::Regex::new(r"crate::((?:[a-z_][a-z0-9_]*::)*[a-z_][a-z0-9_]*|\{)").unwrap();
+    let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in &files {
+        let from = module_of(file);
+        let text = fs::read_to_string(file).unwrap_or_default();
+        // Unit tests at the end of a file may use anything; they are not the crate's structure.
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        let code: String = code
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut targets = BTreeSet::new();
+        for found in path_re.captures_iter(&code) {
+            let whole = found.get(0).unwrap();
+            let named: Vec<String> = if &found[1] == "{" {
+                // `use crate::{a::B, c};`: the first segment of every item of the group.
+                let rest = &code[whole.end()..];
+                let group = &rest[..rest.find('}').unwrap_or(rest.len())];
+                group
+                    .split(',')
+                    .filter_map(|item| item.trim().split("::").next())
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            } else {
+                vec![found[1].to_string()]
+            };
+            for path in named {
+                let segments: Vec<&str> = path.split("::").collect();
+                let target = (1..=segments.len())
+                    .rev()
+                    .map(|n| segments[..n].join("::"))
+                    .find(|candidate| modules.contains(candidate));
+                if let Some(target) = target {
+                    // A module using its own insides, or a child its parent, is no knot.
+                    if target != from && !from.starts_with(&format!("{target}::")) {
+                        targets.insert(target);
+                    }
+                }
+            }
+        }
+        graph.entry(from).or_default().extend(targets);
+    }
+    graph
+}
+
+/// The import circles of one crate: every set of modules (more than one) that reach each
+/// other through `crate::` paths (Tarjan's strongly connected components), each sorted.
+pub(crate) fn import_circles(src: &Path) -> Vec<Vec<String>> {
+    use std::collections::BTreeMap;
+    let graph = crate_import_graph(src);
+    struct Search<'g> {
+        graph: &'g BTreeMap<String, Vec<String>>,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        on_stack: std::collections::BTreeSet<&'g str>,
+        circles: Vec<Vec<String>>,
+    }
+    impl<'g> Search<'g> {
+        fn visit(&mut self, node: &'g str) {
+            let next = self.index.len();
+            self.index.insert(node, next);
+            self.low.insert(node, next);
+            self.stack.push(node);
+            self.on_stack.insert(node);
+            for target in self.graph.get(node).into_iter().flatten() {
+                let target = target.as_str();
+                if !self.index.contains_key(target) {
+                    self.visit(target);
+                    let low = self.low[node].min(self.low[target]);
+                    self.low.insert(node, low);
+                } else if self.on_stack.contains(target) {
+                    let low = self.low[node].min(self.index[target]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut component = Vec::new();
+                while let Some(member) = self.stack.pop() {
+                    self.on_stack.remove(member);
+                    component.push(member.to_string());
+                    if member == node {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    self.circles.push(component);
+                }
+            }
+        }
+    }
+    let mut search = Search {
+        graph: &graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: Default::default(),
+        circles: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !search.index.contains_key(node.as_str()) {
+            search.visit(node);
+        }
+    }
+    search.circles
+}
+
+#[test]
+fn the_bench_crate_has_no_import_circle() {
+    let circles = import_circles(&workspace_root().join("crates/bench/src"));
+    let offenders = circles
+        .iter()
+        .map(|circle| format!("crates/bench/src: {}", circle.join(" <-> ")))
+        .collect();
+    assert_none(
+        "modules of the bench crate that import each other",
+        offenders,
+    );
+}
+
+#[test]
+fn the_circle_search_finds_a_circle_and_only_a_circle() {
+    let dir = std::env::temp_dir().join(format!("nodecheck-tidy-circles-{}", std::process::id()));
+    let src = dir.as_path();
+    fs::create_dir_all(src.join("engine")).unwrap();
+    fs::write(src.join("lib.rs"), "mod engine;\nmod report;\nmod stats;\n").unwrap();
+    fs::write(src.join("engine/mod.rs"), "use crate::report::Kind;\n").unwrap();
+    fs::write(
+        src.join("report.rs"),
+        "use crate::{engine::Engine, stats};\n// crate::nothing\n",
+    )
+    .unwrap();
+    fs::write(
+        src.join("stats.rs"),
+        "#[cfg(test)]\nmod tests {\n    use crate::report;\n}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        import_circles(src),
+        vec![vec!["engine".to_string(), "report".to_string()]]
+    );
+    fs::write(src.join("engine/mod.rs"), "pub enum Kind {}\n").unwrap();
+    let after = import_circles(src);
+    let _ = fs::remove_dir_all(&dir);
+    assert!(after.is_empty(), "{after:?}");
+}
+
+/// The behaviour tests' I/O goes through the bench's engine (crates/bench/src/engine), like
+/// every other test's: none of their files opens, reads, writes or syncs a file itself.
+#[test]
+fn behaviour_tests_do_no_file_io_outside_the_engine() {
+    const FILE_IO: [&str; 10] = [
+        "std::fs",
+        "std::os::unix::fs",
+        "FileExt",
+        "OpenOptions",
+        "read_exact_at",
+        "write_all_at",
+        "libc::",
+        "nix::",
+        "File::",
+        "fdatasync(",
+    ];
+    let dir = workspace_root().join("crates/bench/src/behaviour");
+    let mut files = Vec::new();
+    collect(&dir, &mut files);
+    assert!(
+        !files.is_empty(),
+        "no behaviour sources under {}",
+        dir.display()
+    );
+    let mut offenders = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            if let Some(token) = FILE_IO.iter().find(|token| line.contains(*token)) {
+                offenders.push(format!("{}:{}: {token}", relative(&file), number + 1));
+            }
+        }
+    }
+    assert_none(
+        "file I/O in the behaviour tests outside the engine",
+        offenders,
+    );
+}

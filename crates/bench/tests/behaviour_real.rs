@@ -366,7 +366,7 @@ fn available(dir: &Path) -> u64 {
     stat.blocks_available() as u64 * stat.fragment_size() as u64
 }
 
-/// Issue 21.3 on a real btrfs: a 256 MiB file system (~183 MB free) and a 40 MB reserve, as in
+/// On a real btrfs: a 256 MiB file system (~183 MB free) and a 40 MB reserve, as in
 /// the report where copy-on-write overwrites took free space from 187 MB to 34 MB and a second
 /// run hit ENOSPC. Free space is sampled every few milliseconds through two runs of the sync
 /// and cliff tests (both rewrite the test file); it must never fall under the reserve by more

@@ -244,7 +244,7 @@ impl Job for Overwriter {
     }
 }
 
-/// Issue 21.3: on btrfs free space fell from 187 MB to 34 MB under a 40 MB reserve while the
+/// On btrfs, free space can fall from 187 MB to 34 MB under a 40 MB reserve while the
 /// bench overwrote its own file, and the run exited 0. Every write phase runs through the
 /// engine's guard, which watches free space and stops under the reserve; at a 1 MiB write per
 /// millisecond (1 GB/s) the 100 ms interval alone would overshoot by 100 MB, so the watch also
