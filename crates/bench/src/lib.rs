@@ -13,6 +13,7 @@
 pub mod affinity;
 pub mod behaviour;
 pub mod cancel;
+pub mod conditions;
 pub mod engine;
 pub mod error;
 pub mod hook;
@@ -29,6 +30,7 @@ pub mod testfile;
 pub mod workload;
 
 pub use cancel::CancelToken;
+pub use conditions::{DriveCounters, RunConditions, TemperatureTrace};
 pub use engine::EnginePreference;
 pub use error::{BenchError, ByteSize};
 pub use plan::{BenchTarget, EngineSettings, Plan, RandomIo, Safety, Selection};

@@ -16,10 +16,13 @@ pub const READ_PERCENT: u32 = 100;
 
 /// The QD1 test of `plan`, for [`crate::random::measure`] on [`Phase::Qd1`].
 pub fn workload(plan: &Plan) -> RandomWorkload {
-    RandomWorkload::of(plan, QUEUE_DEPTH, READ_PERCENT)
+    RandomWorkload {
+        ranges: plan.qd1_ranges.clone(),
+        ..RandomWorkload::of(plan, QUEUE_DEPTH, READ_PERCENT)
+    }
 }
 
-/// QD1 figures from the merged statistics.
+/// QD1 figures from the merged statistics; `span` is the bytes the offsets were drawn from.
 pub fn result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) -> Qd1Result {
     let seconds = stats.elapsed.as_secs_f64();
     Qd1Result {
@@ -31,5 +34,6 @@ pub fn result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) -> Q
         target: target.to_string(),
         engine,
         placement: Placement::default(),
+        read_span: None,
     }
 }

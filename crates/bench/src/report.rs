@@ -69,6 +69,41 @@ pub struct Qd1Result {
     /// The CPUs the QD1 worker ran on.
     #[serde(flatten)]
     pub placement: Placement,
+    /// Which blocks the reads were drawn from and why; absent in reports from before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_span: Option<ReadSpan>,
+}
+
+/// Which blocks a QD1 run read. A drive answers a read of a block that was never written (or
+/// was discarded) from its mapping table without touching flash, so only reads of written
+/// blocks measure the drive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadSpan {
+    pub kind: ReadSpanKind,
+    /// Why these blocks (`datadir holds 212 GiB in 1,804 extents`, `too little data ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr, Display)]
+#[strum(serialize_all = "snake_case")]
+pub enum ReadSpanKind {
+    /// The test file, written in full with incompressible data before the reads.
+    TestFile,
+    /// Only the extents of files already on the file system, mapped to the device.
+    DataExtents,
+    /// Anywhere on the device, never-written blocks included.
+    WholeDevice,
+}
+
+impl ReadSpanKind {
+    /// Whether every read hit a block that holds written data.
+    pub fn hits_data(self) -> bool {
+        !matches!(self, ReadSpanKind::WholeDevice)
+    }
 }
 
 /// The community's fio test: 4 KiB randrw 75/25 at QD64, O_DIRECT.
@@ -118,6 +153,13 @@ pub struct BenchReport {
     pub span: Option<crate::behaviour::SpanResult>,
     /// Things the reader must know (`span 20 GiB < 150 GiB: less comparable`, `geth running`).
     pub warnings: Vec<String>,
+    /// The Ethereum clients found running when the run started (their I/O shares the drive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients_running: Vec<String>,
+    /// The drive's temperature and counters around the run, filled in by the binary (the
+    /// bench reads nothing of the machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<crate::conditions::RunConditions>,
 }
 
 impl BenchReport {
@@ -135,6 +177,8 @@ impl BenchReport {
             cliff: None,
             span: None,
             warnings: Vec::new(),
+            clients_running: Vec::new(),
+            conditions: None,
         }
     }
 }
