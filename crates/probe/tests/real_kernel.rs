@@ -429,3 +429,16 @@ fn rotation_unreported_fixture_matches_the_real_kernel() {
     assert_eq!(drive.queue_rotational, Some(true), "the kernel's flag");
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
 }
+
+/// Sampling the temperature during a measurement reads the same hwmon the probe reads, from
+/// the block device's name alone (a real kernel's tree: QEMU's NVMe reports 49.85 °C).
+#[test]
+fn the_temperature_sampled_during_a_run_is_the_probes() {
+    let root = Root::at(tree("nvme")).expect("real tree");
+    assert_eq!(
+        ::probe::hwmon::block_device_temperature(&root, "nvme0n1"),
+        Some(49.85)
+    );
+    assert_eq!(::probe::hwmon::block_device_temperature(&root, "nvme9n1"), None);
+    assert_eq!(::probe::hwmon::block_device_temperature(&root, "../x"), None);
+}
