@@ -439,6 +439,12 @@ fn the_temperature_sampled_during_a_run_is_the_probes() {
         ::probe::hwmon::block_device_temperature(&root, "nvme0n1"),
         Some(49.85)
     );
-    assert_eq!(::probe::hwmon::block_device_temperature(&root, "nvme9n1"), None);
-    assert_eq!(::probe::hwmon::block_device_temperature(&root, "../x"), None);
+    assert_eq!(
+        ::probe::hwmon::block_device_temperature(&root, "nvme9n1"),
+        None
+    );
+    assert_eq!(
+        ::probe::hwmon::block_device_temperature(&root, "../x"),
+        None
+    );
 }

@@ -30,18 +30,16 @@ pub(crate) fn measure(
     // with too little data to read, the test file (written in full first) tells more.
     let mut read_why = None;
     let device = match (is_root(), facts.drives.as_slice()) {
-        (true, [drive]) if depth == BenchDepth::Quick => {
-            match data_on_device(facts, &directory) {
-                Ok((ranges, why)) => {
-                    read_why = Some(why);
-                    Some((PathBuf::from("/dev").join(&drive.name), ranges))
-                }
-                Err(why) => {
-                    read_why = Some(format!("{why}; read the test file instead"));
-                    None
-                }
+        (true, [drive]) if depth == BenchDepth::Quick => match data_on_device(facts, &directory) {
+            Ok((ranges, why)) => {
+                read_why = Some(why);
+                Some((PathBuf::from("/dev").join(&drive.name), ranges))
             }
-        }
+            Err(why) => {
+                read_why = Some(format!("{why}; read the test file instead"));
+                None
+            }
+        },
         _ => None,
     };
     let cooperation = match crate::signals::cooperate() {
@@ -144,11 +142,19 @@ pub(crate) fn data_on_device(
     directory: &Path,
 ) -> Result<(Vec<std::ops::Range<u64>>, String), String> {
     let root = probe::Root::live();
-    let fs_type = facts.mount.as_ref().map(|m| m.fs_type.as_str()).unwrap_or("");
+    let fs_type = facts
+        .mount
+        .as_ref()
+        .map(|m| m.fs_type.as_str())
+        .unwrap_or("");
     if !probe::extents::FILE_SYSTEMS_WITH_DEVICE_OFFSETS.contains(&fs_type) {
         return Err(format!(
             "{} does not place file data at device offsets nodecheck can read (only {} do)",
-            if fs_type.is_empty() { "this file system" } else { fs_type },
+            if fs_type.is_empty() {
+                "this file system"
+            } else {
+                fs_type
+            },
             probe::extents::FILE_SYSTEMS_WITH_DEVICE_OFFSETS.join(", ")
         ));
     }
