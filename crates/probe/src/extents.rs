@@ -44,8 +44,11 @@ pub const FILE_SYSTEMS_WITH_DEVICE_OFFSETS: &[&str] = &["ext4", "ext3", "ext2", 
 /// Files looked at, largest first: a chain database keeps most of its bytes in its largest
 /// files, and a few thousand extents are plenty to draw random reads from.
 pub const LARGEST_FILES: usize = 64;
-/// Entries a walk visits at most, so a huge tree ends the walk instead of stalling the check.
-const MAX_ENTRIES: usize = 500_000;
+/// Entries a walk visits at most, and the time it may take, so a huge tree (a whole root
+/// file system) ends the walk instead of stalling the check; the largest files found by then
+/// are used.
+const MAX_ENTRIES: usize = 200_000;
+const WALK_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 const MAX_DEPTH: usize = 32;
 
 /// One extent as FIEMAP reports it (bytes).
@@ -189,7 +192,11 @@ pub fn largest_files(dir: &Path, count: usize) -> Vec<(PathBuf, u64)> {
     let mut heap: BinaryHeap<Reverse<(u64, PathBuf)>> = BinaryHeap::new();
     let mut pending = vec![(dir.to_path_buf(), 0usize)];
     let mut visited = 0usize;
+    let started = std::time::Instant::now();
     while let Some((current, depth)) = pending.pop() {
+        if started.elapsed() > WALK_BUDGET {
+            break;
+        }
         let Ok(entries) = std::fs::read_dir(&current) else {
             continue;
         };

@@ -31,7 +31,6 @@ fn nc701_qd1_latency() {
 
 /// The QD1 rule is data/behaviour.toml's: a figure just above each warning and critical
 /// figure gets that severity, just below it does not, at rest and beside a running client.
-/// (Before the rule moved there, a p99 of 301-1000 µs or a max above 300 µs at rest passed.)
 #[test]
 fn nc701_follows_the_qd1_rule_in_behaviour_toml() {
     let facts = nvme_machine();

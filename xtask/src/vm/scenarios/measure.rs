@@ -18,7 +18,7 @@ use super::{Disk, Scenario};
 const MARKS: [u64; 8] = [
     2_621_000, 2_621_001, 2_621_002, 2_621_003, 2_621_004, 2_621_005, 2_621_006, 2_621_007,
 ];
-/// The share of a run's QD1 reads allowed to hit never-written blocks (issue 24).
+/// The share of a run's QD1 reads allowed to hit never-written blocks: the bar a fresh drive under a real kernel must meet.
 const MOST_UNWRITTEN_PERCENT: f64 = 5.0;
 
 macro_rules! mark {
