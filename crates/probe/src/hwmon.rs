@@ -62,8 +62,9 @@ pub fn drivetemp(root: &Root, scsi_device_path: &Path) -> Option<f64> {
 pub fn block_device_temperature(root: &Root, name: &str) -> Option<f64> {
     let block = crate::stack::device_by_name(root, name)?;
     if name.starts_with("nvme") {
-        // `.../nvme/nvme0/nvme0n1`: the namespace's parent is its controller.
-        let controller = block.parent()?.to_path_buf();
+        // The namespace's controller, as the probe finds it (through `nvme-subsysN` with
+        // native multipath).
+        let controller = crate::block::nvme_controller(root, &block)?;
         let pci = root.canonicalize(controller.join("device")).ok();
         return nvme_temperature(root, &controller, pci.as_deref());
     }

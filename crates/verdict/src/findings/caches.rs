@@ -79,7 +79,7 @@ fn cache_speed(facts: &Facts, qd1: &Qd1Result, limits: &CacheLimits) -> Option<F
                 format_latency_us(floor)
             ),
         )
-        .with_fix("Measure where no cache sits in between: on the host itself rather than in the VM (or with the disk image on cache=none and direct I/O), or on ZFS with a test file larger than the ARC (`nodecheck bench --size` above `c_max` in /proc/spl/kstat/zfs/arcstats)"),
+        .with_fix("Measure where no cache sits in between: on the host itself rather than in the VM (or with the disk image on cache=none and direct I/O), or on ZFS with a test file larger than the ARC: `nodecheck bench --test qd1 --size 64G /var/lib/ethereum`, the size above `c_max` in /proc/spl/kstat/zfs/arcstats"),
     )
 }
 
@@ -94,7 +94,7 @@ fn zfs_before_direct_io(facts: &Facts, qd1: &Qd1Result) -> Option<Finding> {
         Severity::Info,
         "On ZFS the reads may have come from the ARC",
         format!(
-            "OpenZFS before 2.3 serves O_DIRECT reads from the ARC (openzfs#7823; direct I/O came with 2.3, #10018), and the {} test file fits in an ARC, which by default may take half the memory; nodecheck does not read the ZFS version or the ARC size, so a figure that looks fine may be the ARC's. For the drive's own figure run `nodecheck bench` with `--size` above the ARC's `c_max` (/proc/spl/kstat/zfs/arcstats).",
+            "OpenZFS before 2.3 serves O_DIRECT reads from the ARC (openzfs#7823; direct I/O came with 2.3, #10018), and the {} test file fits in an ARC, which by default may take half the memory; nodecheck does not read the ZFS version or the ARC size, so a figure that looks fine may be the ARC's. For the drive's own figure run `nodecheck bench --test qd1 --size 64G /var/lib/ethereum` with the size above the ARC's `c_max` (/proc/spl/kstat/zfs/arcstats).",
             units::size::binary(qd1.span_bytes)
         ),
     ))
