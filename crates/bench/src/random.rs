@@ -383,6 +383,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::single_range_in_vec_init)] // one byte range of a target, as meant
     fn ranges_without_a_whole_block_give_no_pattern() {
         assert!(RandomPattern::within(1, &[100..4000], SPAN, 4096, 100).is_none());
         assert!(RandomPattern::within(1, &[SPAN..SPAN + 8192], SPAN, 4096, 100).is_none());
