@@ -206,6 +206,9 @@ fn check_extra_file(db: &Database, root: &Path, path: &Path) -> Result<usize> {
                 "neither `nodecheck_version` nor `source`: say where the figures come from".into(),
             );
         }
+        for problem in database::result_context_problems(r) {
+            fail(problem);
+        }
         let Some(model) = &r.model else {
             fail("no `model`: the block must say which drive it measured".into());
             continue;

@@ -19,6 +19,7 @@
 mod affinity;
 pub mod behaviour;
 mod cancel;
+mod conditions;
 pub mod engine;
 mod error;
 mod hook;
@@ -45,7 +46,8 @@ pub use plan::{
 };
 pub use prefill::FillJob;
 pub use progress::{NoProgress, Phase, Progress};
-pub use qd1::Qd1Result;
+pub use conditions::{DriveCounters, RunConditions, TemperatureTrace};
+pub use qd1::{Qd1Result, ReadSpan, ReadSpanKind};
 pub use random::{RandomIoJob, RandomPattern};
 pub use randrw::RandRwResult;
 pub use report::{BenchReport, SCHEMA_VERSION};

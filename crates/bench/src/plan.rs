@@ -1,6 +1,7 @@
 //! What a run measures and how: the target, the tests, their parameters and the safety
 //! settings (reserve, live-node check, stale files).
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -53,6 +54,10 @@ impl BenchTarget {
 pub struct Plan {
     pub target: BenchTarget,
     pub qd1: bool,
+    /// QD1 offsets only inside these byte ranges of the target: on a device, the extents of
+    /// files that hold data, so that no read is answered from the mapping table of a block
+    /// that was never written. `None`: anywhere in the target.
+    pub qd1_ranges: Option<Vec<Range<u64>>>,
     pub randrw: bool,
     /// Behaviour tests on the same test file (crate::behaviour).
     pub behaviour: BehaviourTests,
@@ -146,6 +151,7 @@ impl Plan {
         Plan {
             target,
             qd1: true,
+            qd1_ranges: None,
             randrw: true,
             behaviour: BehaviourTests::default(),
             runtime: Duration::from_secs(60),
@@ -226,6 +232,18 @@ impl Plan {
             return Err(BenchError::InvalidPlan(format!(
                 "read share {} % is over 100 %",
                 random.read_percent
+            )));
+        }
+        if self.qd1_ranges.as_ref().is_some_and(|ranges| {
+            crate::random::ranges_bytes(&crate::random::aligned_ranges(
+                ranges,
+                u64::MAX,
+                random.block_size,
+            )) == 0
+        }) {
+            return Err(BenchError::InvalidPlan(format!(
+                "the QD1 ranges hold no whole {}-byte block",
+                random.block_size
             )));
         }
         if let BenchTarget::Device(device) = &self.target {

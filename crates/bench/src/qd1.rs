@@ -28,6 +28,41 @@ pub struct Qd1Result {
     /// The CPUs the QD1 worker ran on.
     #[serde(flatten)]
     pub placement: Placement,
+    /// Which blocks the reads were drawn from and why; absent in reports from before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_span: Option<ReadSpan>,
+}
+
+/// Which blocks a QD1 run read. A drive answers a read of a block that was never written (or
+/// was discarded) from its mapping table without touching flash, so only reads of written
+/// blocks measure the drive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadSpan {
+    pub kind: ReadSpanKind,
+    /// Why these blocks (`datadir holds 212 GiB in 1,804 extents`, `too little data ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "snake_case")]
+pub enum ReadSpanKind {
+    /// The test file, written in full with incompressible data before the reads.
+    TestFile,
+    /// Only the extents of files already on the file system, mapped to the device.
+    DataExtents,
+    /// Anywhere on the device, never-written blocks included.
+    WholeDevice,
+}
+
+impl ReadSpanKind {
+    /// Whether every read hit a block that holds written data.
+    pub fn hits_data(self) -> bool {
+        !matches!(self, ReadSpanKind::WholeDevice)
+    }
 }
 
 /// One request in flight at a time…
@@ -37,10 +72,13 @@ pub const READ_PERCENT: u32 = 100;
 
 /// The QD1 test of `plan`, for [`crate::random::measure`] on [`Phase::Qd1`].
 pub fn workload(plan: &Plan) -> RandomWorkload {
-    RandomWorkload::of(plan, QUEUE_DEPTH, READ_PERCENT)
+    RandomWorkload {
+        ranges: plan.qd1_ranges.clone(),
+        ..RandomWorkload::of(plan, QUEUE_DEPTH, READ_PERCENT)
+    }
 }
 
-/// QD1 figures from the merged statistics.
+/// QD1 figures from the merged statistics; `span` is the bytes the offsets were drawn from.
 pub fn result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) -> Qd1Result {
     let seconds = stats.elapsed.as_secs_f64();
     Qd1Result {
@@ -52,5 +90,6 @@ pub fn result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) -> Q
         target: target.to_string(),
         engine,
         placement: Placement::default(),
+        read_span: None,
     }
 }

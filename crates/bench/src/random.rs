@@ -1,6 +1,7 @@
 //! Random I/O over a span at a queue depth, timed per request: the QD1 test is this at depth
 //! 1 with reads only ([`crate::qd1`]), randrw at depth 64 with 75 % reads ([`crate::randrw`]).
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
@@ -21,6 +22,38 @@ pub struct RandomPattern {
     blocks: u64,
     block_size: u32,
     read_percent: u32,
+    /// Offsets only inside these ranges ([`RandomPattern::within`]); empty: the whole span.
+    ranges: Vec<BlockRange>,
+}
+
+/// A byte range of whole blocks and the number of blocks in the ranges before it, so that a
+/// block number drawn over all ranges finds its range by binary search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BlockRange {
+    start: u64,
+    blocks_before: u64,
+}
+
+/// The whole blocks of `ranges` inside `[0, len)`: each start rounded up and each end down to
+/// `block_size`, empty and out-of-bounds pieces dropped, in the order given.
+pub fn aligned_ranges(ranges: &[Range<u64>], len: u64, block_size: u32) -> Vec<Range<u64>> {
+    let block = u64::from(block_size.max(ALIGN as u32));
+    ranges
+        .iter()
+        .filter_map(|range| {
+            let start = range.start.checked_next_multiple_of(block)?;
+            let end = range.end.min(len) / block * block;
+            (start < end).then_some(start..end)
+        })
+        .collect()
+}
+
+/// Bytes in `ranges` (they are taken as disjoint).
+pub fn ranges_bytes(ranges: &[Range<u64>]) -> u64 {
+    ranges
+        .iter()
+        .map(|range| range.end.saturating_sub(range.start))
+        .fold(0, u64::saturating_add)
 }
 
 impl RandomPattern {
@@ -32,12 +65,47 @@ impl RandomPattern {
             blocks: (span / u64::from(block_size)).max(1),
             block_size,
             read_percent: read_percent.min(100),
+            ranges: Vec::new(),
         }
+    }
+
+    /// Offsets drawn only from the whole blocks of `ranges` (byte ranges of the target, the
+    /// extents that hold data), every block equally likely. `None` when no whole block is in
+    /// them.
+    pub fn within(
+        seed: u64,
+        ranges: &[Range<u64>],
+        len: u64,
+        block_size: u32,
+        read_percent: u32,
+    ) -> Option<Self> {
+        let mut pattern = RandomPattern::new(seed, len, block_size, read_percent);
+        let block = u64::from(pattern.block_size);
+        let mut blocks = 0u64;
+        for range in aligned_ranges(ranges, len, pattern.block_size) {
+            pattern.ranges.push(BlockRange {
+                start: range.start,
+                blocks_before: blocks,
+            });
+            blocks += (range.end - range.start) / block;
+        }
+        if blocks == 0 {
+            return None;
+        }
+        pattern.blocks = blocks;
+        Some(pattern)
     }
 
     pub fn next_io(&mut self) -> Io {
         // gen_range is unbiased (rejection sampling), which the uniformity test relies on.
         let block = self.rng.gen_range(0..self.blocks);
+        let offset = match self.ranges.partition_point(|r| r.blocks_before <= block) {
+            0 => block * u64::from(self.block_size),
+            index => {
+                let range = self.ranges[index - 1];
+                range.start + (block - range.blocks_before) * u64::from(self.block_size)
+            }
+        };
         let direction = if self.read_percent == 100
             || (self.read_percent > 0 && self.rng.gen_range(0..100) < self.read_percent)
         {
@@ -46,7 +114,7 @@ impl RandomPattern {
             Direction::Write
         };
         Io {
-            offset: block * u64::from(self.block_size),
+            offset,
             len: self.block_size,
             direction,
         }
@@ -124,6 +192,9 @@ pub struct RandomWorkload {
     /// Job `i` draws its offsets from `seed + i`.
     pub seed: u64,
     pub cancel: CancelToken,
+    /// Draw offsets only inside these byte ranges of the target (the QD1 test on the data
+    /// of a device, [`Plan::qd1_ranges`]); `None`: anywhere in it.
+    pub ranges: Option<Vec<Range<u64>>>,
 }
 
 impl RandomWorkload {
@@ -136,6 +207,7 @@ impl RandomWorkload {
             runtime: plan.runtime,
             seed: plan.seed,
             cancel: plan.cancel.clone(),
+            ranges: None,
         }
     }
 }
@@ -151,20 +223,36 @@ pub fn measure(
 ) -> Result<IoStats, BenchError> {
     let (job_count, per_job_depth) = engine.layout(workload.queue_depth);
     let counter = ProgressCounter::default();
+    let pattern = |seed: u64| match &workload.ranges {
+        None => Ok(RandomPattern::new(
+            seed,
+            target.len(),
+            workload.block_size,
+            workload.read_percent,
+        )),
+        Some(ranges) => RandomPattern::within(
+            seed,
+            ranges,
+            target.len(),
+            workload.block_size,
+            workload.read_percent,
+        )
+        .ok_or_else(|| {
+            BenchError::InvalidPlan(format!(
+                "no whole {}-byte block of the target lies in the ranges to read",
+                workload.block_size
+            ))
+        }),
+    };
     let mut jobs: Vec<RandomIoJob> = (0..u64::from(job_count))
         .map(|index| {
-            RandomIoJob::new(
-                RandomPattern::new(
-                    workload.seed.wrapping_add(index),
-                    target.len(),
-                    workload.block_size,
-                    workload.read_percent,
-                ),
+            Ok(RandomIoJob::new(
+                pattern(workload.seed.wrapping_add(index))?,
                 StopCondition::new(workload.runtime, workload.cancel.clone()),
                 counter.clone(),
-            )
+            ))
         })
-        .collect();
+        .collect::<Result<_, BenchError>>()?;
     let mut job_refs: Vec<&mut dyn Job> = jobs.iter_mut().map(|j| j as &mut dyn Job).collect();
     let total_ms = u64::try_from(workload.runtime.as_millis()).unwrap_or(u64::MAX);
     progress.start(phase, total_ms);
@@ -262,6 +350,51 @@ mod tests {
         let seq_c: Vec<Io> = (0..10_000).map(|_| c.next_io()).collect();
         assert_eq!(seq_a, seq_b);
         assert_ne!(seq_a, seq_c);
+    }
+
+    #[test]
+    fn offsets_within_ranges_stay_inside_them_and_cover_each_in_proportion() {
+        // A 4 MiB and a 12 MiB extent with unaligned ends, and one past the end of the target.
+        let ranges = [
+            (1 << 20) + 100..(5 << 20) + 7,
+            (64 << 20)..(76 << 20),
+            SPAN..SPAN + (8 << 20),
+        ];
+        let mut pattern =
+            RandomPattern::within(5, &ranges, SPAN, 4096, 100).expect("whole blocks inside");
+        let (mut first, mut second) = (0u64, 0u64);
+        let draws = 160_000;
+        for _ in 0..draws {
+            let io = pattern.next_io();
+            assert_eq!(io.offset % 4096, 0);
+            let end = io.offset + u64::from(io.len);
+            if io.offset >= (1 << 20) + 4096 && end <= 5 << 20 {
+                first += 1;
+            } else if io.offset >= 64 << 20 && end <= 76 << 20 {
+                second += 1;
+            } else {
+                panic!("offset {} outside every range", io.offset);
+            }
+        }
+        // 1023 of 4095 blocks are in the first range.
+        let share = first as f64 / draws as f64;
+        assert!(
+            (share - 1023.0 / 4095.0).abs() < 0.01,
+            "first share {share}"
+        );
+        assert_eq!(first + second, draws);
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)] // one byte range of a target, as meant
+    fn ranges_without_a_whole_block_give_no_pattern() {
+        assert!(RandomPattern::within(1, &[100..4000], SPAN, 4096, 100).is_none());
+        assert!(RandomPattern::within(1, &[SPAN..SPAN + 8192], SPAN, 4096, 100).is_none());
+        assert!(RandomPattern::within(1, &[], SPAN, 4096, 100).is_none());
+        assert_eq!(
+            ranges_bytes(&aligned_ranges(&[0..10_000], SPAN, 4096)),
+            8192
+        );
     }
 
     #[test]

@@ -37,6 +37,13 @@ pub struct BenchReport {
     pub span: Option<SpanResult>,
     /// Things the reader must know (`span 20 GiB < 150 GiB: less comparable`, `geth running`).
     pub warnings: Vec<String>,
+    /// The Ethereum clients found running when the run started (their I/O shares the drive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients_running: Vec<String>,
+    /// The drive's temperature and counters around the run, filled in by the binary (the
+    /// bench reads nothing of the machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<crate::conditions::RunConditions>,
 }
 
 impl BenchReport {
@@ -54,6 +61,8 @@ impl BenchReport {
             cliff: None,
             span: None,
             warnings: Vec::new(),
+            clients_running: Vec::new(),
+            conditions: None,
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::error::{BenchError, ByteSize};
 use crate::plan::{BenchTarget, Plan};
 use crate::prefill::{prefill, PREFILL_CHUNK, PREFILL_QUEUE_DEPTH};
 use crate::progress::{Phase, Progress};
-use crate::qd1::Qd1Result;
+use crate::qd1::{Qd1Result, ReadSpan, ReadSpanKind};
 use crate::report::BenchReport;
 use crate::testfile::{self, BenchDir, BenchLock, CopyOnWrite, Removal, Space, TestFile};
 use crate::workload::ALIGN;
@@ -80,6 +80,7 @@ pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, Benc
         choice.kind,
         choice.reason.clone(),
     );
+    report.clients_running = clients.iter().map(ToString::to_string).collect();
 
     match &plan.target {
         BenchTarget::Device(device) => {
@@ -329,8 +330,22 @@ fn measure_qd1(
     on: &str,
     progress: &mut dyn Progress,
 ) -> Result<Qd1Result, BenchError> {
-    let stats = random::measure(&qd1::workload(plan), engine, target, Phase::Qd1, progress)?;
-    let mut qd1 = qd1::result(&stats, target.len(), on, choice.kind);
+    let workload = qd1::workload(plan);
+    let stats = random::measure(&workload, engine, target, Phase::Qd1, progress)?;
+    let (span, kind) = match &workload.ranges {
+        Some(ranges) => (
+            random::ranges_bytes(&random::aligned_ranges(
+                ranges,
+                target.len(),
+                workload.block_size,
+            )),
+            ReadSpanKind::DataExtents,
+        ),
+        None if target.is_writable() => (target.len(), ReadSpanKind::TestFile),
+        None => (target.len(), ReadSpanKind::WholeDevice),
+    };
+    let mut qd1 = qd1::result(&stats, span, on, choice.kind);
+    qd1.read_span = Some(ReadSpan { kind, why: None });
     qd1.placement = placement("qd1", target, pinning);
     Ok(qd1)
 }

@@ -400,7 +400,7 @@ fn read_nvme(root: &Root, path: &Path, drive: &mut Drive, handles: &mut DriveHan
 
 /// The controller of a namespace: `device` points at `nvmeX`, or with native multipath at
 /// `nvme-subsysN`, whose first controller we take.
-fn nvme_controller(root: &Root, namespace: &Path) -> Option<PathBuf> {
+pub(crate) fn nvme_controller(root: &Root, namespace: &Path) -> Option<PathBuf> {
     let device = root.canonicalize(namespace.join("device")).ok()?;
     let name = device.file_name()?.to_str()?.to_string();
     if !name.starts_with("nvme-subsys") {

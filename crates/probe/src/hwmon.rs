@@ -56,3 +56,18 @@ pub fn drivetemp(root: &Root, scsi_device_path: &Path) -> Option<f64> {
         .into_iter()
         .find_map(|name| hwmon_temp(root, &hwmon_dir.join(name), "drivetemp"))
 }
+
+/// The temperature of the drive behind block device `name` (`nvme0n1`, `sda`) from hwmon, for
+/// sampling it while a measurement runs: the NVMe controller's `nvme` hwmon or `drivetemp`.
+pub fn block_device_temperature(root: &Root, name: &str) -> Option<f64> {
+    let block = crate::stack::device_by_name(root, name)?;
+    if name.starts_with("nvme") {
+        // The namespace's controller, as the probe finds it (through `nvme-subsysN` with
+        // native multipath).
+        let controller = crate::block::nvme_controller(root, &block)?;
+        let pci = root.canonicalize(controller.join("device")).ok();
+        return nvme_temperature(root, &controller, pci.as_deref());
+    }
+    let device = root.canonicalize(block.join("device")).ok()?;
+    drivetemp(root, &device)
+}

@@ -11,6 +11,7 @@
 pub mod ata;
 pub mod block;
 pub mod error;
+pub mod extents;
 pub mod facts;
 #[cfg(feature = "fixtures")]
 pub mod fixture;

@@ -429,3 +429,39 @@ fn rotation_unreported_fixture_matches_the_real_kernel() {
     assert_eq!(drive.queue_rotational, Some(true), "the kernel's flag");
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 QVO 1TB"));
 }
+
+/// Sampling the temperature during a measurement reads the same hwmon the probe reads, from
+/// the block device's name alone (a real kernel's tree: QEMU's NVMe reports 49.85 °C). The
+/// snapshot recorded only what the probe read, so the `/sys/class/block` link the sampler
+/// starts from is added as the kernel has it.
+#[test]
+fn the_temperature_sampled_during_a_run_is_the_probes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(tree("nvme").join("sys"))
+        .arg(dir.path())
+        .status()
+        .expect("cp runs");
+    assert!(copied.success());
+    let class_block = dir.path().join("sys/class/block");
+    std::fs::create_dir_all(&class_block).expect("mkdir");
+    std::os::unix::fs::symlink(
+        "../../devices/pci0000:00/0000:00:02.0/nvme/nvme0/nvme0n1",
+        class_block.join("nvme0n1"),
+    )
+    .expect("symlink");
+    let root = Root::at(dir.path()).expect("tree");
+    assert_eq!(
+        ::probe::hwmon::block_device_temperature(&root, "nvme0n1"),
+        Some(49.85)
+    );
+    assert_eq!(
+        ::probe::hwmon::block_device_temperature(&root, "nvme9n1"),
+        None
+    );
+    assert_eq!(
+        ::probe::hwmon::block_device_temperature(&root, "../x"),
+        None
+    );
+}

@@ -25,6 +25,48 @@ pub struct ReadLimits {
     pub reasoning: String,
 }
 
+/// The QD1 rule of one situation: warn when the p99 or the max is above its warning figure,
+/// critical above its critical one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qd1Rule {
+    pub warn_p99_us: f64,
+    pub critical_p99_us: f64,
+    pub warn_max_us: f64,
+    pub critical_max_us: f64,
+    pub source: String,
+    pub reasoning: String,
+}
+
+/// The fastest QD1 p50 a drive can answer with (below it, a cache answered).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheLimits {
+    pub any_drive_min_p50_us: f64,
+    pub flash_min_p50_us: f64,
+    pub source: String,
+    pub reasoning: String,
+}
+
+/// The QD1 rule at rest and beside a running client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qd1Rules {
+    pub at_rest: Qd1Rule,
+    pub beside_client: Qd1Rule,
+}
+
+impl Qd1Rules {
+    /// The rule for a run that had (or had not) a client running beside it.
+    pub fn for_run(&self, beside_client: bool) -> &Qd1Rule {
+        if beside_client {
+            &self.beside_client
+        } else {
+            &self.at_rest
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecoveryLimits {
@@ -57,6 +99,10 @@ pub struct SpanLimits {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BehaviourThresholds {
+    /// The QD1 latency rule of every path (NC701, `bench`, `triage`, `submit`).
+    pub qd1: Qd1Rules,
+    /// Reads faster than any drive: a cache's (NC706).
+    pub cache: CacheLimits,
     /// QD1 reads alone (the baseline of `--test sync`).
     pub read: ReadLimits,
     /// QD1 reads while a write burst is in flight.
@@ -103,6 +149,31 @@ impl BehaviourThresholds {
     }
 
     pub fn validate(&self) -> Result<(), ThresholdsError> {
+        for (section, rule) in [
+            ("qd1.at_rest", &self.qd1.at_rest),
+            ("qd1.beside_client", &self.qd1.beside_client),
+        ] {
+            check_pair(section, rule.warn_p99_us, rule.critical_p99_us, true)?;
+            check_pair(section, rule.warn_max_us, rule.critical_max_us, true)?;
+            if rule.source.trim().is_empty() || rule.reasoning.trim().is_empty() {
+                return Err(ThresholdsError::Invalid {
+                    section,
+                    why: "every threshold needs a source and its reasoning".into(),
+                });
+            }
+        }
+        check_pair(
+            "cache",
+            self.cache.flash_min_p50_us,
+            self.cache.any_drive_min_p50_us,
+            false,
+        )?;
+        if self.cache.source.trim().is_empty() || self.cache.reasoning.trim().is_empty() {
+            return Err(ThresholdsError::Invalid {
+                section: "cache",
+                why: "every threshold needs a source and its reasoning".into(),
+            });
+        }
         check_pair(
             "read",
             self.read.warn_p99_us,
@@ -163,6 +234,8 @@ mod tests {
     fn embedded_thresholds_load_and_carry_sources() {
         let t = BehaviourThresholds::from_toml_str(EMBEDDED_BEHAVIOUR).expect("valid");
         assert_eq!(t.read.warn_p99_us, 300.0);
+        assert_eq!(t.qd1.at_rest.warn_p99_us, 300.0);
+        assert!(t.qd1.beside_client.source.contains("ioping -D"));
         assert!(t.read.source.contains("eth-docker"));
         assert!(t.cliff.critical_post_cliff_mb_s < t.cliff.warn_post_cliff_mb_s);
     }

@@ -154,6 +154,9 @@ codes! {
     AttributeNotBadSectors = 208, "A SMART attribute that is not a bad-sector count on this family";
     Temperature = 210, "Temperature";
     Throttled = 211, "The drive has throttled for heat";
+    ThrottledDuringRun = 212, "Heat during the measurement";
+    ErrorsDuringRun = 213, "New media errors or error-log entries during the measurement";
+    InterfaceCrcErrors = 214, "SATA interface CRC errors";
     TrimReachesDrive = 300, "TRIM reaches the drive";
     TrimUnsupported = 301, "The drive does not support TRIM";
     TrimBlocked = 302, "TRIM is blocked by a layer";
@@ -182,6 +185,8 @@ codes! {
     /// A bench result with no valid measurement, ignored rather than allowed to vouch for
     /// the drive; its own code because it says the figures are absent, not qualified.
     BenchResultUnusable = 705, "Benchmark result unusable";
+    CacheSpeedReads = 706, "Reads faster than a drive can answer (a cache)";
+    UnwrittenBlocksRead = 707, "QD1 reads of never-written blocks";
     BaselineReadLatency = 801, "QD1 read latency between write bursts";
     ReadLatencyDuringBursts = 802, "Read latency during write bursts";
     BurstRecovery = 803, "Recovery after write bursts";

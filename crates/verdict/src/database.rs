@@ -32,7 +32,7 @@ pub use classes::{
 };
 pub use entry::{
     AdvisoryRule, CapacityRule, CrowdResult, DriveEntry, FirmwareRule, PlatformMatch,
-    SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES,
+    ResultContext, SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES,
 };
 pub use error::{DbError, ErrorKind, Position};
 pub use generic::{GenericRule, TraitMatch, Traits};
@@ -40,7 +40,7 @@ pub use matching::{canonical_model, normalize_model, ModelForms};
 pub use query::{Advisory, DriveQuery, Lookup, PlatformQuery};
 pub use traits::{Class, Dram, EntryInterface, Nand};
 pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
-pub use validate::{IssueLevel, ValidationIssue};
+pub use validate::{result_context_problems, IssueLevel, ValidationIssue};
 
 /// Schema version of `data/*.toml` this build reads.
 pub const SCHEMA_VERSION: u32 = 1;

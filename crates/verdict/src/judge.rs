@@ -173,6 +173,7 @@ pub fn judge_node(
     let (identity_findings, identities) = findings::identity::check(facts, db);
     findings.extend(identity_findings);
     findings.extend(findings::health::check(facts, &identities));
+    findings.extend(findings::during_run::check(facts, bench));
     findings.extend(findings::trim::check(facts, db));
     findings.extend(findings::controller::check(facts));
     findings.extend(findings::mount::check(facts));
@@ -200,6 +201,7 @@ pub fn judge_node(
             }
         }
         findings.extend(outcome.findings);
+        findings.extend(findings::caches::check(facts, report));
         // The bench measured the path, so an entry is comparable only when one drive is under it.
         let listed = match (facts.drives.as_slice(), identities.as_slice()) {
             ([drive], [identity]) => identity.entry.and(drive.model.as_deref()).map(|model| {
@@ -218,6 +220,7 @@ pub fn judge_node(
             bench_fast = true;
         }
         findings.extend(behaviour);
+        bench_fast &= !findings::caches::answered_by_cache(facts, report);
     }
     let (_, root_finding) = findings::identity::needs_root(facts);
     findings.extend(root_finding);

@@ -24,6 +24,8 @@ pub struct Outcome {
     pub check: Value,
     /// `nodecheck check --json --snapshot` on the host, on the guest's snapshot.
     pub replayed: Value,
+    /// QEMU's `pci_nvme_read`/`pci_nvme_write` trace, for scenarios that ask for it.
+    pub nvme_trace: String,
 }
 
 impl Outcome {

@@ -14,7 +14,7 @@ mod guest;
 mod scenarios;
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -140,7 +140,10 @@ fn run_scenarios(opts: &Options) -> Result<()> {
         .args(["build", "--release", "--locked", "-p", "nodecheck"])
         .current_dir(&root))?;
     // The release profile strips symbols: the guest unpacks every byte under TCG.
-    let nodecheck = root.join("target/release/nodecheck");
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let nodecheck = target_dir.join("release/nodecheck");
 
     let initramfs = work.join("initramfs.cpio");
     guest::initramfs(&kernel, &nodecheck, &opts.scenarios, &work, &initramfs)?;
@@ -285,6 +288,17 @@ fn run_scenario(
             .arg(format!("virtio-9p-pci,fsdev={tag},mount_tag={tag}"));
     }
     command.args(scenario.devices);
+    let trace = dir.join("nvme-trace.log");
+    if scenario.nvme_trace {
+        // QEMU's own record of every NVMe I/O command the guest sent (lba, nlb).
+        let events = dir.join("nvme-trace.events");
+        fs::write(&events, "pci_nvme_read\npci_nvme_write\n")?;
+        command.arg("-trace").arg(format!(
+            "events={},file={}",
+            events.display(),
+            trace.display()
+        ));
+    }
     command
         .stdin(Stdio::null())
         .stdout(fs::File::create(dir.join("qemu.log"))?)
@@ -380,6 +394,11 @@ fn run_scenario(
         probe,
         check,
         replayed,
+        nvme_trace: if scenario.nvme_trace {
+            fs::read_to_string(&trace).with_context(|| format!("reading {}", trace.display()))?
+        } else {
+            String::new()
+        },
     };
     let mut checks = Checks::default();
     let guest_check = outcome.runs.get("check").map_or(-1, |r| r.status);

@@ -24,12 +24,22 @@ pub(crate) fn measure(
         return None;
     }
     let directory = measured_directory(path);
-    // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`: no test file,
-    // nothing written. Only a single plain drive qualifies; under RAID the file tells more.
+    // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`, but only
+    // where files hold data: a block never written is answered from the drive's mapping
+    // table without touching flash. Only a single plain drive qualifies; under RAID, or
+    // with too little data to read, the test file (written in full first) tells more.
+    let mut read_why = None;
     let device = match (is_root(), facts.drives.as_slice()) {
-        (true, [drive]) if depth == BenchDepth::Quick => {
-            Some(PathBuf::from("/dev").join(&drive.name))
-        }
+        (true, [drive]) if depth == BenchDepth::Quick => match data_on_device(facts, &directory) {
+            Ok((ranges, why)) => {
+                read_why = Some(why);
+                Some((PathBuf::from("/dev").join(&drive.name), ranges))
+            }
+            Err(why) => {
+                read_why = Some(format!("{why}; read the test file instead"));
+                None
+            }
+        },
         _ => None,
     };
     let cooperation = match crate::signals::cooperate() {
@@ -52,9 +62,19 @@ pub(crate) fn measure(
     // Containers and hardened hosts refuse raw devices even to root; a test file answers the
     // same question a little less directly. The note says what happened in the end.
     let mut device_failure = None;
-    if let Some(dev) = device {
-        match bench::run(&plan_for(BenchTarget::Device(dev.clone())), &mut bars) {
-            Ok(report) => return Some(report),
+    let watch = super::drive_watch::DriveWatch::start(&facts.drives, is_root());
+    let finish = |mut report: BenchReport, why: Option<String>| {
+        if let Some(read_span) = report.qd1.as_mut().and_then(|q| q.read_span.as_mut()) {
+            read_span.why = why;
+        }
+        report.conditions = watch.map(|w| w.finish(&facts.drives));
+        report
+    };
+    if let Some((dev, ranges)) = device {
+        let mut plan = plan_for(BenchTarget::Device(dev.clone()));
+        plan.qd1_ranges = Some(ranges);
+        match bench::run(&plan, &mut bars) {
+            Ok(report) => return Some(finish(report, read_why)),
             Err(_) if cancel.is_cancelled() => {
                 stop_on_signal(cooperation, bars);
                 notes.push("Measurement cancelled.".to_string());
@@ -70,13 +90,17 @@ pub(crate) fn measure(
         &mut bars,
     ) {
         Ok(report) => {
-            if let Some(failure) = device_failure {
-                notes.push(format!(
-                    "{}; measured on a test file instead.",
-                    capitalized(&failure)
-                ));
-            }
-            Some(report)
+            let why = match device_failure {
+                Some(failure) => {
+                    notes.push(format!(
+                        "{}; measured on a test file instead.",
+                        capitalized(&failure)
+                    ));
+                    Some(format!("{failure}; read the test file instead"))
+                }
+                None => read_why,
+            };
+            Some(finish(report, why))
         }
         Err(_) if cancel.is_cancelled() => {
             stop_on_signal(cooperation, bars);
@@ -103,6 +127,88 @@ pub(crate) fn measure(
             notes.push(note);
             None
         }
+    }
+}
+
+/// Data this small is read from the test file instead: reads over less than the quick test
+/// file would land in a span a drive's own cache can hold.
+pub(crate) const MIN_DATA_BYTES: u64 = bench::QUICK_FILE_BYTES;
+
+/// The byte ranges of the drive that hold the data of the largest files under `directory`,
+/// and the sentence saying so; or why they cannot be read there (file system, stack, too
+/// little data).
+pub(crate) fn data_on_device(
+    facts: &Facts,
+    directory: &Path,
+) -> Result<(Vec<std::ops::Range<u64>>, String), String> {
+    let root = probe::Root::live();
+    let fs_type = facts
+        .mount
+        .as_ref()
+        .map(|m| m.fs_type.as_str())
+        .unwrap_or("");
+    if !probe::extents::FILE_SYSTEMS_WITH_DEVICE_OFFSETS.contains(&fs_type) {
+        return Err(format!(
+            "{} does not place file data at device offsets nodecheck can read (only {} do)",
+            if fs_type.is_empty() {
+                "this file system"
+            } else {
+                fs_type
+            },
+            probe::extents::FILE_SYSTEMS_WITH_DEVICE_OFFSETS.join(", ")
+        ));
+    }
+    let offset = device_offset(facts, &root)?;
+    let (extents, gap) = probe::extents::data_extents(&root, directory);
+    let Some(extents) = extents else {
+        return Err(gap.map_or_else(
+            || "the file extents could not be read".to_string(),
+            |gap| format!("{}: {}", gap.fact, gap.reason),
+        ));
+    };
+    if extents.bytes < MIN_DATA_BYTES {
+        return Err(format!(
+            "only {} of written file data under {} (in {} files; less than {}): too little \
+             to measure the drive's reads on",
+            units::size::binary(extents.bytes),
+            directory.display(),
+            extents.files,
+            units::size::binary(MIN_DATA_BYTES)
+        ));
+    }
+    let why = format!(
+        "{} of written file data in {} extents of the {} largest files under {}",
+        units::size::binary(extents.bytes),
+        extents.ranges.len(),
+        extents.files,
+        directory.display()
+    );
+    Ok((extents.shifted(offset), why))
+}
+
+/// Where the mounted file system starts on the drive: 0 on a whole disk, the partition's
+/// start on a partition; device-mapper and md layers move data in ways only their tables
+/// tell, so those are refused.
+fn device_offset(facts: &Facts, root: &probe::Root) -> Result<u64, String> {
+    let Some(top) = facts.layers.iter().find(|layer| layer.depth == 0) else {
+        return Err("the storage stack is unknown".to_string());
+    };
+    match top.kind {
+        probe::LayerKind::Disk => Ok(0),
+        probe::LayerKind::Partition
+            if facts
+                .layers
+                .iter()
+                .any(|l| l.depth == 1 && l.kind == probe::LayerKind::Disk) =>
+        {
+            probe::extents::partition_start_bytes(root, &top.name)
+                .ok_or_else(|| format!("the start of partition {} is unreadable", top.name))
+        }
+        kind => Err(format!(
+            "the file system sits on {} ({kind:?}), whose mapping to the drive nodecheck does \
+             not read",
+            top.name
+        )),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod db;
+pub(crate) mod drive_watch;
 pub mod hints;
 pub mod measure;
 pub mod probe;

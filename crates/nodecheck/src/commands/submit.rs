@@ -53,6 +53,7 @@ struct ResultRow {
     benchmark: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
+    context: verdict::database::ResultContext,
 }
 
 pub fn run(config: &SubmitConfig, global: &GlobalOptions) -> Result<u8> {
@@ -169,6 +170,10 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
             bench::ByteSize(randrw.span_bytes)
         ));
     }
+    if let Some(word) = verdict::findings::bench::qd1_rule_word(bench).filter(|w| *w != "ok") {
+        notes.push(format!("QD1 latency {word} by nodecheck's QD1 rule"));
+    }
+    let context = result_context(facts, drive, bench)?;
     let row = ResultRow {
         model: model.to_string(),
         firmware: drive
@@ -190,6 +195,7 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
         date: date.to_string(),
         benchmark: BENCHMARK_ID,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        context,
     };
     let block = ResultBlock {
         drives: ResultDrives { results: vec![row] },
@@ -199,6 +205,66 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
         "# nodecheck result for {}\n{toml}",
         toml_quoted(model)
     ))
+}
+
+/// What the result was measured through, for the crowd data (db-check refuses a nodecheck
+/// result without it).
+fn result_context(
+    facts: &Facts,
+    drive: &Drive,
+    bench: &BenchReport,
+) -> Result<verdict::database::ResultContext> {
+    let qd1 = bench.qd1.as_ref().ok_or_else(|| {
+        anyhow!(
+            "the report has no QD1 result; create it with `nodecheck check --bench full --json`"
+        )
+    })?;
+    let reads_hit_data = match &qd1.read_span {
+        Some(span) => span.kind.hits_data(),
+        None => qd1.target == "file",
+    };
+    let rate = |gts: Option<f64>, width: Option<u32>| match (gts, width) {
+        (Some(gts), Some(width)) => Some(format!("{gts:.1} GT/s x{width}")),
+        _ => None,
+    };
+    let pcie_link = match &drive.pcie_link {
+        Some(link) => match (
+            rate(link.current_gts, link.current_width),
+            rate(link.max_gts, link.max_width),
+        ) {
+            (Some(now), Some(max)) => format!("{now} of {max}"),
+            (Some(now), None) => now,
+            _ => "unknown".to_string(),
+        },
+        None => "none".to_string(),
+    };
+    Ok(verdict::database::ResultContext {
+        file_system: facts
+            .mount
+            .as_ref()
+            .map_or_else(|| "unknown".to_string(), |m| m.fs_type.clone()),
+        stack: if facts.stack.is_empty() {
+            vec![drive.name.clone()]
+        } else {
+            facts.stack.clone()
+        },
+        pcie_link,
+        virtualized: facts.platform.virtualized.unwrap_or(false),
+        cloud: facts
+            .platform
+            .cloud
+            .clone()
+            .unwrap_or_else(|| "none".to_string()),
+        peak_temperature_c: bench
+            .conditions
+            .as_ref()
+            .and_then(|c| c.temperature.as_ref())
+            .map(|t| t.peak_c)
+            .or(drive.temperature_c),
+        qd1_span_bytes: qd1.span_bytes,
+        qd1_engine: qd1.engine.name().to_string(),
+        reads_hit_data,
+    })
 }
 
 /// `text` as one TOML basic string, quotes and escapes included, for comments: a model string

@@ -57,6 +57,23 @@ fn render_text(report: &BenchReport) -> String {
             qd1.iops
         );
         out.push_str(&latency_line("latency µs", &qd1.lat_us));
+        if let Some(span) = &qd1.read_span {
+            let _ = writeln!(
+                out,
+                "  read: {}{}",
+                span.kind,
+                span.why
+                    .as_deref()
+                    .map(|why| format!(" ({why})"))
+                    .unwrap_or_default()
+            );
+        }
+        if let Some(word) = verdict::findings::bench::qd1_rule_word(report) {
+            let _ = writeln!(
+                out,
+                "  QD1 rule (data/behaviour.toml, as check judges it): {word}"
+            );
+        }
         if let Some(pinning) = &qd1.placement.pinning {
             let _ = writeln!(out, "  {pinning}");
         }

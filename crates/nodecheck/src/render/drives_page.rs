@@ -294,8 +294,43 @@ fn result_summary(r: &CrowdResult) -> String {
         ctx.push(format!("QD1 read p99 {p99:.0} µs"));
     }
     ctx.push(r.benchmark.clone());
+    if let Some(context) = &r.context {
+        ctx.extend(context_summary(context));
+    }
     s.push_str(&format!(" ({})", ctx.join(", ")));
     s
+}
+
+/// What a submitted result was measured through, as the drives page shows it.
+fn context_summary(c: &verdict::database::ResultContext) -> Vec<String> {
+    let mut parts = vec![
+        format!("on {} ({})", c.file_system, c.stack.join(" → ")),
+        format!("PCIe {}", c.pcie_link),
+    ];
+    if c.virtualized || c.cloud != "none" {
+        parts.push(format!(
+            "in a VM{}",
+            if c.cloud == "none" {
+                String::new()
+            } else {
+                format!(" ({})", c.cloud)
+            }
+        ));
+    }
+    if let Some(peak) = c.peak_temperature_c {
+        parts.push(format!("peak {peak:.0} °C"));
+    }
+    parts.push(format!(
+        "QD1 over {} with {}{}",
+        units::size::binary(c.qd1_span_bytes),
+        c.qd1_engine,
+        if c.reads_hit_data {
+            ", reads of written data"
+        } else {
+            ", reads of never-written blocks"
+        }
+    ));
+    parts
 }
 
 fn kilo(v: u32) -> String {

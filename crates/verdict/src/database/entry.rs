@@ -194,6 +194,35 @@ pub struct CrowdResult {
     /// Source id the figure comes from, when it was not submitted through nodecheck.
     pub source: Option<String>,
     pub note: Option<String>,
+    /// What the result was measured through (required of results `nodecheck submit` made:
+    /// a figure from a cache, a Gen3 slot or a throttled drive is marked as such).
+    #[serde(default)]
+    pub context: Option<ResultContext>,
+}
+
+/// The circumstances of a submitted result, as `nodecheck submit` records them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultContext {
+    /// The file system the test file was on (`ext4`, `xfs`, `zfs`).
+    pub file_system: String,
+    /// The storage stack from the mounted device down (`nvme0n1p1 nvme0n1`).
+    pub stack: Vec<String>,
+    /// The PCIe link as negotiated and its maximum (`16.0 GT/s x4 of 16.0 GT/s x4`); `none`
+    /// for a drive not on PCIe.
+    pub pcie_link: String,
+    /// Measured inside a virtual machine.
+    pub virtualized: bool,
+    /// The cloud or VPS platform recognised, `none` otherwise.
+    pub cloud: String,
+    /// The drive's peak temperature during the measurement.
+    pub peak_temperature_c: Option<f64>,
+    /// Bytes the QD1 offsets were drawn from.
+    pub qd1_span_bytes: u64,
+    /// The engine of the QD1 test.
+    pub qd1_engine: String,
+    /// Whether every QD1 read hit a block holding written data.
+    pub reads_hit_data: bool,
 }
 
 /// How a cloud/VPS entry is recognised from the machine's DMI identity.

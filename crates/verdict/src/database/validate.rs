@@ -241,7 +241,57 @@ fn check_entry(
         if r.read_iops == 0 && r.write_iops == 0 {
             issues.error(&e.id, "result with zero read and write IOPS".into());
         }
+        check_result_context(&e.id, r, issues);
     }
+}
+
+/// A result `nodecheck submit` made carries what it was measured through; without it a figure
+/// from a cache or a Gen3 slot would enter the crowd data unmarked.
+fn check_result_context(id: &str, r: &super::entry::CrowdResult, issues: &mut Issues) {
+    for problem in result_context_problems(r) {
+        issues.error(id, problem);
+    }
+}
+
+/// What is wrong with the `context` of a result from nodecheck (`cargo xtask db-check` asks
+/// this of a drives file and of a result block alike); nothing for a result from a source.
+pub fn result_context_problems(r: &super::entry::CrowdResult) -> Vec<String> {
+    if r.nodecheck_version.is_none() {
+        return Vec::new();
+    }
+    let Some(context) = &r.context else {
+        return vec!["result from nodecheck has no `context` (file system, stack, PCIe link, VM/cloud, peak temperature, span, engine, whether reads hit data): resubmit with a current `nodecheck submit`".into()];
+    };
+    let mut problems = Vec::new();
+    let mut missing = Vec::new();
+    if context.file_system.trim().is_empty() {
+        missing.push("file_system");
+    }
+    if context.stack.is_empty() {
+        missing.push("stack");
+    }
+    if context.pcie_link.trim().is_empty() {
+        missing.push("pcie_link");
+    }
+    if context.cloud.trim().is_empty() {
+        missing.push("cloud");
+    }
+    if !context.peak_temperature_c.is_some_and(f64::is_finite) {
+        missing.push("peak_temperature_c");
+    }
+    if context.qd1_span_bytes == 0 {
+        missing.push("qd1_span_bytes");
+    }
+    if context.qd1_engine.trim().is_empty() {
+        missing.push("qd1_engine");
+    }
+    if !missing.is_empty() {
+        problems.push(format!("result context lacks {}", missing.join(", ")));
+    }
+    if !context.reads_hit_data {
+        problems.push("result's QD1 reads hit never-written blocks (`reads_hit_data = false`): the latency is the mapping table's, not the drive's".into());
+    }
+    problems
 }
 
 /// SMART attribute quirks: only ATA drives have attributes, only the bad-sector attributes

@@ -2,17 +2,13 @@
 
 use ::bench::{BenchReport, EngineKind, Qd1Result, RandRwResult};
 
+use crate::behaviour_thresholds::{BehaviourThresholds, Qd1Rule};
 use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 use super::{format_iops, format_latency_us, ClientFailure, Clients};
 
-/// eth-docker's guidance for `ioping -D` while the node runs: good drives stay under 300 us.
-pub const QD1_GOOD_MAX_US: f64 = 300.0;
-/// Used when no client publishes a latency need: Netcup RS G11 (400 us average, 1.1 ms max)
-/// attests but misses the best rewards, so a p99 above a millisecond is a slow drive.
-pub const QD1_FALLBACK_P99_US: f64 = 1000.0;
-/// A p99 this many times over the need is not "slow", it cannot keep up.
+/// A p99 this many times over a client's published need is not "slow", it cannot keep up.
 const CRITICAL_FACTOR: f64 = 4.0;
 /// IOPS below this fraction of the need cannot keep up either.
 const CRITICAL_IOPS_FRACTION: f64 = 0.5;
@@ -42,7 +38,7 @@ pub fn check(
         report.randrw.is_some() && randrw.is_none(),
     ));
 
-    let qd1 = qd1.map(|q| qd1_latency(q, clients, failures));
+    let qd1 = qd1.map(|q| qd1_latency(q, &report.clients_running, clients, failures));
     let randrw_judged = randrw.map(|r| random_io(r, clients, failures));
     let measured = qd1.is_some() || randrw_judged.is_some();
     let mut fast = true;
@@ -94,6 +90,7 @@ fn unusable_results(qd1: bool, randrw: bool) -> Option<Finding> {
 /// no client publishes one.
 fn qd1_latency(
     qd1: &Qd1Result,
+    report_clients: &[String],
     clients: &Clients<'_>,
     failures: &mut Vec<ClientFailure>,
 ) -> Judged {
@@ -107,36 +104,26 @@ fn qd1_latency(
         }
     };
     let failing = clients.failing_by(|c| c.max_qd1_read_p99_us, |t| p99 > t, false);
-    let (severity, need_text) = if let Some((client, need)) = failing.first() {
-        let severity = critical_above(*need);
+    let mut need_texts = Vec::new();
+    let mut severity = Severity::Ok;
+    if let Some((client, need)) = failing.first() {
+        let client_severity = critical_above(*need);
         failures.push(ClientFailure {
             client: client.name.clone(),
-            severity,
+            severity: client_severity,
         });
-        (
-            severity,
-            format!(
-                "{} needs p99 <= {}",
-                clients.name(client),
-                format_latency_us(*need)
-            ),
-        )
-    } else if clients
-        .needs
-        .iter()
-        .all(|c| c.max_qd1_read_p99_us.is_none())
-        && p99 > QD1_FALLBACK_P99_US
-    {
-        (
-            critical_above(QD1_FALLBACK_P99_US),
-            format!(
-                "p99 above {} means a slow drive",
-                format_latency_us(QD1_FALLBACK_P99_US)
-            ),
-        )
-    } else {
-        (Severity::Ok, String::new())
-    };
+        severity = client_severity;
+        need_texts.push(format!(
+            "{} needs p99 <= {}",
+            clients.name(client),
+            format_latency_us(*need)
+        ));
+    }
+    let beside_client = !report_clients.is_empty();
+    let rules = BehaviourThresholds::embedded().qd1;
+    let (rule_severity, rule_text) = qd1_rule(qd1, rules.for_run(beside_client), beside_client);
+    severity = severity.max(rule_severity);
+    need_texts.extend(rule_text);
     let measured_text = format!(
         "QD1 4 KiB random reads ({} reads on a {}, {} engine): p50 {}, p99 {}, max {}, {} IOPS",
         qd1.ios,
@@ -147,21 +134,13 @@ fn qd1_latency(
         format_latency_us(max),
         format_iops(qd1.iops)
     );
-    let max_note = if max > QD1_GOOD_MAX_US {
-        format!(
-            "; the max is above the {} that good drives stay under (eth-docker's ioping guidance)",
-            format_latency_us(QD1_GOOD_MAX_US)
-        )
-    } else {
-        String::new()
-    };
     if severity >= Severity::Warning {
         return Judged {
             finding: Finding::new(
                 Code::Qd1Latency,
                 severity,
                 "Slow QD1 read latency",
-                format!("{measured_text}; {need_text}{max_note}."),
+                format!("{measured_text}; {}.", need_texts.join("; ")),
             )
             .with_fix("Check the drive's temperature, TRIM and link findings above; if they are fine the drive itself is too slow for a sync: replace it with a TLC NVMe drive with DRAM"),
             fast: false,
@@ -170,16 +149,74 @@ fn qd1_latency(
     Judged {
         finding: Finding::new(
             Code::Qd1Latency,
-            if max > QD1_GOOD_MAX_US {
-                Severity::Info
-            } else {
-                Severity::Ok
-            },
+            Severity::Ok,
             "QD1 read latency",
-            format!("{measured_text}{max_note}."),
+            format!("{measured_text}."),
         ),
         fast: true,
     }
+}
+
+/// The QD1 rule of `data/behaviour.toml` ([qd1.at_rest] or [qd1.beside_client]) applied to
+/// one run: how bad, and the sentence naming the figure that broke it. Every path that
+/// judges a QD1 figure (`check`, `bench`, `triage`, `submit`) asks this.
+pub fn qd1_rule(
+    qd1: &Qd1Result,
+    rule: &Qd1Rule,
+    beside_client: bool,
+) -> (Severity, Option<String>) {
+    let (p99, max) = (qd1.lat_us.p99, qd1.lat_us.max);
+    let situation = if beside_client {
+        "beside a running client"
+    } else {
+        "at rest"
+    };
+    let broken = |figure: &str, value: f64, limit: f64| {
+        format!(
+            "{figure} {} is above the {} {situation} that good drives stay under (eth-docker's `ioping -D` guidance, data/behaviour.toml)",
+            format_latency_us(value),
+            format_latency_us(limit)
+        )
+    };
+    if p99 > rule.critical_p99_us {
+        return (
+            Severity::Critical,
+            Some(broken("p99", p99, rule.critical_p99_us)),
+        );
+    }
+    if max > rule.critical_max_us {
+        return (
+            Severity::Critical,
+            Some(broken("max", max, rule.critical_max_us)),
+        );
+    }
+    if p99 > rule.warn_p99_us {
+        return (
+            Severity::Warning,
+            Some(broken("p99", p99, rule.warn_p99_us)),
+        );
+    }
+    if max > rule.warn_max_us {
+        return (
+            Severity::Warning,
+            Some(broken("max", max, rule.warn_max_us)),
+        );
+    }
+    (Severity::Ok, None)
+}
+
+/// The QD1 rule's verdict on a whole report, in one word (`ok`, `warning`, `critical`), for
+/// the paths that print no findings (`bench`, `submit`).
+pub fn qd1_rule_word(report: &BenchReport) -> Option<&'static str> {
+    let qd1 = report.qd1.as_ref().filter(|q| q.ios > 0)?;
+    let beside_client = !report.clients_running.is_empty();
+    let rules = BehaviourThresholds::embedded().qd1;
+    let (severity, _) = qd1_rule(qd1, rules.for_run(beside_client), beside_client);
+    Some(match severity {
+        Severity::Critical => "critical",
+        Severity::Warning => "warning",
+        _ => "ok",
+    })
 }
 
 /// NC702: randrw read and write IOPS against the most demanding floors, one sentence per

@@ -7,8 +7,10 @@
 
 pub mod behaviour;
 pub mod bench;
+pub mod caches;
 pub mod capacity;
 pub mod controller;
+pub mod during_run;
 pub mod health;
 pub mod identity;
 pub mod media;

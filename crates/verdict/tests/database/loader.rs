@@ -185,6 +185,67 @@ benchmark = "nodecheck-randrw"
     assert_eq!(err.position(), Some((12, 1)));
 }
 
+/// A result from nodecheck without its context (file system, stack, link, VM, temperature,
+/// span, engine, reads of data) is refused; one with it passes; a result from a source needs
+/// none.
+#[test]
+fn a_nodecheck_result_needs_its_context() {
+    use verdict::database::result_context_problems;
+    let bare = r#"
+[[drives.results]]
+model = "Samsung SSD 980 PRO 2TB"
+read_iops = 171000
+write_iops = 57000
+nodecheck_version = "0.1.0"
+benchmark = "nodecheck-randrw"
+"#;
+    let results = parse_result_block(bare, "block.toml").expect("parses");
+    let problems = result_context_problems(&results[0]);
+    assert!(
+        problems.iter().any(|p| p.contains("no `context`")),
+        "{problems:?}"
+    );
+
+    let context = r#"
+[drives.results.context]
+file_system = "ext4"
+stack = ["nvme0n1p1", "nvme0n1"]
+pcie_link = "16.0 GT/s x4 of 16.0 GT/s x4"
+virtualized = false
+cloud = "none"
+peak_temperature_c = 52.0
+qd1_span_bytes = 1073741824
+qd1_engine = "io_uring"
+reads_hit_data = true
+"#;
+    let full = format!("{bare}{context}");
+    let results = parse_result_block(&full, "block.toml").expect("parses");
+    assert_eq!(result_context_problems(&results[0]), Vec::<String>::new());
+
+    let cold = full.replace("peak_temperature_c = 52.0\n", "");
+    let problems = result_context_problems(&parse_result_block(&cold, "b").expect("parses")[0]);
+    assert!(
+        problems.iter().any(|p| p.contains("peak_temperature_c")),
+        "{problems:?}"
+    );
+    let unwritten = full.replace("reads_hit_data = true", "reads_hit_data = false");
+    let problems =
+        result_context_problems(&parse_result_block(&unwritten, "b").expect("parses")[0]);
+    assert!(
+        problems.iter().any(|p| p.contains("never-written")),
+        "{problems:?}"
+    );
+    let missing_key = full.replace("cloud = \"none\"\n", "");
+    assert!(
+        parse_result_block(&missing_key, "b").is_err(),
+        "every key is required"
+    );
+
+    let sourced = bare.replace("nodecheck_version = \"0.1.0\"", "source = \"x\"");
+    let results = parse_result_block(&sourced, "block.toml").expect("parses");
+    assert!(result_context_problems(&results[0]).is_empty());
+}
+
 #[test]
 fn clients_file_errors_name_the_clients_file() {
     let clients = EMBEDDED_CLIENTS.replace("min_read_iops = 10000", "min_read_iopz = 10000");

@@ -8,6 +8,7 @@ mod benchmark;
 mod health;
 mod identity;
 mod link;
+mod measured;
 mod mount;
 mod platform;
 mod trim;

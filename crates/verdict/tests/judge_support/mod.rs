@@ -282,6 +282,7 @@ pub fn bench_report(
             target: "file".into(),
             engine,
             placement: Default::default(),
+            read_span: None,
         }),
         randrw: randrw.map(|(read_iops, write_iops)| RandRwResult {
             read_iops,
@@ -305,6 +306,8 @@ pub fn bench_report(
         cliff: None,
         span: None,
         warnings: Vec::new(),
+        clients_running: Vec::new(),
+        conditions: None,
     }
 }
 

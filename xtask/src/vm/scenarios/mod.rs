@@ -8,6 +8,7 @@
 //! host; `expect` asserts on those documents.
 
 mod expect;
+mod measure;
 
 use super::check::{Checks, Outcome};
 use expect::{
@@ -45,6 +46,9 @@ pub struct Scenario {
     pub runs: &'static [(&'static str, &'static str)],
     /// The hand-written fixture (`probe::fixture`) that models the same layout.
     pub fixture: Option<&'static str>,
+    /// Record QEMU's own trace of every NVMe read and write command
+    /// ([`Outcome::nvme_trace`](super::check::Outcome)).
+    pub nvme_trace: bool,
     pub expect: fn(&Outcome, &mut Checks),
 }
 
@@ -112,6 +116,7 @@ macro_rules! lvm_on_crypt {
             ),
             runs: &[],
             fixture: $fixture,
+            nvme_trace: false,
             expect: $expect,
         }
     };
@@ -152,6 +157,7 @@ mount -t ext4 -o noatime /dev/nvme0n1p1 /var/lib/ethereum
             "nodecheck bench --json --device /dev/nvme0n1 --test qd1 --runtime 2",
         )],
         fixture: Some("nvme_degraded_pcie_link"),
+        nvme_trace: false,
         expect: expect_nvme,
     },
     Scenario {
@@ -174,6 +180,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
 "#,
         runs: &[],
         fixture: Some("sata_ahci"),
+        nvme_trace: false,
         expect: expect_sata_ahci,
     },
     Scenario {
@@ -190,6 +197,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
         setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: Some("sata_ide_mode"),
+        nvme_trace: false,
         expect: expect_sata_ide,
     },
     Scenario {
@@ -208,6 +216,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
         setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: Some("qemu_sata_ssd_rotation_unreported"),
+        nvme_trace: false,
         expect: expect_sata_ssd_rotation_unreported,
     },
     Scenario {
@@ -229,6 +238,7 @@ done
 "#,
         runs: &[],
         fixture: Some("vm_9p_host_share"),
+        nvme_trace: false,
         expect: expect_host_share_9p,
     },
     Scenario {
@@ -256,6 +266,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
 "#,
         runs: &[],
         fixture: Some("md_raid1"),
+        nvme_trace: false,
         expect: expect_md_raid1,
     },
     lvm_on_crypt!(
@@ -288,6 +299,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: None,
+        nvme_trace: false,
         expect: expect_usb,
     },
     Scenario {
@@ -308,6 +320,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: Some("usb_uas"),
+        nvme_trace: false,
         expect: expect_uas,
     },
     Scenario {
@@ -326,6 +339,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         setup: EXT4_NOATIME_ON_SDA,
         runs: &[],
         fixture: None,
+        nvme_trace: false,
         expect: expect_megasas,
     },
     Scenario {
@@ -349,6 +363,8 @@ mount -t btrfs -o noatime,device=/dev/nvme0n1,device=/dev/nvme1n1 /dev/nvme0n1 /
 "#,
         runs: &[],
         fixture: Some("btrfs_two_devices"),
+        nvme_trace: false,
         expect: expect_btrfs,
     },
+    measure::NVME_FRESH_DATA,
 ];
