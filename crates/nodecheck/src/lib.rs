@@ -15,6 +15,7 @@ pub mod config;
 pub mod database;
 pub mod datadir;
 pub mod exit_codes;
+pub mod output_file;
 pub mod progress;
 pub mod redact;
 pub mod render;
