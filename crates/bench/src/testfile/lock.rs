@@ -193,7 +193,10 @@ mod tests {
         let stale = dir.path().join(LOCK_NAME);
         std::fs::write(&stale, b"4242\n").unwrap();
         let stale_inode = std::fs::metadata(&stale).unwrap().ino();
+        // Held open so its inode cannot be reused for the new file once it is unlinked.
+        let old = File::open(&stale).unwrap();
         let lock = BenchLock::acquire(&bench_dir(dir.path())).unwrap();
+        assert_eq!(read_pid(&old), Some(4242), "the old file was not rewritten");
         let fresh = std::fs::metadata(&stale).unwrap();
         assert_ne!(
             fresh.ino(),
