@@ -15,6 +15,7 @@ pub mod config;
 pub mod database;
 pub mod datadir;
 pub mod exit_codes;
+pub mod output_file;
 pub mod progress;
 pub mod redact;
 pub mod render;
@@ -52,7 +53,7 @@ pub fn run() -> u8 {
             return exit_codes::USAGE;
         }
     };
-    match commands::run(config) {
+    let code = match commands::run(config) {
         Ok(code) => code,
         Err(err) => {
             let code = match err.downcast_ref::<commands::UsageError>() {
@@ -62,7 +63,8 @@ pub fn run() -> u8 {
             stderr::line(&format!("nodecheck: error: {}", one_line(&err)));
             code
         }
-    }
+    };
+    signals::exit_status(code)
 }
 
 /// The error and its causes joined with `: `, on one line. A cause whose text its parent

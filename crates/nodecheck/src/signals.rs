@@ -1,8 +1,8 @@
 //! Signal handling for every command: what happens to nodecheck's temporary state when it is
 //! told to stop (Ctrl-C, `kill`, a closed terminal, `timeout`, systemd).
 //!
-//! One thread waits for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 and records the
-//! signal in a [`CancelToken`]. Then either
+//! One thread waits for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGXFSZ (a write
+//! past `ulimit -f`) and records the signal in a [`CancelToken`]. Then either
 //! - a [`Cooperation`] is alive (a benchmark is running: its workloads poll the token, wind
 //!   down and remove the test file through its guard, which knows the file's inode); the
 //!   command then ends the process when the cooperation is dropped, or
@@ -10,20 +10,62 @@
 //!   archive, an unpacked snapshot) and ends the process itself.
 //!
 //! Ending the process means dying of the same signal (the shell and service managers see the
-//! real cause; exit status 128 + signal number), except SIGQUIT, whose default action would
-//! also dump core: nodecheck exits with 131 instead.
+//! real cause; exit status 128 + signal number), except SIGQUIT and SIGXFSZ, whose default
+//! action would also dump core: nodecheck exits with 131 or 153 instead. A SIGXFSZ the parent
+//! set to be ignored stays ignored: the write then fails with EFBIG, an ordinary error.
 //!
 //! Both decisions are taken under one lock, so a signal can never remove temporaries while a
 //! cooperation is being set up, nor let a cooperation start once the process is ending.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use bench::CancelToken;
-use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGXFSZ};
 
 /// Every signal nodecheck cleans up after.
-pub const HANDLED: [i32; 6] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2];
+pub const HANDLED: [i32; 7] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGXFSZ];
+
+/// Signals whose default action dumps core: nodecheck exits with 128 + the signal instead.
+const CORE_DUMPING: [i32; 2] = [SIGQUIT, SIGXFSZ];
+
+/// The handled signals, less SIGXFSZ when it was inherited ignored (`trap '' XFSZ`): whoever
+/// started nodecheck asked for EFBIG errors instead of the signal.
+fn to_handle() -> Vec<i32> {
+    HANDLED
+        .into_iter()
+        .filter(|&signal| signal != SIGXFSZ || !inherited_ignored(signal))
+        .collect()
+}
+
+/// Set in the SIGXFSZ handler itself, before the write that raised it returns EFBIG, so the
+/// command that fails on that error ends as the signal does even when the signal thread has
+/// not seen it yet.
+fn file_size_exceeded_flag() -> &'static Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
+
+/// The exit status of a command that ended with `code`: 153 (128 + SIGXFSZ) instead when a
+/// write went past the file size limit, as if the signal thread had ended the process.
+pub fn exit_status(code: u8) -> u8 {
+    if file_size_exceeded_flag().load(Ordering::SeqCst) {
+        128 + SIGXFSZ as u8
+    } else {
+        code
+    }
+}
+
+fn inherited_ignored(signal: i32) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current disposition into
+    // `current`, which is a valid, zeroed sigaction.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    }
+}
 
 struct Shared {
     token: CancelToken,
@@ -58,8 +100,13 @@ fn lock_state() -> MutexGuard<'static, State> {
 pub fn install() -> std::io::Result<CancelToken> {
     static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     let installed = INSTALLED.get_or_init(|| {
+        let handled = to_handle();
+        if handled.contains(&SIGXFSZ) {
+            signal_hook::flag::register(SIGXFSZ, Arc::clone(file_size_exceeded_flag()))
+                .map_err(|err| err.to_string())?;
+        }
         let mut signals =
-            signal_hook::iterator::Signals::new(HANDLED).map_err(|err| err.to_string())?;
+            signal_hook::iterator::Signals::new(handled).map_err(|err| err.to_string())?;
         std::thread::Builder::new()
             .name("nodecheck-signals".into())
             .spawn(move || {
@@ -91,7 +138,7 @@ fn end_process(state: MutexGuard<'static, State>, signal: i32) -> ! {
     for (_, path) in &state.temporaries {
         remove(path);
     }
-    if signal != SIGQUIT {
+    if !CORE_DUMPING.contains(&signal) {
         // SAFETY: resetting a disposition to SIG_DFL and raising a signal have no
         // memory-safety preconditions.
         unsafe {
@@ -99,7 +146,7 @@ fn end_process(state: MutexGuard<'static, State>, signal: i32) -> ! {
             libc::raise(signal);
         }
     }
-    // SIGQUIT, or a signal whose default action did not end the process.
+    // SIGQUIT or SIGXFSZ, or a signal whose default action did not end the process.
     std::process::exit(128 + signal)
 }
 

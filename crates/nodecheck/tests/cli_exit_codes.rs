@@ -150,3 +150,33 @@ fn a_test_file_below_the_minimum_is_refused_not_enlarged() {
         );
     }
 }
+
+#[test]
+fn a_size_past_u64_max_is_a_usage_error_not_clamped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = dir.path().to_str().expect("utf-8");
+    let cases: &[&[&str]] = &[
+        &[
+            "bench",
+            dir,
+            "--size",
+            "18446744073709551616",
+            "--test",
+            "qd1",
+        ],
+        &[
+            "bench",
+            dir,
+            "--size",
+            "18446744073709551616B",
+            "--test",
+            "qd1",
+        ],
+        &["db", "lookup", "X", "--capacity", "18446744073709551616"],
+    ];
+    for args in cases {
+        let out = nodecheck().args(*args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("out of range"), "{}", stderr(&out));
+    }
+}

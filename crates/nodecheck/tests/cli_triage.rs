@@ -169,3 +169,45 @@ fn a_saved_probe_document_is_judged_like_the_check() {
     assert_eq!(triaged.facts, checked.facts);
     assert_eq!(out.status.code(), fixture.check(&[]).status.code());
 }
+
+#[test]
+fn a_failed_self_test_alone_is_not_judged_good() {
+    for file in [
+        "derived-selftest-exit-bit7-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
+        "derived-selftest-log-failed-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
+    ] {
+        let (report, code) = triage(file, &[]);
+        assert_eq!(
+            report.grade.as_str(),
+            "bad",
+            "{file}: {:?}",
+            report.findings
+        );
+        assert_eq!(code, Some(2), "{file}");
+        let finding = report
+            .findings
+            .iter()
+            .find(|f| f.code == "NC209")
+            .unwrap_or_else(|| panic!("{file}: no NC209 in {:?}", report.findings));
+        assert!(finding
+            .fix
+            .as_deref()
+            .is_some_and(|fix| fix.contains("smartctl -l selftest")));
+    }
+    let (report, _) = triage(
+        "derived-selftest-log-failed-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
+        &[],
+    );
+    let detail = &report
+        .findings
+        .iter()
+        .find(|f| f.code == "NC209")
+        .unwrap()
+        .detail;
+    assert!(detail.contains("Completed: read failure"), "{detail}");
+    assert_eq!(
+        detail.matches("failed self-test").count(),
+        1,
+        "the failure before a passed extended test is outdated: {detail}"
+    );
+}

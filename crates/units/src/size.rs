@@ -30,11 +30,10 @@ impl Convention {
         }
     }
 
-    fn multiplier(self, unit: &str) -> Option<f64> {
-        const KI: f64 = 1024.0;
-        let binary = |power: i32| Some(KI.powi(power));
+    /// The bytes one `unit` stands for, exactly (every power here fits in a u64).
+    fn multiplier(self, unit: &str) -> Option<u64> {
         let power = match unit {
-            "" | "b" => return Some(1.0),
+            "" | "b" => return Some(1),
             "k" | "kb" | "ki" | "kib" => 1,
             "m" | "mb" | "mi" | "mib" => 2,
             "g" | "gb" | "gi" | "gib" => 3,
@@ -43,9 +42,9 @@ impl Convention {
             _ => return None,
         };
         match self {
-            Convention::Fio => binary(power),
-            Convention::Vendor if unit.contains('i') => binary(power),
-            Convention::Vendor => Some(1000f64.powi(power)),
+            Convention::Fio => Some(1024u64.pow(power)),
+            Convention::Vendor if unit.contains('i') => Some(1024u64.pow(power)),
+            Convention::Vendor => Some(1000u64.pow(power)),
         }
     }
 }
@@ -75,10 +74,16 @@ pub fn parse(text: &str, convention: Convention) -> Result<u64, SizeError> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
-    let value: f64 = number.parse().map_err(|_| SizeError::NotASize {
+    let not_a_size = || SizeError::NotASize {
         text: text.to_owned(),
         examples: convention.examples(),
-    })?;
+    };
+    let out_of_range = || SizeError::OutOfRange {
+        text: text.to_owned(),
+    };
+    if number.is_empty() || number.matches('.').count() > 1 || number == "." {
+        return Err(not_a_size());
+    }
     let unit = unit.trim().to_ascii_lowercase();
     let multiplier = convention
         .multiplier(&unit)
@@ -86,13 +91,18 @@ pub fn parse(text: &str, convention: Convention) -> Result<u64, SizeError> {
             text: text.to_owned(),
             unit,
         })?;
-    let bytes = (value * multiplier).round();
-    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
-        return Err(SizeError::OutOfRange {
-            text: text.to_owned(),
-        });
+    // A whole number is computed exactly, so a count one past u64::MAX is out of range, not
+    // rounded down to it by a float.
+    if !number.contains('.') {
+        let whole: u64 = number.parse().map_err(|_| out_of_range())?;
+        return whole.checked_mul(multiplier).ok_or_else(out_of_range);
     }
-    // Exact for every size a drive or a test file can have (< 2^53 bytes).
+    let value: f64 = number.parse().map_err(|_| not_a_size())?;
+    let bytes = (value * multiplier as f64).round();
+    // 2^64 itself is representable as an f64 and is already out of range.
+    if !bytes.is_finite() || bytes < 0.0 || bytes >= u64::MAX as f64 {
+        return Err(out_of_range());
+    }
     Ok(bytes as u64)
 }
 

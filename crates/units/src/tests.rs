@@ -40,6 +40,29 @@ mod size {
     }
 
     #[test]
+    fn a_size_past_u64_max_is_out_of_range_not_clamped() {
+        for text in [
+            "18446744073709551616",
+            "18446744073709551617",
+            "18446744073709551616B",
+            "16777216TiB",
+            "16384PiB",
+            "16384.0PiB",
+            "99999999999999999999",
+        ] {
+            for convention in [Convention::Vendor, Convention::Fio] {
+                assert!(
+                    matches!(parse(text, convention), Err(SizeError::OutOfRange { .. })),
+                    "{text}: {:?}",
+                    parse(text, convention)
+                );
+            }
+        }
+        assert_eq!(fio("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(fio("16383PiB"), Ok(16383 << 50));
+    }
+
+    #[test]
     fn nonsense_is_rejected_with_a_reason() {
         for bad in [
             "",

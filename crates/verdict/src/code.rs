@@ -152,6 +152,7 @@ codes! {
     BadSectors = 206, "Bad sectors";
     SmartctlFlags = 207, "smartctl flags attributes or logged errors";
     AttributeNotBadSectors = 208, "A SMART attribute that is not a bad-sector count on this family";
+    SelfTestFailed = 209, "The drive failed a SMART self-test";
     Temperature = 210, "Temperature";
     Throttled = 211, "The drive has throttled for heat";
     ThrottledDuringRun = 212, "Heat during the measurement";

@@ -17,6 +17,7 @@ pub mod facts;
 pub mod json;
 pub mod markdown;
 pub mod plot;
+mod plot_file;
 pub mod prometheus;
 pub mod report;
 pub mod table;

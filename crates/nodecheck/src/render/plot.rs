@@ -6,7 +6,6 @@
 //! binary, so it looks the same on every machine, with or without fonts installed.
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, KeyPointWeight, Ranged};
@@ -14,6 +13,8 @@ use plotters::prelude::*;
 
 use bench::behaviour::{CliffResult, SpanResult, SyncPhase, SyncResult, WritePattern};
 use bench::BenchReport;
+
+pub use super::plot_file::{check_plot_path, plot_paths, write_plot};
 
 const WIDTH: u32 = 1000;
 const PANEL_HEIGHT: u32 = 500;
@@ -460,27 +461,6 @@ pub fn render_svg(report: &BenchReport) -> Result<String, PlotError> {
     Ok(svg)
 }
 
-/// The SVG and the PNG a plot is written to: `path` as given (`*.svg` or `*.png`) and its
-/// twin with the other extension. `None` for any other name.
-pub fn plot_paths(path: &Path) -> Option<(PathBuf, PathBuf)> {
-    let extension = path.extension()?.to_str()?;
-    if extension.eq_ignore_ascii_case("svg") {
-        Some((path.to_path_buf(), path.with_extension("png")))
-    } else if extension.eq_ignore_ascii_case("png") {
-        Some((path.with_extension("svg"), path.to_path_buf()))
-    } else {
-        None
-    }
-}
-
-/// Whether a plot can be written to `path` (it must end in `.svg` or `.png`); check before a
-/// long run.
-pub fn check_plot_path(path: &Path) -> Result<(), PlotError> {
-    plot_paths(path)
-        .map(|_| ())
-        .ok_or_else(|| PlotError::Format(path.display().to_string()))
-}
-
 /// How an SVG from [`render_svg`] is read for rasterising: the built-in font answers for
 /// every family the SVG names.
 pub fn svg_options() -> resvg::usvg::Options<'static> {
@@ -512,23 +492,6 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
     pixmap
         .encode_png()
         .map_err(|e| PlotError::Raster(e.to_string()))
-}
-
-/// Renders the plot and writes it to `path` (`*.svg` or `*.png`) and to its twin with the
-/// other extension (see [`plot_paths`]).
-pub fn write_plot(report: &BenchReport, path: &Path) -> Result<(), PlotError> {
-    let (svg_path, png_path) =
-        plot_paths(path).ok_or_else(|| PlotError::Format(path.display().to_string()))?;
-    let svg = render_svg(report)?;
-    let png = svg_to_png(&svg)?;
-    let write = |target: &Path, bytes: &[u8]| {
-        std::fs::write(target, bytes).map_err(|source| PlotError::Write {
-            path: target.display().to_string(),
-            source,
-        })
-    };
-    write(&svg_path, svg.as_bytes())?;
-    write(&png_path, &png)
 }
 
 #[cfg(test)]

@@ -25,55 +25,11 @@ pub struct Contents<'a> {
 /// (a symlink, `/dev/null`, a FIFO) is refused: renaming over it would replace the link or the
 /// device node itself.
 pub fn write(out: &Path, contents: &Contents<'_>) -> Result<usize> {
-    match fs::symlink_metadata(out) {
-        Ok(meta) if meta.is_file() => {}
-        Ok(meta) => {
-            let kind = if meta.file_type().is_symlink() {
-                "a symlink"
-            } else if meta.is_dir() {
-                "a directory"
-            } else {
-                "a device, FIFO or socket"
-            };
-            bail!(
-                "{} is {kind}: snapshot -o writes a new regular file and renames it into place, \
-                 never through a link or into a device; give the path of a file",
-                out.display()
-            );
-        }
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-        Err(err) => return Err(err).with_context(|| format!("cannot inspect {}", out.display())),
-    }
-    let name = out
-        .file_name()
-        .with_context(|| format!("{} names no file", out.display()))?;
-    let dir = match out.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut prefix = std::ffi::OsString::from(".");
-    prefix.push(name);
-    prefix.push(".");
-    let temp = tempfile::Builder::new()
-        .prefix(&prefix)
-        .suffix(".partial")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    let _on_signal = crate::signals::temporary(temp.path())
-        .context("cannot install the signal handlers that remove a partial archive")?;
-    let (file, temp_path) = temp.into_parts();
-    let written =
-        write_archive(file, contents).with_context(|| format!("cannot write {}", out.display()))?;
-    temp_path
-        .persist(out)
-        .map_err(|err| err.error)
-        .with_context(|| format!("cannot rename the finished archive to {}", out.display()))?;
-    // The rename is durable once the directory is; a failure here loses nothing written.
-    if let Ok(dir) = fs::File::open(dir) {
-        let _ = dir.sync_all();
-    }
-    Ok(written)
+    crate::output_file::write_with(out, |file| {
+        write_archive(file.try_clone()?, contents)
+            .map_err(|err| io::Error::other(format!("{err:#}")))
+    })
+    .with_context(|| format!("cannot write {}", out.display()))
 }
 
 fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {

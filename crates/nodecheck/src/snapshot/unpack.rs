@@ -39,6 +39,7 @@ pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
         .context("cannot install the signal handlers that remove the unpacked snapshot")?;
     let mut tar = tar::Archive::new(GzDecoder::new(gzipped));
     let mut total = 0u64;
+    let mut tree = TreeBudget::default();
     let mut long_name: Option<Vec<u8>> = None;
     let mut long_link: Option<Vec<u8>> = None;
     let mut pax: Option<PaxNames> = None;
@@ -123,30 +124,36 @@ pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
         long_link = None;
         let name = PathBuf::from(std::ffi::OsStr::from_bytes(&name_bytes));
         let label = format!("{} ({})", index + 1, printable(&name_bytes));
+        // `tar czf x.tar.gz -C dir .` starts with `./`, the top directory itself.
+        if kind == tar::EntryType::Directory && names_the_top(&name) {
+            continue;
+        }
         let Some(relative) = checked_relative(&name) else {
             bail!("{shown}: entry {label} has an unsafe path: not a nodecheck snapshot");
         };
         let target = dir.path().join(&relative);
         ensure_no_symlink_between(dir.path(), &relative)
             .with_context(|| format!("{shown}: entry {label}"))?;
+        let depth = relative.components().count();
+        if depth > MAX_DEPTH {
+            bail!("{shown}: entry {label} is {depth} directories deep, deeper than any path a snapshot holds ({MAX_DEPTH}): not a nodecheck snapshot");
+        }
         if kind != tar::EntryType::Regular && kind != tar::EntryType::Continuous && size > 0 {
             bail!("{shown}: entry {label} is a {} with {size} bytes of data: not a nodecheck snapshot", entry_kind_name(kind));
         }
         match kind {
             tar::EntryType::Directory => {
-                fs::create_dir_all(&target).with_context(|| {
-                    format!("{shown}: entry {label}: cannot create the directory")
-                })?;
+                create_directories(dir.path(), &relative, &mut tree)
+                    .with_context(|| format!("{shown}: entry {label}"))?;
             }
             tar::EntryType::Symlink => {
                 let Some(link) = link_bytes else {
                     bail!("{shown}: entry {label} is a symlink without a target");
                 };
-                if let Some(parent) = target.parent() {
-                    fs::create_dir_all(parent).with_context(|| {
-                        format!("{shown}: entry {label}: cannot create its directory")
-                    })?;
-                }
+                create_parents(dir.path(), &relative, &mut tree)
+                    .with_context(|| format!("{shown}: entry {label}"))?;
+                tree.add_inode(link.len() as u64)
+                    .with_context(|| format!("{shown}: entry {label}"))?;
                 // The probe resolves links inside the root, so any target is safe to recreate;
                 // nothing below writes through it.
                 std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&link), &target)
@@ -160,11 +167,10 @@ pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
                     );
                 }
                 add_to_total(size)?;
-                if let Some(parent) = target.parent() {
-                    fs::create_dir_all(parent).with_context(|| {
-                        format!("{shown}: entry {label}: cannot create its directory")
-                    })?;
-                }
+                create_parents(dir.path(), &relative, &mut tree)
+                    .with_context(|| format!("{shown}: entry {label}"))?;
+                tree.add_inode(size)
+                    .with_context(|| format!("{shown}: entry {label}"))?;
                 let mut out = fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
@@ -175,6 +181,7 @@ pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
             }
         }
     }
+    verify_gzip_trailer(tar.into_inner(), shown)?;
     let root = probe::Root::at(dir.path()).context("cannot read the unpacked snapshot")?;
     let manifest_bytes = root
         .read_document(
@@ -190,6 +197,107 @@ pub fn unpack_stream<R: Read>(gzipped: R, shown: &str) -> Result<Unpacked> {
         manifest,
         _on_signal: on_signal,
     })
+}
+
+/// The deepest path a snapshot holds is a sysfs attribute behind USB hubs and PCIe bridges
+/// (`sys/devices/pci0000:00/…/usb2/2-1/2-1.4/…/host4/target4:0:0/4:0:0:0/block/sdb/sdb1/…`,
+/// under 30 components); more is an archive built to make directories.
+const MAX_DEPTH: usize = 48;
+/// Directories an unpacked snapshot may create: a snapshot has tens to a few thousand.
+const MAX_DIRECTORIES: usize = 10_000;
+/// Files, directories and symlinks an unpacked snapshot may create.
+const MAX_INODES: usize = 50_000;
+/// What the unpacked tree may take on disk, counting every inode as at least one 4 KiB block
+/// (what a directory or a small file takes on ext4, xfs and tmpfs).
+const MAX_TREE_BYTES: u64 = 256 << 20;
+const BLOCK: u64 = 4096;
+/// Bytes a gzip stream may still hold after the tar's end-of-archive blocks: GNU tar pads the
+/// archive to 10 KiB records; an encoder adds nothing more.
+const MAX_TAIL_BYTES: u64 = 1 << 20;
+
+/// What the unpacked tree has used so far, checked against the caps above before each inode is
+/// created, so that a small archive cannot fill `$TMPDIR` with directories.
+#[derive(Default)]
+struct TreeBudget {
+    directories: usize,
+    inodes: usize,
+    bytes: u64,
+}
+
+impl TreeBudget {
+    fn add_inode(&mut self, size: u64) -> Result<()> {
+        self.inodes += 1;
+        if self.inodes > MAX_INODES {
+            bail!("the archive creates more than {MAX_INODES} files and directories, more than any snapshot: not a nodecheck snapshot");
+        }
+        self.bytes = self
+            .bytes
+            .saturating_add(size.div_ceil(BLOCK).max(1).saturating_mul(BLOCK));
+        if self.bytes > MAX_TREE_BYTES {
+            bail!(
+                "the unpacked archive would take more than {} on disk, more than any snapshot: not a nodecheck snapshot",
+                units::size::binary_exact(MAX_TREE_BYTES)
+            );
+        }
+        Ok(())
+    }
+
+    fn add_directory(&mut self) -> Result<()> {
+        self.directories += 1;
+        if self.directories > MAX_DIRECTORIES {
+            bail!("the archive creates more than {MAX_DIRECTORIES} directories, more than any snapshot: not a nodecheck snapshot");
+        }
+        self.add_inode(0)
+    }
+}
+
+/// True for `.`, `./` and the like: the archive's top directory, which is the unpack directory.
+fn names_the_top(name: &Path) -> bool {
+    name.components().next().is_some() && name.components().all(|c| c == Component::CurDir)
+}
+
+/// Creates `relative` and its missing parents under `base` one at a time, each counted.
+fn create_directories(base: &Path, relative: &Path, tree: &mut TreeBudget) -> Result<()> {
+    let mut current = base.to_path_buf();
+    for part in relative.components() {
+        current.push(part);
+        match fs::create_dir(&current) {
+            Ok(()) => tree.add_directory()?,
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && current.is_dir() => {}
+            Err(err) => {
+                return Err(err).with_context(|| {
+                    format!(
+                        "cannot create the directory {}",
+                        part.as_os_str().to_string_lossy()
+                    )
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+fn create_parents(base: &Path, relative: &Path, tree: &mut TreeBudget) -> Result<()> {
+    match relative.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => create_directories(base, parent, tree),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the gzip stream past the tar's end to its trailer, so that a CRC or length that does
+/// not match the data, or a trailer cut off, refuses the archive (`GzDecoder` checks both
+/// only at the end of the stream, which the tar reader never reaches on its own).
+fn verify_gzip_trailer<R: Read>(mut rest: GzDecoder<R>, shown: &str) -> Result<()> {
+    let tail = io::copy(&mut (&mut rest).take(MAX_TAIL_BYTES + 1), &mut io::sink()).with_context(
+        || format!("{shown} is damaged: its gzip data does not check out to the end"),
+    )?;
+    if tail > MAX_TAIL_BYTES {
+        bail!(
+            "{shown} has more than {} of data after the tar archive ends: not a nodecheck snapshot",
+            units::size::binary_exact(MAX_TAIL_BYTES)
+        );
+    }
+    Ok(())
 }
 
 /// `path` and `linkpath` of a PAX extended header, the only keys that change what an entry

@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test file uses a different subset
 
 pub mod process;
+pub mod raw_tar;
 pub mod scratch;
 pub mod skip;
 
@@ -269,10 +270,19 @@ pub struct Limited {
     pub stdout: String,
 }
 
-/// Runs the binary with `args` under `RLIMIT_AS` and [`TIME_LIMIT`].
+/// What a run under [`run_limited`] may put in its `$TMPDIR` (an unpacked snapshot), in bytes
+/// on disk and in inodes: a little above the unpack caps, so a run past them is killed.
+pub const TMPDIR_BYTES_LIMIT: u64 = 320 << 20;
+pub const TMPDIR_INODES_LIMIT: u64 = 60_000;
+
+/// Runs the binary with `args` under `RLIMIT_AS`, [`TIME_LIMIT`] and a `$TMPDIR` of its own
+/// bounded by [`TMPDIR_BYTES_LIMIT`] and [`TMPDIR_INODES_LIMIT`] (watched while it runs;
+/// exceeding either, or leaving anything in it behind, fails the test).
 pub fn run_limited(args: &[&std::ffi::OsStr]) -> Limited {
+    let tmpdir = scratch::scratch("limited-tmpdir-");
     let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_nodecheck"));
     test_env(&mut cmd)
+        .env("TMPDIR", tmpdir.path())
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -299,12 +309,46 @@ pub fn run_limited(args: &[&std::ffi::OsStr]) -> Limited {
             let _ = child.wait();
             panic!("{args:?} hung for more than {TIME_LIMIT:?}");
         }
+        let (bytes, inodes) = disk_usage(tmpdir.path());
+        if bytes > TMPDIR_BYTES_LIMIT || inodes > TMPDIR_INODES_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} filled its TMPDIR past the limit: {bytes} bytes, {inodes} inodes");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
+    let left = entries(tmpdir.path());
+    assert!(left.is_empty(), "{args:?} left in its TMPDIR: {left:?}");
     let out = child.wait_with_output().expect("output");
     Limited {
         code: out.status.code(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
     }
+}
+
+/// Bytes on disk (`st_blocks`) and inodes under `dir`, counted until either passes its limit.
+fn disk_usage(dir: &Path) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let (mut bytes, mut inodes) = (0u64, 0u64);
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        let Ok(listing) = std::fs::read_dir(&next) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            inodes += 1;
+            bytes += meta.blocks() * 512;
+            if bytes > TMPDIR_BYTES_LIMIT || inodes > TMPDIR_INODES_LIMIT {
+                return (bytes, inodes);
+            }
+            if meta.is_dir() {
+                pending.push(entry.path());
+            }
+        }
+    }
+    (bytes, inodes)
 }

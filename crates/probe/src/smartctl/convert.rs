@@ -135,7 +135,12 @@ impl SmartctlReport {
             reallocated_sectors: self.attribute_raw(5),
             pending_sectors: self.attribute_raw(197),
             uncorrectable_sectors: self.attribute_raw(198),
-            smartctl_status: self.status.clone(),
+            smartctl_status: self
+                .status
+                .iter()
+                .chain(&self.failed_self_tests)
+                .cloned()
+                .collect(),
             crc_errors: self.attribute_raw(199),
             reported_uncorrectable: self.attribute_raw(187),
         }

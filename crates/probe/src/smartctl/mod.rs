@@ -16,6 +16,7 @@ pub mod merge;
 mod parse;
 mod report;
 mod run;
+mod self_test;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -25,6 +26,7 @@ use thiserror::Error;
 pub use parse::{decode_exit_status, parse};
 pub use report::{AtaAttribute, NvmeHealthLog, SmartctlReport, TrimSupport};
 pub use run::{run_smartctl, run_smartctl_with, SmartctlRun, DEFAULT_TIMEOUT};
+pub use self_test::FAILED_SELF_TEST;
 
 /// `smartctl -x` on a drive with long logs prints a few hundred KiB; more means something is
 /// wrong, and the cap keeps a runaway process from exhausting memory.

@@ -169,6 +169,7 @@ pub fn parse(json: &[u8]) -> Result<SmartctlReport, SmartctlError> {
             .and_then(Value::as_array)
             .map(|table| table.iter().filter_map(ata_attribute).collect())
             .unwrap_or_default(),
+        failed_self_tests: super::self_test::failed_self_tests(&value),
     })
 }
 

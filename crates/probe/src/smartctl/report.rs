@@ -103,4 +103,7 @@ pub struct SmartctlReport {
     pub smart_available: Option<bool>,
     pub nvme_health: Option<NvmeHealthLog>,
     pub ata_attributes: Vec<AtaAttribute>,
+    /// Failed self-tests in the self-test log that a later extended test did not outdate,
+    /// one line each (`failed self-test: Short offline, Completed: read failure, ...`).
+    pub failed_self_tests: Vec<String>,
 }

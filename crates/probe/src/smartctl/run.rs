@@ -2,13 +2,18 @@
 //! bounded in time and output, its exit status decoded rather than taken as failure.
 
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::{parse, SmartctlError, SmartctlReport, MAX_OUTPUT_BYTES};
 
 const MAX_STDERR_BYTES: usize = 8 << 10;
+/// After the process group is killed at the deadline, how long its pipes get to reach their
+/// end (every writer is dead, so the kernel closes them at once).
+const DRAIN_GRACE: Duration = Duration::from_millis(250);
 /// Long enough for a drive that is spinning up (HDDs can take ~10 s), short enough that a
 /// hung USB bridge does not hang the probe.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -62,6 +67,9 @@ pub fn run_smartctl_with(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // Its own process group, so that the deadline reaches whatever it started too (a
+        // wrapper's background job holding the pipes would otherwise outlive the timeout).
+        .process_group(0)
         .spawn()
         .map_err(|source| {
             if source.kind() == std::io::ErrorKind::NotFound {
@@ -93,10 +101,11 @@ pub fn run_smartctl_with(
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() >= deadline => {
                 // Best effort: the child may have exited in between.
+                kill_group(&child);
                 let _ = child.kill();
                 let _ = child.wait();
-                // The drain threads are left to finish on their own: a grandchild may still
-                // hold the pipes open, and joining them could block past the timeout.
+                // The drain threads are left to finish on their own: a process that left the
+                // group may still hold the pipes open, and waiting could block past the timeout.
                 return Err(SmartctlError::Timeout {
                     device: dev.to_path_buf(),
                     timeout,
@@ -104,6 +113,7 @@ pub fn run_smartctl_with(
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(source) => {
+                kill_group(&child);
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(SmartctlError::Spawn {
@@ -114,12 +124,32 @@ pub fn run_smartctl_with(
         }
     };
 
-    let (output, overflowed) = stdout
-        .and_then(|handle| handle.join().ok())
-        .unwrap_or_default();
-    let (error_output, _) = stderr
-        .and_then(|handle| handle.join().ok())
-        .unwrap_or_default();
+    // smartctl has exited, but something it started may still hold the pipes: read them
+    // until the deadline at most, then end the group and take what arrived in the grace.
+    let mut group_killed = false;
+    let mut collect =
+        |pipe: Option<Receiver<(Vec<u8>, bool)>>| -> Result<(Vec<u8>, bool), SmartctlError> {
+            let Some(pipe) = pipe else {
+                return Ok(Default::default());
+            };
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match pipe.recv_timeout(wait) {
+                Ok(drained) => return Ok(drained),
+                Err(RecvTimeoutError::Disconnected) => return Ok(Default::default()),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if !group_killed {
+                kill_group(&child);
+                group_killed = true;
+            }
+            pipe.recv_timeout(DRAIN_GRACE)
+                .map_err(|_| SmartctlError::Timeout {
+                    device: dev.to_path_buf(),
+                    timeout,
+                })
+        };
+    let (output, overflowed) = collect(stdout)?;
+    let (error_output, _) = collect(stderr)?;
     if overflowed {
         return Err(SmartctlError::OutputTooLarge {
             device: dev.to_path_buf(),
@@ -136,12 +166,21 @@ pub fn run_smartctl_with(
     Ok(SmartctlRun { report, output })
 }
 
+/// SIGKILL to the child's process group (its pid: it was started with `process_group(0)`),
+/// which reaches the background processes a wrapper script started.
+fn kill_group(child: &Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 /// Reads a pipe to the end on a thread, keeping at most `limit` bytes; the flag says whether
-/// more arrived.
-fn drain<R: Read + Send + 'static>(
-    mut pipe: R,
-    limit: usize,
-) -> std::thread::JoinHandle<(Vec<u8>, bool)> {
+/// more arrived. The result comes on the channel, so the caller can stop waiting for it.
+fn drain<R: Read + Send + 'static>(mut pipe: R, limit: usize) -> Receiver<(Vec<u8>, bool)> {
+    let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
         let mut kept = Vec::new();
         let mut overflowed = false;
@@ -160,6 +199,7 @@ fn drain<R: Read + Send + 'static>(
                 Err(_) => break,
             }
         }
-        (kept, overflowed)
-    })
+        let _ = sender.send((kept, overflowed));
+    });
+    receiver
 }

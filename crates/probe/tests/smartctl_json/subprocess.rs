@@ -75,6 +75,87 @@ fn hung_smartctl_times_out() {
     );
 }
 
+/// True while `pid` is a live process (not gone, not a zombie waiting to be reaped).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_background_job_holding_stdout_does_not_outlast_the_timeout() {
+    // A wrapper that answers, leaves `sleep 20` holding its stdout, and exits: the issue's
+    // repro took 20 s for a 2 s timeout.
+    let fixture = fixture_path(KINGSTON_A400);
+    let pids = tempfile::tempdir().expect("tempdir");
+    let pid_file = pids.path().join("sleep.pid");
+    let smartctl = StandIn::new(&format!(
+        "cat '{}'
+sleep 20 &
+echo $! > '{}'
+exit 4
+",
+        fixture.display(),
+        pid_file.display()
+    ));
+    let started = Instant::now();
+    let result = smartctl.run("/dev/sda", Duration::from_secs(2));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "returned after {took:?}");
+    // smartctl itself answered in time: its report is kept.
+    let report = result.expect("the wrapper's output is a report").report;
+    assert_eq!(report.model_name.as_deref(), Some("KINGSTON SA400M8120G"));
+    let sleep: i32 = std::fs::read_to_string(&pid_file)
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let gone_by = Instant::now() + Duration::from_secs(2);
+    while alive(sleep) && Instant::now() < gone_by {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !alive(sleep),
+        "the background job was killed with the group"
+    );
+}
+
+#[test]
+fn a_hung_wrapper_and_its_background_job_both_end_at_the_timeout() {
+    let pids = tempfile::tempdir().expect("tempdir");
+    let pid_file = pids.path().join("sleep.pid");
+    let smartctl = StandIn::new(&format!(
+        "sleep 20 &
+echo $! > '{}'
+wait
+",
+        pid_file.display()
+    ));
+    let started = Instant::now();
+    let err = smartctl
+        .run("/dev/sda", Duration::from_millis(500))
+        .unwrap_err();
+    assert!(matches!(err, SmartctlError::Timeout { .. }), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let sleep: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let gone_by = Instant::now() + Duration::from_secs(2);
+    while alive(sleep) && Instant::now() < gone_by {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !alive(sleep),
+        "the background job was killed with the group"
+    );
+}
+
 #[test]
 fn missing_smartctl_says_what_to_install() {
     let err = run_smartctl_with(

@@ -103,6 +103,7 @@ fn check_health(drive: &Drive, h: &Health, entry: Option<&DriveEntry>, out: &mut
     out.extend(wear(name, h));
     out.extend(media_errors(name, h));
     out.extend(bad_sectors(name, h, entry));
+    out.extend(self_test_failed(name, h));
     out.extend(smartctl_flags(name, h));
 }
 
@@ -299,8 +300,8 @@ fn smartctl_flags(name: &str, h: &Health) -> Option<Finding> {
         .iter()
         .filter(|s| {
             let s = s.to_ascii_lowercase();
-            !s.contains("failing")
-                && (s.contains("threshold") || s.contains("error log") || s.contains("self-test"))
+            // Self-test failures are NC209's.
+            !s.contains("failing") && (s.contains("threshold") || s.contains("error log"))
         })
         .collect();
     if threshold_bits.is_empty() {
@@ -330,6 +331,38 @@ fn smartctl_flags(name: &str, h: &Health) -> Option<Finding> {
         )
         .with_fix(format!(
             "Read the flagged attributes and logs with `sudo smartctl -x /dev/{name}`"
+        ))
+        .about(name),
+    )
+}
+
+/// The status line smartctl's exit status bit 7 decodes to.
+const SELF_TEST_LOG_BIT: &str = "self-test log has errors";
+
+/// NC209: the drive failed a self-test of its own media (smartctl's exit status bit 7, or a
+/// failed entry in the self-test log): it found sectors it cannot read, whatever its overall
+/// assessment still says, and a node on it will hit them.
+fn self_test_failed(name: &str, h: &Health) -> Option<Finding> {
+    let failed: Vec<&str> = h
+        .smartctl_status
+        .iter()
+        .filter(|s| {
+            s.starts_with(probe::smartctl::FAILED_SELF_TEST) || s.as_str() == SELF_TEST_LOG_BIT
+        })
+        .map(String::as_str)
+        .collect();
+    if failed.is_empty() {
+        return None;
+    }
+    Some(
+        Finding::new(
+            Code::SelfTestFailed,
+            Severity::Critical,
+            "the drive failed a SMART self-test",
+            format!("{name}: {}.", failed.join("; ")),
+        )
+        .with_fix(format!(
+            "Copy off what you need and replace the drive; `sudo smartctl -l selftest /dev/{name}` lists the failed tests and the first unreadable LBA"
         ))
         .about(name),
     )
