@@ -1,7 +1,78 @@
 //! What `--redact` changes in the files an archive holds: serial numbers (with the IDENTIFY
-//! dump's checksum re-signed), WWNs, and whatever the redactor recognises in text.
+//! dump's checksum re-signed), WWNs, whatever the redactor recognises in text, and the names of
+//! the entries themselves. What every archive leaves out of `/etc/fstab` is here too.
+
+use std::collections::BTreeMap;
 
 use super::*;
+
+/// The names entries get in an archive: each component redacted as the redactor would redact
+/// the path up to it, so `home/alice_test/...` becomes `home/[redacted]/...` and
+/// `sys/fs/btrfs/<uuid>/...` becomes `sys/fs/btrfs/[redacted]/...`, and kept apart when two
+/// originals redact to one name (two btrfs file systems are `[redacted]` and `[redacted]-2`),
+/// so a replay lists as many as the machine had.
+pub(super) struct EntryNames<'a> {
+    redactor: Option<&'a Redactor>,
+    given: BTreeMap<PathBuf, PathBuf>,
+    taken: BTreeSet<PathBuf>,
+}
+
+impl<'a> EntryNames<'a> {
+    pub(super) fn new(redactor: Option<&'a Redactor>) -> Self {
+        EntryNames {
+            redactor,
+            given: BTreeMap::new(),
+            taken: BTreeSet::new(),
+        }
+    }
+
+    /// The name of the entry for `relative` (a path inside the archive, no leading `/`).
+    pub(super) fn name(&mut self, relative: &Path) -> PathBuf {
+        let Some(redactor) = self.redactor else {
+            return relative.to_path_buf();
+        };
+        let mut original = PathBuf::new();
+        let mut named = PathBuf::new();
+        for component in relative.components() {
+            original.push(component);
+            if let Some(known) = self.given.get(&original) {
+                named = known.clone();
+                continue;
+            }
+            let redacted = redactor.redact(&format!("/{}", original.to_string_lossy()));
+            let last = redacted
+                .rsplit('/')
+                .next()
+                .filter(|part| !part.is_empty() && *part != "." && *part != "..")
+                .unwrap_or(crate::redact::MARK);
+            let mut candidate = named.join(last);
+            let mut count = 1;
+            while self.taken.contains(&candidate) {
+                count += 1;
+                candidate = named.join(format!("{last}-{count}"));
+            }
+            self.taken.insert(candidate.clone());
+            self.given.insert(original.clone(), candidate.clone());
+            named = candidate;
+        }
+        named
+    }
+}
+
+/// `/etc/fstab` with every line but `keep` (1-based) emptied: a replay finds the line the probe
+/// used at its number, and nothing about the machine's other mounts (other shares, their
+/// credentials) leaves it.
+pub(super) fn only_fstab_line(bytes: &[u8], keep: Option<usize>) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    for (index, line) in text.lines().enumerate() {
+        if Some(index + 1) == keep {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
+}
 
 /// Text files are redacted as text. The ATA IDENTIFY dump carries the serial number as hex
 /// words, which text redaction cannot see, so its serial words are blanked.
@@ -19,12 +90,17 @@ pub(super) fn redact_file(redactor: &Redactor, path: &Path, bytes: Vec<u8>) -> V
     redactor.redact(&text).into_bytes()
 }
 
-/// IDENTIFY DEVICE words 10–19 hold the serial number (ATA8-ACS 7.16.7). The dump is 256
-/// four-digit hex words; words are replaced in place (`2020` = two spaces) so the layout stays.
+/// IDENTIFY DEVICE words 10–19 hold the serial number (ATA8-ACS 7.16.7), words 108–111 the
+/// world wide name (ACS-3, `docs/sources/linux-storage-facts.md`). The dump is 256 four-digit hex words; words are
+/// replaced in place (`2020` = two spaces for the serial, `0000` for the WWN, which ACS leaves
+/// zero on a device without one) so the layout stays.
 ///
 /// A dump the drive signed with a valid word 255 checksum is re-signed over the blanked words,
 /// so the replay does not report as corruption what redaction did; a dump whose checksum was
 /// already wrong stays wrong, so the replay warns as the live probe did.
+const SERIAL_WORDS: std::ops::Range<usize> = 10..20;
+const WWN_WORDS: std::ops::Range<usize> = 108..112;
+
 pub fn blank_identify_serial(text: &str) -> String {
     let resigned = resigned_integrity_word(text);
     let mut out = String::with_capacity(text.len());
@@ -42,8 +118,10 @@ pub fn blank_identify_serial(text: &str) -> String {
         let token_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
         let token = &rest[..token_end];
         let is_word = token.len() == 4 && token.chars().all(|c| c.is_ascii_hexdigit());
-        if is_word && (10..20).contains(&word_index) {
+        if is_word && SERIAL_WORDS.contains(&word_index) {
             out.push_str("2020");
+        } else if is_word && WWN_WORDS.contains(&word_index) {
+            out.push_str("0000");
         } else if let (true, 255, Some(integrity)) = (is_word, word_index, resigned) {
             out.push_str(&format!("{integrity:04x}"));
         } else {
@@ -65,8 +143,11 @@ fn resigned_integrity_word(text: &str) -> Option<u16> {
     if probe::ata::parse_identify_words(&words).checksum_ok != Some(true) {
         return None;
     }
-    for word in &mut words[10..20] {
+    for word in &mut words[SERIAL_WORDS] {
         *word = 0x2020;
+    }
+    for word in &mut words[WWN_WORDS] {
+        *word = 0;
     }
     let [_, signature] = INTEGRITY_SIGNATURE.to_be_bytes();
     let sum = words[..255]
