@@ -267,6 +267,120 @@ mod tests {
     }
 
     #[test]
+    fn hostnames_joined_with_underscores_or_in_another_case_are_redacted() {
+        let mut r = Redactor::new();
+        r.add_hostname("validator01");
+        // The RHEL and Fedora installers name the volume group `rhel_<hostname>`.
+        assert_eq!(
+            r.redact("/dev/mapper/rhel_validator01-root on VALIDATOR01.lan"),
+            "/dev/mapper/rhel_[redacted]-root on [redacted].lan"
+        );
+        assert_eq!(r.redact("validator012 xvalidator01"), "validator012 xvalidator01");
+        // A rejected match does not hide a whole one that overlaps it.
+        let mut r = Redactor::new();
+        r.add_hostname("abab");
+        assert_eq!(r.redact("ababab_abab"), "ababab_[redacted]");
+    }
+
+    #[test]
+    fn user_names_in_media_mount_directories_are_redacted() {
+        let r = Redactor::new();
+        assert_eq!(
+            r.redact("/media/alice/ssd /run/media/bob_smith/eth /home/carol_test/x"),
+            "/media/[redacted]/ssd /run/media/[redacted]/eth /home/[redacted]/x"
+        );
+    }
+
+    #[test]
+    fn credentials_in_mount_options_are_redacted() {
+        let r = Redactor::new();
+        let line = "//nas/eth /mnt/eth cifs username=alice,password=hunter2,,x,uid=1000 0 0";
+        assert_eq!(
+            r.redact(line),
+            "//nas/eth /mnt/eth cifs username=[redacted],password=[redacted],uid=1000 0 0"
+        );
+        assert_eq!(
+            r.redact("`rw,user=bob,pass=pw,credentials=/root/.smb,cred=/c,secret=AQB==`"),
+            "`rw,user=[redacted],pass=[redacted],credentials=[redacted],cred=[redacted],secret=[redacted]`"
+        );
+        // Only whole option names: `nouser` and `user_xattr` are options, not credentials.
+        assert_eq!(r.redact("nouser,user_xattr"), "nouser,user_xattr");
+    }
+
+    #[test]
+    fn network_servers_and_their_addresses_are_redacted() {
+        let mut facts = probe::Facts::default();
+        let source = "diskstation.lan:/volume1/ethereum";
+        let super_options = ["rw", "addr=192.168.1.10"].map(String::from).to_vec();
+        facts.mount = Some(probe::MountFacts {
+            mount_point: "/var/lib/ethereum".into(),
+            fs_type: "nfs4".into(),
+            source: source.into(),
+            dev: "0:52".into(),
+            atime: probe::AtimeMode::Relatime,
+            lazytime: false,
+            discard: false,
+            read_only: false,
+            mount_options: Vec::new(),
+            network: probe::network::share_of("nfs4", source, &super_options),
+            super_options,
+            free_bytes: None,
+            total_bytes: None,
+            fstab: probe::FstabEntry::Unreadable,
+        });
+        let r = Redactor::new().with_facts(&facts);
+        assert_eq!(
+            r.redact("nfs4 diskstation.lan:/volume1/ethereum vers=4.2,clientaddr=192.168.1.20,addr=192.168.1.10 NAS 192.168.1.10"),
+            "nfs4 [redacted]:/volume1/ethereum vers=4.2,clientaddr=[redacted],addr=[redacted] NAS [redacted]"
+        );
+    }
+
+    #[test]
+    fn documents_are_redacted_value_by_value() {
+        let mut r = Redactor::new();
+        r.add_literal("ABC_12345678");
+        let facts = probe::Facts {
+            path: "/home/alice/eth".into(),
+            drives: vec![probe::Drive {
+                name: "sda".into(),
+                serial: Some("ABC_12345678".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let redacted = r.redact_document(&facts).expect("still facts");
+        assert_eq!(redacted.path, "/home/[redacted]/eth");
+        assert_eq!(redacted.drives[0].serial.as_deref(), Some(MARK));
+        assert_eq!(redacted.drives[0].name, "sda");
+    }
+
+    /// docs/formats.md says what redaction removes; every option name the code redacts is
+    /// in that list, and the list names no option the code keeps.
+    #[test]
+    fn the_documented_list_is_what_the_redactor_removes() {
+        let docs = include_str!("../../../docs/formats.md");
+        let start = docs.find("## What redaction removes").expect("the section");
+        let section = &docs[start..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+        for name in CREDENTIAL_OPTIONS.iter().chain(ADDRESS_OPTIONS) {
+            assert!(section.contains(&format!("`{name}=`")), "{name}= is not documented");
+        }
+        let documented = section.matches("=`").count();
+        assert_eq!(
+            documented,
+            CREDENTIAL_OPTIONS.len() + ADDRESS_OPTIONS.len(),
+            "the section documents options the redactor does not remove"
+        );
+        for shape in ["`/home/<user>`", "`/media/<user>`", "`/run/media/<user>`", "UUID", "serial", "host name", "WWN"] {
+            assert!(section.contains(shape), "{shape} is not documented");
+        }
+        let r = Redactor::new();
+        for name in CREDENTIAL_OPTIONS.iter().chain(ADDRESS_OPTIONS) {
+            assert_eq!(r.redact(&format!("{name}=x")), format!("{name}={MARK}"));
+        }
+    }
+
+    #[test]
     fn short_literals_are_ignored() {
         let mut r = Redactor::new();
         r.add_literal("1");

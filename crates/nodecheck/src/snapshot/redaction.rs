@@ -173,3 +173,174 @@ pub(super) fn redact_smartctl(redactor: &Redactor, json: &[u8]) -> Vec<u8> {
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
     redactor.redact(&text).into_bytes()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BTRFS_FSID: &str = "5e3f1a2b-8c4d-4e6f-9a0b-1c2d3e4f5a6b";
+    const OTHER_FSID: &str = "0a1b2c3d-4e5f-4789-8bcd-ef0123456789";
+
+    fn redactor() -> Redactor {
+        let mut redactor = Redactor::new();
+        redactor.add_literal("S4EWNX0R123456");
+        redactor
+    }
+
+    #[test]
+    fn entry_names_are_redacted_component_by_component_and_kept_apart() {
+        let redactor = redactor();
+        let mut names = EntryNames::new(Some(&redactor));
+        let mut name = |path: &str| names.name(Path::new(path)).display().to_string();
+        assert_eq!(name("home/alice_test/.ethereum"), "home/[redacted]/.ethereum");
+        assert_eq!(name("run/media/bob/eth"), "run/media/[redacted]/eth");
+        assert_eq!(name("media/carol"), "media/[redacted]");
+        assert_eq!(
+            name(&format!("sys/fs/btrfs/{BTRFS_FSID}/devices/sda")),
+            "sys/fs/btrfs/[redacted]/devices/sda"
+        );
+        assert_eq!(
+            name(&format!("sys/fs/btrfs/{OTHER_FSID}/devices/sdb")),
+            "sys/fs/btrfs/[redacted]-2/devices/sdb",
+            "two file systems stay two"
+        );
+        assert_eq!(
+            name(&format!("sys/fs/btrfs/{BTRFS_FSID}/devices/sdc")),
+            "sys/fs/btrfs/[redacted]/devices/sdc",
+            "the same original keeps its name"
+        );
+        assert_eq!(
+            name("dev/disk/by-id/nvme-Samsung_SSD_980_PRO_1TB_S4EWNX0R123456"),
+            "dev/disk/by-id/nvme-Samsung_SSD_980_PRO_1TB_[redacted]"
+        );
+        assert_eq!(name("sys/block/sda/queue"), "sys/block/sda/queue");
+
+        let mut kept = EntryNames::new(None);
+        assert_eq!(
+            kept.name(Path::new("home/alice_test")),
+            Path::new("home/alice_test")
+        );
+    }
+
+    /// The archive itself: no entry name or link target carries what the manifest says was
+    /// redacted.
+    #[test]
+    fn a_redacted_archive_names_no_user_uuid_or_serial() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("s.tar.gz");
+        let accessed: Vec<AccessedPath> = [
+            ("/home/alice_test/.ethereum", AccessKind::Dir),
+            (
+                &format!("/sys/fs/btrfs/{BTRFS_FSID}/devices") as &str,
+                AccessKind::Dir,
+            ),
+            (
+                "/dev/disk/by-id/nvme-Samsung_SSD_980_PRO_1TB_S4EWNX0R123456",
+                AccessKind::Symlink {
+                    target: "../../nvme0n1".into(),
+                },
+            ),
+            (
+                "/var/lib/ethereum",
+                AccessKind::Symlink {
+                    target: "/home/alice_test/.ethereum".into(),
+                },
+            ),
+        ]
+        .into_iter()
+        .map(|(path, kind)| AccessedPath {
+            path: PathBuf::from(path),
+            kind,
+        })
+        .collect();
+        let redactor = redactor();
+        super::super::write(
+            &out,
+            &super::super::Contents {
+                manifest: Manifest {
+                    format: 1,
+                    nodecheck_version: "0".into(),
+                    path: "/var/lib/ethereum".into(),
+                    smartctl: Vec::new(),
+                    redacted: true,
+                    path_kind: None,
+                },
+                accessed: &accessed,
+                smartctl: Vec::new(),
+                statvfs: None,
+                redactor: Some(&redactor),
+                fstab_line: None,
+            },
+        )
+        .expect("written");
+        let mut archive = tar::Archive::new(GzDecoder::new(fs::File::open(&out).expect("open")));
+        let mut seen = Vec::new();
+        for entry in archive.entries().expect("entries") {
+            let entry = entry.expect("entry");
+            let name = entry.path().expect("name").display().to_string();
+            let target = entry
+                .link_name()
+                .expect("link")
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            for secret in ["alice", BTRFS_FSID, "S4EWNX0R123456"] {
+                assert!(!name.contains(secret), "{name} names {secret}");
+                assert!(!target.contains(secret), "{name} -> {target} names {secret}");
+            }
+            seen.push(name);
+        }
+        assert!(
+            seen.contains(&"home/[redacted]/.ethereum".to_string()),
+            "{seen:?}"
+        );
+    }
+
+    #[test]
+    fn only_the_fstab_line_the_probe_used_is_kept_at_its_number() {
+        let fstab = b"# comment\nUUID=1 / ext4 defaults 0 1\n//nas/x /mnt/x cifs username=a,password=b 0 0\nLABEL=eth /var/lib/ethereum ext4 defaults 0 2\n";
+        assert_eq!(
+            String::from_utf8(only_fstab_line(fstab, Some(4))).expect("text"),
+            "\n\n\nLABEL=eth /var/lib/ethereum ext4 defaults 0 2\n"
+        );
+        assert_eq!(only_fstab_line(fstab, None), b"\n\n\n\n");
+        let kept = String::from_utf8(only_fstab_line(fstab, Some(4))).expect("text");
+        assert_eq!(
+            probe::fstab::find_line(&kept, "/var/lib/ethereum"),
+            probe::fstab::find_line(&String::from_utf8_lossy(fstab), "/var/lib/ethereum"),
+            "the replay finds the same line"
+        );
+    }
+
+    #[test]
+    fn identify_wwn_words_are_blanked_and_the_dump_re_signed() {
+        let mut words = probe::ata::IdentifyBuilder::new()
+            .model("Samsung SSD 870 QVO 4TB")
+            .serial("S5VYNG0N123456A")
+            .build();
+        words[108..112].copy_from_slice(&[0x5002, 0x538e, 0x4012, 0x3456]);
+        let sum = words[..255]
+            .iter()
+            .flat_map(|w| w.to_be_bytes())
+            .fold(0xA5u8, u8::wrapping_add);
+        words[255] = (u16::from(0u8.wrapping_sub(sum)) << 8) | 0x00A5;
+        let dump = probe::ata::encode_identify_text(&words);
+        assert_eq!(
+            probe::ata::parse_identify_text(dump.as_bytes())
+                .expect("dump")
+                .checksum_ok,
+            Some(true)
+        );
+        let out = blank_identify_serial(&dump);
+        let after = probe::ata::parse_identify_words_text(out.as_bytes()).expect("dump");
+        assert_eq!(after[108..112], [0, 0, 0, 0], "the WWN is gone");
+        assert_eq!(after[107], words[107]);
+        assert_eq!(after[112], words[112]);
+        assert_eq!(
+            probe::ata::parse_identify_text(out.as_bytes())
+                .expect("dump")
+                .checksum_ok,
+            Some(true),
+            "re-signed"
+        );
+    }
+}
