@@ -211,8 +211,8 @@ fn replace_whole_names(name: &Regex, text: &str) -> String {
     while let Some(found) = name.find_at(text, from) {
         let before = text[..found.start()].chars().next_back();
         let after = text[found.end()..].chars().next();
-        let whole = !before.is_some_and(char::is_alphanumeric)
-            && !after.is_some_and(char::is_alphanumeric);
+        let whole =
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
         if whole && !found.is_empty() {
             out.push_str(&text[copied..found.start()]);
             out.push_str(MARK);
@@ -275,7 +275,10 @@ mod tests {
             r.redact("/dev/mapper/rhel_validator01-root on VALIDATOR01.lan"),
             "/dev/mapper/rhel_[redacted]-root on [redacted].lan"
         );
-        assert_eq!(r.redact("validator012 xvalidator01"), "validator012 xvalidator01");
+        assert_eq!(
+            r.redact("validator012 xvalidator01"),
+            "validator012 xvalidator01"
+        );
         // A rejected match does not hide a whole one that overlaps it.
         let mut r = Redactor::new();
         r.add_hostname("abab");
@@ -363,7 +366,10 @@ mod tests {
         let section = &docs[start..];
         let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
         for name in CREDENTIAL_OPTIONS.iter().chain(ADDRESS_OPTIONS) {
-            assert!(section.contains(&format!("`{name}=`")), "{name}= is not documented");
+            assert!(
+                section.contains(&format!("`{name}=`")),
+                "{name}= is not documented"
+            );
         }
         let documented = section.matches("=`").count();
         assert_eq!(
@@ -371,7 +377,15 @@ mod tests {
             CREDENTIAL_OPTIONS.len() + ADDRESS_OPTIONS.len(),
             "the section documents options the redactor does not remove"
         );
-        for shape in ["`/home/<user>`", "`/media/<user>`", "`/run/media/<user>`", "UUID", "serial", "host name", "WWN"] {
+        for shape in [
+            "`/home/<user>`",
+            "`/media/<user>`",
+            "`/run/media/<user>`",
+            "UUID",
+            "serial",
+            "host name",
+            "WWN",
+        ] {
             assert!(section.contains(shape), "{shape} is not documented");
         }
         let r = Redactor::new();

@@ -102,7 +102,11 @@ fn credentials_in_the_fstab_line_a_finding_quotes_are_redacted() {
     for format in ["markdown", "discord"] {
         let out = check(&fixture, &["--format", format]);
         for secret in ["hunter2", "alice", ",,x"] {
-            assert!(!out.stdout.contains(secret), "{format} leaks {secret}: {}", out.stdout);
+            assert!(
+                !out.stdout.contains(secret),
+                "{format} leaks {secret}: {}",
+                out.stdout
+            );
         }
         if format == "markdown" {
             assert!(
@@ -124,7 +128,11 @@ fn nfs_servers_and_addresses_are_redacted() {
     for format in ["markdown", "discord"] {
         let out = check(&fixture, &["--format", format]);
         for secret in ["diskstation", "192.168.1.10", "192.168.1.20"] {
-            assert!(!out.stdout.contains(secret), "{format} leaks {secret}: {}", out.stdout);
+            assert!(
+                !out.stdout.contains(secret),
+                "{format} leaks {secret}: {}",
+                out.stdout
+            );
         }
     }
 }
@@ -151,7 +159,9 @@ fn mentions_in_a_model_notify_no_one() {
 const ESCAPES: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}evil\u{2028}\u{200b}\u{feff}";
 
 fn assert_inert(what: &str, text: &str) {
-    for c in ['\u{1b}', '\u{7}', '\u{202e}', '\u{2028}', '\u{200b}', '\u{feff}'] {
+    for c in [
+        '\u{1b}', '\u{7}', '\u{202e}', '\u{2028}', '\u{200b}', '\u{feff}',
+    ] {
         assert!(!text.contains(c), "{what} carries {c:?}: {text:?}");
     }
 }
@@ -168,7 +178,8 @@ fn terminal_escapes_in_a_model_never_reach_the_terminal() {
 
 #[test]
 fn terminal_escapes_in_a_saved_smartctl_model_never_reach_the_terminal() {
-    let source = cli_support::smartctl_fixture("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json");
+    let source =
+        cli_support::smartctl_fixture("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json");
     let mut json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(source).expect("smartctl fixture")).expect("json");
     // An OSC 52 clipboard write, then a title change.
@@ -176,8 +187,15 @@ fn terminal_escapes_in_a_saved_smartctl_model_never_reach_the_terminal() {
     let (_dir, saved) = written("smartctl.json", serde_json::to_vec(&json).expect("json"));
     // No model in sysfs, so smartctl's is the one shown.
     let fixture = nvme_with("model", "");
-    let out = check(&fixture, &["--smartctl-json", saved.to_str().expect("utf-8")]);
-    assert!(out.stdout.contains("pwned"), "the model is shown: {}", out.stdout);
+    let out = check(
+        &fixture,
+        &["--smartctl-json", saved.to_str().expect("utf-8")],
+    );
+    assert!(
+        out.stdout.contains("pwned"),
+        "the model is shown: {}",
+        out.stdout
+    );
     assert_inert("table", &out.stdout);
     assert_inert("stderr", &out.stderr);
 }
@@ -198,7 +216,13 @@ fn database_of(entries: usize, pattern: &str) -> String {
 /// `db lookup`, which loads the whole database and prints one answer (a listing of thousands
 /// of entries would fill the pipe `run_limited` reads only at the end).
 fn db_lookup(file: &Path) -> Limited {
-    run_limited(&[os("--db"), file.as_os_str(), os("db"), os("lookup"), os("m")])
+    run_limited(&[
+        os("--db"),
+        file.as_os_str(),
+        os("db"),
+        os("lookup"),
+        os("m"),
+    ])
 }
 
 #[test]
@@ -216,7 +240,11 @@ fn patterns_that_compile_big_together_are_refused_by_their_total_size() {
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains(&file.display().to_string()), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&file.display().to_string()),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -225,7 +253,8 @@ fn a_database_with_too_many_entries_is_refused_by_their_count() {
     let out = db_lookup(&file);
     assert_eq!(out.code, Some(4), "{}", out.stderr);
     assert!(
-        out.stderr.contains("5001 drive entries, more than the 5000"),
+        out.stderr
+            .contains("5001 drive entries, more than the 5000"),
         "{}",
         out.stderr
     );

@@ -126,7 +126,10 @@ fn without_mentions_outside_code(line: &str) -> String {
         if index % 2 == 1 && index < paired {
             out.push_str(piece);
         } else {
-            out.push_str(&super::without_mentions(piece, super::MentionRules::Discord));
+            out.push_str(&super::without_mentions(
+                piece,
+                super::MentionRules::Discord,
+            ));
         }
     }
     out

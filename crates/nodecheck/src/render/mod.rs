@@ -152,7 +152,11 @@ impl RenderOptions {
     where
         T: Clone + serde::Serialize + serde::de::DeserializeOwned,
     {
-        match self.redactor.as_ref().and_then(|r| r.redact_document(document)) {
+        match self
+            .redactor
+            .as_ref()
+            .and_then(|r| r.redact_document(document))
+        {
             Some(redacted) => std::borrow::Cow::Owned(redacted),
             None => std::borrow::Cow::Borrowed(document),
         }
@@ -359,7 +363,8 @@ mod tests {
 
     #[test]
     fn bidi_and_invisible_characters_are_neutralised() {
-        let hostile = "a\u{202E}b\u{2028}c\u{2029}d\u{200B}e\u{FEFF}f\u{2066}g\u{200D}h\u{00AD}i\u{E0041}j";
+        let hostile =
+            "a\u{202E}b\u{2028}c\u{2029}d\u{200B}e\u{FEFF}f\u{2066}g\u{200D}h\u{00AD}i\u{E0041}j";
         assert_eq!(printable(hostile), "a?b?c?d?e?f?g?h?i?j");
         // Visible non-ASCII text is left alone.
         assert_eq!(printable("µs ＠ é 🔴"), "µs ＠ é 🔴");

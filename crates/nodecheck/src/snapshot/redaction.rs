@@ -192,7 +192,10 @@ mod tests {
         let redactor = redactor();
         let mut names = EntryNames::new(Some(&redactor));
         let mut name = |path: &str| names.name(Path::new(path)).display().to_string();
-        assert_eq!(name("home/alice_test/.ethereum"), "home/[redacted]/.ethereum");
+        assert_eq!(
+            name("home/alice_test/.ethereum"),
+            "home/[redacted]/.ethereum"
+        );
         assert_eq!(name("run/media/bob/eth"), "run/media/[redacted]/eth");
         assert_eq!(name("media/carol"), "media/[redacted]");
         assert_eq!(
@@ -285,7 +288,10 @@ mod tests {
                 .unwrap_or_default();
             for secret in ["alice", BTRFS_FSID, "S4EWNX0R123456"] {
                 assert!(!name.contains(secret), "{name} names {secret}");
-                assert!(!target.contains(secret), "{name} -> {target} names {secret}");
+                assert!(
+                    !target.contains(secret),
+                    "{name} -> {target} names {secret}"
+                );
             }
             seen.push(name);
         }

@@ -485,9 +485,10 @@ mod tests {
     fn the_embedded_patterns_take_a_small_part_of_the_regex_budget() {
         let db = Database::embedded().expect("the embedded database");
         let ctx = Ctx::new(super::super::EMBEDDED_DRIVES_ORIGIN, "");
-        let patterns = db.drives.iter().flat_map(|d| {
-            (d.model_patterns.iter()).chain(d.firmware.iter().map(|f| &f.pattern))
-        });
+        let patterns = db
+            .drives
+            .iter()
+            .flat_map(|d| (d.model_patterns.iter()).chain(d.firmware.iter().map(|f| &f.pattern)));
         for pattern in patterns {
             ctx.charge_regex(&format!("^(?:{pattern})$"), "drives")
                 .expect("within the budget");
