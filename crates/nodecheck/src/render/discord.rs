@@ -117,7 +117,11 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
 fn without_mentions_outside_code(line: &str) -> String {
     let pieces: Vec<&str> = line.split('`').collect();
     // With an odd number of backticks the last one opens no span.
-    let paired = pieces.len() - usize::from(pieces.len() % 2 == 0);
+    let paired = if pieces.len() % 2 == 1 {
+        pieces.len()
+    } else {
+        pieces.len() - 1
+    };
     let mut out = String::with_capacity(line.len());
     for (index, piece) in pieces.iter().enumerate() {
         if index > 0 {
