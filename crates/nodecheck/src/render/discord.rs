@@ -13,9 +13,12 @@ pub const LIMIT: usize = 2000;
 const FOOTER_ROOM: usize = 120;
 
 pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
-    let redact = |line: String| match redactor {
-        Some(r) => r.redact(&line),
-        None => line,
+    let redact = |line: String| {
+        let line = match redactor {
+            Some(r) => r.redact(&line),
+            None => line,
+        };
+        without_mentions_outside_code(&line)
     };
     let facts = &report.facts;
     let mut out = Message::new(LIMIT - FOOTER_ROOM);
@@ -107,6 +110,33 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
     message.push('\n');
     // The budget above already keeps it short; this makes the limit a guarantee.
     clip(&message, LIMIT - 1)
+}
+
+/// `line` with its mentions made inert outside code spans, which Discord shows verbatim and
+/// where a pasted command must stay byte for byte.
+fn without_mentions_outside_code(line: &str) -> String {
+    let pieces: Vec<&str> = line.split('`').collect();
+    // With an odd number of backticks the last one opens no span.
+    let paired = if pieces.len() % 2 == 1 {
+        pieces.len()
+    } else {
+        pieces.len() - 1
+    };
+    let mut out = String::with_capacity(line.len());
+    for (index, piece) in pieces.iter().enumerate() {
+        if index > 0 {
+            out.push('`');
+        }
+        if index % 2 == 1 && index < paired {
+            out.push_str(piece);
+        } else {
+            out.push_str(&super::without_mentions(
+                piece,
+                super::MentionRules::Discord,
+            ));
+        }
+    }
+    out
 }
 
 fn one_line(value: &str, max: usize) -> String {

@@ -273,7 +273,10 @@ pub(crate) fn inline_markdown(value: &str, in_table: bool) -> String {
                 // An empty pair of backticks would open a longer code span.
                 out.push_str("\\`");
             }
-            escape_text(piece, &mut out);
+            escape_text(
+                &super::without_mentions(piece, super::MentionRules::GitHub),
+                &mut out,
+            );
             if is_code {
                 out.push_str("\\`");
             }

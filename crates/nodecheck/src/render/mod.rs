@@ -2,7 +2,7 @@
 //! command prints (the check report, a bench result, the probe's facts, a database lookup or
 //! listing) implements [`Document`]: it names the [`Format`]s it can be drawn in and draws
 //! itself in them. Renderers are pure: data in, text out. They never read the machine, and
-//! redaction is applied to their finished text.
+//! redaction is applied to the values they are given and again to their finished text.
 //!
 //! The check report has one module per format ([`table`], [`markdown`], [`discord`],
 //! [`prometheus`], [`json`]); the smaller documents keep their formats together
@@ -146,6 +146,23 @@ impl RenderOptions {
         RenderOptions { redactor, ..self }
     }
 
+    /// `document` with what identifies the machine removed from each of its values, when
+    /// redacting: renderers escape, clip and quote values, which would hide a secret from a
+    /// redactor that only saw the finished text.
+    pub fn redacted<'a, T>(&self, document: &'a T) -> std::borrow::Cow<'a, T>
+    where
+        T: Clone + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        match self
+            .redactor
+            .as_ref()
+            .and_then(|r| r.redact_document(document))
+        {
+            Some(redacted) => std::borrow::Cow::Owned(redacted),
+            None => std::borrow::Cow::Borrowed(document),
+        }
+    }
+
     /// `text` with what identifies the machine removed, when redacting.
     pub fn redact(&self, text: String) -> String {
         match &self.redactor {
@@ -167,11 +184,90 @@ pub fn client_display(id: &str) -> String {
 }
 
 /// Replaces control characters (from hostile sysfs strings) so they cannot move the cursor
-/// or break a line-oriented format.
+/// or break a line-oriented format, and invisible or reordering characters so text cannot
+/// look other than it is. The one sanitiser for hostile text on its way to a reader: every
+/// renderer calls it, and the TOML quoting of `submit` escapes the same characters.
 pub fn printable(text: &str) -> String {
     text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
+        .map(|c| if is_hidden_or_control(c) { '?' } else { c })
         .collect()
+}
+
+/// Control characters (Unicode Cc: C0, DEL, C1, so ESC and the start of every terminal
+/// escape), line and paragraph separators (Zl, Zp: a line break to a renderer) and format
+/// characters (Cf): zero-width spaces and joiners, the byte-order mark, soft hyphen, and the
+/// bidirectional embeddings, overrides and isolates that make text display in another order
+/// than it reads (Unicode 15.1 `DerivedGeneralCategory.txt`, category Cf, listed below).
+pub fn is_hidden_or_control(c: char) -> bool {
+    const FORMAT: &[(u32, u32)] = &[
+        (0x00AD, 0x00AD),
+        (0x0600, 0x0605),
+        (0x061C, 0x061C),
+        (0x06DD, 0x06DD),
+        (0x070F, 0x070F),
+        (0x0890, 0x0891),
+        (0x08E2, 0x08E2),
+        (0x180E, 0x180E),
+        (0x200B, 0x200F),
+        (0x202A, 0x202E),
+        (0x2060, 0x2064),
+        (0x2066, 0x206F),
+        (0xFEFF, 0xFEFF),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x1343F),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0001, 0xE0001),
+        (0xE0020, 0xE007F),
+    ];
+    let code = u32::from(c);
+    c.is_control()
+        || c == '\u{2028}'
+        || c == '\u{2029}'
+        || FORMAT
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&code))
+}
+
+/// Where a mention would notify someone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MentionRules {
+    /// GitHub: `@user` and `@org/team` at the start of a word.
+    GitHub,
+    /// Discord: `@everyone`, `@here`, `@name`, `<@user>`, `<@!user>`, `<@&role>`, `<#channel>`.
+    Discord,
+}
+
+/// `text` with every mention made inert by swapping its `@` (or the `#` of a channel) for the
+/// full-width `＠` (`＃`): it reads the same, survives [`printable`] and notifies no one. For
+/// text outside code spans; inside one neither GitHub nor Discord resolves mentions.
+pub fn without_mentions(text: &str, rules: MentionRules) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut previous: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let starts_name = next.is_some_and(|n| n.is_alphanumeric());
+        let mention = match (c, rules) {
+            ('@', MentionRules::GitHub) => {
+                starts_name && !previous.is_some_and(|p| p.is_alphanumeric() || p == '_')
+            }
+            ('@', MentionRules::Discord) => starts_name || matches!(next, Some('!' | '&')),
+            ('#', MentionRules::Discord) => {
+                previous == Some('<') && next.is_some_and(|n| n.is_ascii_digit())
+            }
+            _ => false,
+        };
+        out.push(match (mention, c) {
+            (true, '@') => '＠',
+            (true, _) => '＃',
+            (false, c) => c,
+        });
+        previous = Some(c);
+    }
+    out
 }
 
 /// A fact for display: clipped, printable, `unknown` when absent.
@@ -264,5 +360,14 @@ mod tests {
     #[test]
     fn control_characters_are_neutralised() {
         assert_eq!(printable("a\u{1b}[2Jb\n"), "a?[2Jb?");
+    }
+
+    #[test]
+    fn bidi_and_invisible_characters_are_neutralised() {
+        let hostile =
+            "a\u{202E}b\u{2028}c\u{2029}d\u{200B}e\u{FEFF}f\u{2066}g\u{200D}h\u{00AD}i\u{E0041}j";
+        assert_eq!(printable(hostile), "a?b?c?d?e?f?g?h?i?j");
+        // Visible non-ASCII text is left alone.
+        assert_eq!(printable("µs ＠ é 🔴"), "µs ＠ é 🔴");
     }
 }

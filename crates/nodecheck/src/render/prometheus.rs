@@ -217,7 +217,7 @@ fn escape_label(value: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
             '\n' => out.push_str("\\n"),
-            c if c.is_control() => out.push('?'),
+            c if super::is_hidden_or_control(c) => out.push('?'),
             c => out.push(c),
         }
     }

@@ -17,9 +17,9 @@ impl Document for Report {
             Format::Table => table::render(self, options),
             Format::Json => json::render(self),
             Format::Prometheus => prometheus::render(self),
-            Format::Markdown => options.redact(markdown::render(self)),
+            Format::Markdown => options.redact(markdown::render(&options.redacted(self))),
             // Redaction can lengthen text, so discord trims after redacting.
-            Format::Discord => discord::render(self, options.redactor.as_ref()),
+            Format::Discord => discord::render(&options.redacted(self), options.redactor.as_ref()),
         })
     }
 }

@@ -47,7 +47,7 @@ fn overview(report: &Report, out: &mut String) {
             let client = d
                 .client
                 .as_deref()
-                .map(|c| format!(" ({c})"))
+                .map(|c| format!(" ({})", printable(&clip(c, 20))))
                 .unwrap_or_default();
             out.push_str(&format!(
                 "Datadir: {}{client}, detected\n",
@@ -204,7 +204,7 @@ fn findings(report: &Report, options: &RenderOptions, out: &mut String) {
         }
         if !f.detail.is_empty() {
             body.push('\n');
-            body.push_str(&clip(&f.detail, 600).replace(['\r', '\t'], " "));
+            body.push_str(&printable(&clip(&f.detail, 600).replace(['\r', '\t'], " ")));
         }
         if let Some(fix) = &f.fix {
             body.push_str("\nFix: ");

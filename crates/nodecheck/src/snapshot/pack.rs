@@ -1,7 +1,7 @@
 //! Writing an archive: the files the probe read, stand-ins for what it only tested, the
 //! smartctl outputs and free-space figures it used, redacted when asked.
 
-use super::redaction::{redact_file, redact_smartctl};
+use super::redaction::{only_fstab_line, redact_file, redact_smartctl, EntryNames};
 use super::*;
 
 /// What to put into an archive besides the accessed files.
@@ -12,8 +12,10 @@ pub struct Contents<'a> {
     pub smartctl: Vec<(String, Vec<u8>)>,
     /// statvfs of the mount holding the path, keyed by its mount point as mountinfo shows it.
     pub statvfs: Option<(String, probe::space::StatvfsRecord)>,
-    /// Applied to every text file; `None` keeps them verbatim.
+    /// Applied to every text file and entry name; `None` keeps them verbatim.
     pub redactor: Option<&'a Redactor>,
+    /// The line of `/etc/fstab` the probe used (1-based), the only one the archive keeps.
+    pub fstab_line: Option<usize>,
 }
 
 /// Writes the archive. Files are read from the live `/`; directory and file modes and times are
@@ -37,6 +39,7 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
     builder.follow_symlinks(false);
     let mut written = 0usize;
     let mut dirs_done: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut names = EntryNames::new(contents.redactor);
 
     let manifest = serde_json::to_vec_pretty(&contents.manifest)?;
     append_file(&mut builder, Path::new(MANIFEST), &manifest)?;
@@ -47,6 +50,8 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
         let Some(relative) = in_archive(&accessed.path) else {
             continue;
         };
+        // Names carry secrets too (`home/<user>`, `sys/fs/btrfs/<uuid>`, by-id links).
+        let relative = names.name(&relative);
         // Parents first, top down, as tar itself writes them.
         let parents: Vec<&Path> = relative.ancestors().skip(1).collect();
         for parent in parents.into_iter().rev() {
@@ -64,8 +69,12 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
             }
             AccessKind::Symlink { target } => {
                 let mut header = header(tar::EntryType::Symlink, 0o777, 0);
+                let target = match contents.redactor {
+                    Some(r) => PathBuf::from(r.redact(&target.to_string_lossy())),
+                    None => target.clone(),
+                };
                 builder
-                    .append_link(&mut header, &relative, target)
+                    .append_link(&mut header, &relative, &target)
                     .with_context(|| format!("cannot add {}", relative.display()))?;
                 written += 1;
             }
@@ -84,9 +93,12 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
                 }
                 // The probe read it a moment ago; a file gone now (a process exited) or one the
                 // kernel refuses to read twice is left out, as the probe would find it missing.
-                let Ok(bytes) = read_capped(&accessed.path) else {
+                let Ok(mut bytes) = read_capped(&accessed.path) else {
                     continue;
                 };
+                if accessed.path == Path::new(probe::fstab::FSTAB_PATH) {
+                    bytes = only_fstab_line(&bytes, contents.fstab_line);
+                }
                 let bytes = match contents.redactor {
                     Some(r) => redact_file(r, &accessed.path, bytes),
                     None => bytes,

@@ -1,7 +1,7 @@
 //! Completes a [`Database`] read straight from the TOML: compiles regexes (pointing errors at
 //! the pattern's position in the file) and rejects duplicate ids.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 
 use regex::{Regex, RegexBuilder};
@@ -14,8 +14,17 @@ use crate::clients::{ClientCatalog, ProcessNames};
 
 use super::{ClientNeeds, CrowdResult, Database, DriveEntry, PlatformMatch, SCHEMA_VERSION};
 
-/// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory.
+/// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory: each one, and
+/// all of one file's together (70,000 patterns each under the first cap once took 5.8 GB). The
+/// embedded database's patterns take about 3% of the total.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// The regex crate's compiled form (forward and reverse NFA, one-pass DFA, literal prefilters)
+/// takes about seven times the NFA measured here, so this keeps a database's regexes near
+/// 60 MB.
+pub(crate) const REGEX_TOTAL_LIMIT: usize = 8 << 20;
+/// Far more drive entries than any database needs (the embedded one has about a hundred); a
+/// file with more is not a drive database.
+pub(crate) const MAX_DRIVE_ENTRIES: usize = 5_000;
 
 pub(crate) fn database(
     drives_text: &str,
@@ -26,6 +35,17 @@ pub(crate) fn database(
     let (mut db, ctx) = read(drives_text, drives_origin, |db: &Database| {
         db.schema_version
     })?;
+    if db.drives.len() > MAX_DRIVE_ENTRIES {
+        return Err(ctx.err(
+            ErrorKind::TooLarge,
+            &format!("drives.{MAX_DRIVE_ENTRIES}"),
+            format!(
+                "{} drive entries, more than the {MAX_DRIVE_ENTRIES} a database may have",
+                db.drives.len()
+            ),
+            "a drive database lists models, not every unit: merge entries with one pattern",
+        ));
+    }
 
     let mut ids = IdSet::default();
     let sources = db.sources.iter().map(|s| &s.id);
@@ -139,6 +159,8 @@ pub(super) struct Ctx<'a> {
     origin: &'a str,
     text: &'a str,
     spans: OnceCell<Spans>,
+    /// Bytes of compiled regex the file may still use ([`REGEX_TOTAL_LIMIT`]).
+    regex_budget: Cell<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -147,6 +169,7 @@ impl<'a> Ctx<'a> {
             origin,
             text,
             spans: OnceCell::new(),
+            regex_budget: Cell::new(REGEX_TOTAL_LIMIT),
         }
     }
 
@@ -250,6 +273,7 @@ impl<'a> Ctx<'a> {
     /// pattern's value (at `path` in the file) and quotes the regex crate's explanation.
     pub(super) fn regex(&self, pattern: &str, path: &str, what: &str) -> Result<Regex, DbError> {
         let anchored = format!("^(?:{pattern})$");
+        self.charge_regex(&anchored, path)?;
         RegexBuilder::new(&anchored)
             .case_insensitive(true)
             .size_limit(REGEX_SIZE_LIMIT)
@@ -271,6 +295,38 @@ impl<'a> Ctx<'a> {
                     "fix the pattern (Rust regex syntax; escape literal `.`, `(`, `+` with `\\\\`)",
                 )
             })
+    }
+
+    /// Takes the compiled size of `anchored` from the file's budget, measured on the Thompson NFA
+    /// the regex crate builds (its size limit measures the same), before the regex is built.
+    /// A pattern that does not compile is left to [`Ctx::regex`] to explain.
+    fn charge_regex(&self, anchored: &str, path: &str) -> Result<(), DbError> {
+        use regex_automata::nfa::thompson;
+        let nfa = thompson::Compiler::new()
+            .syntax(regex_automata::util::syntax::Config::new().case_insensitive(true))
+            .configure(thompson::Config::new().nfa_size_limit(Some(REGEX_SIZE_LIMIT)))
+            .build(anchored);
+        let Ok(nfa) = nfa else {
+            return Ok(());
+        };
+        let left = self.regex_budget.get();
+        match left.checked_sub(nfa.memory_usage()) {
+            Some(left) => {
+                self.regex_budget.set(left);
+                Ok(())
+            }
+            None => Err(self.err(
+                ErrorKind::TooLarge,
+                path,
+                format!(
+                    "the patterns up to here compile to more than the {} MiB all of a database's \
+                     patterns may take together",
+                    REGEX_TOTAL_LIMIT >> 20
+                ),
+                "use fewer or simpler patterns: bounded repeats such as `{50}` compile to a \
+                 copy of their pattern per repeat",
+            )),
+        }
     }
 
     /// Compiles the patterns of each of `patterns` (the list at `path`).
@@ -418,5 +474,30 @@ impl IdSet {
         }
         self.seen.insert(id.to_owned(), path.to_owned());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_patterns_take_a_small_part_of_the_regex_budget() {
+        let db = Database::embedded().expect("the embedded database");
+        let ctx = Ctx::new(super::super::EMBEDDED_DRIVES_ORIGIN, "");
+        let patterns = db
+            .drives
+            .iter()
+            .flat_map(|d| (d.model_patterns.iter()).chain(d.firmware.iter().map(|f| &f.pattern)));
+        for pattern in patterns {
+            ctx.charge_regex(&format!("^(?:{pattern})$"), "drives")
+                .expect("within the budget");
+        }
+        let used = REGEX_TOTAL_LIMIT - ctx.regex_budget.get();
+        assert!(used > 0);
+        assert!(
+            used * 10 < REGEX_TOTAL_LIMIT,
+            "the embedded patterns take {used} of {REGEX_TOTAL_LIMIT} bytes"
+        );
     }
 }

@@ -23,6 +23,8 @@ pub enum ErrorKind {
     SchemaVersion,
     /// Bytes that are not UTF-8.
     Encoding,
+    /// More entries, or patterns compiling to more memory, than a database may have.
+    TooLarge,
 }
 
 impl ErrorKind {
@@ -36,6 +38,7 @@ impl ErrorKind {
             ErrorKind::DuplicateId => "duplicate id",
             ErrorKind::SchemaVersion => "unsupported schema version",
             ErrorKind::Encoding => "not UTF-8",
+            ErrorKind::TooLarge => "too large",
         }
     }
 }
