@@ -310,7 +310,11 @@ fn judge_stall(
     }
     // The client's own cgroup says whether the node waits; the host's mixes in every process.
     let stall = clients.into_iter().max().or(host)?;
-    let busiest = run.devices.values().map(|f| f.util).fold(None, |m: Option<f64>, u| Some(m.map_or(u, |m| m.max(u))));
+    let busiest = run
+        .devices
+        .values()
+        .map(|f| f.util)
+        .fold(None, |m: Option<f64>, u| Some(m.map_or(u, |m| m.max(u))));
     match busiest {
         Some(util) if stall > Level::Fine && util < t.busy_util_percent => {
             caveats.push(format!(
@@ -377,7 +381,10 @@ fn judge_slowness(
         let l = level(value, t.probe_p99_partly_us, t.probe_p99_bound_us);
         worst = worst.max(l);
         evidence.push(Evidence {
-            figure: format!("QD1 read latency {name} of the chain's blocks ({} reads)", p.reads),
+            figure: format!(
+                "QD1 read latency {name} of the chain's blocks ({} reads)",
+                p.reads
+            ),
             value,
             unit: "us".into(),
             level: l,
