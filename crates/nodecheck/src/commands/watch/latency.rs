@@ -136,25 +136,28 @@ fn largest_files(dir: &Path, dev: u64) -> Vec<PathBuf> {
     let mut pending = vec![dir.to_path_buf()];
     let mut walked = 0usize;
     while let Some(current) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&current) else {
+        // Listed through an O_NOATIME descriptor: a plain read_dir makes the kernel write the
+        // directory's access time on a relatime mount.
+        let Ok(names) = probe::input::read_dir_without_atime(&current) else {
             continue;
         };
-        for entry in entries.flatten() {
+        for name in names {
             walked += 1;
             if walked > MAX_ENTRIES_WALKED {
                 break;
             }
+            let path = current.join(name);
             // symlink_metadata: links are not followed out of the datadir.
-            let Ok(meta) = entry.path().symlink_metadata() else {
+            let Ok(meta) = path.symlink_metadata() else {
                 continue;
             };
             if meta.dev() != dev {
                 continue;
             }
             if meta.is_dir() {
-                pending.push(entry.path());
+                pending.push(path);
             } else if meta.is_file() && meta.len() >= BLOCK as u64 {
-                found.push((meta.len(), entry.path()));
+                found.push((meta.len(), path));
             }
         }
     }
