@@ -343,3 +343,44 @@ fn which(program: &str) -> Result<PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+/// A process that runs as `geth` (a copy of `sleep` under that name) is found as the client:
+/// its `/proc/PID/io` and its cgroup's pressure are read, whatever the cgroup layout.
+#[test]
+fn a_running_client_is_found_and_its_own_figures_read() {
+    let Ok(sleep) = which("sleep") else {
+        return skip("no sleep program to run as a stand-in client");
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let geth = dir.path().join("geth");
+    std::fs::copy(&sleep, &geth).expect("copy");
+    let mut client = std::process::Command::new(&geth)
+        .arg("30")
+        .spawn()
+        .expect("runs");
+    let out = nodecheck()
+        .args(["watch", "-q", "--for", "1s", "--json", "--no-probe-latency"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    let _ = client.kill();
+    let _ = client.wait();
+    let report: Value = json_of(&out);
+    let found = report["clients"]
+        .as_array()
+        .expect("clients")
+        .iter()
+        .find(|c| c["pid"] == client.id())
+        .unwrap_or_else(|| panic!("geth (pid {}) not found: {report:#}", client.id()))
+        .clone();
+    assert_eq!(found["client"], "geth");
+    // Root reads any process's io; a user reads their own.
+    assert_eq!(found["read_bytes_per_s"], 0.0, "{found}");
+    let layout_has_v2 = Path::new("/sys/fs/cgroup/cgroup.controllers").exists()
+        || Path::new("/sys/fs/cgroup/unified/cgroup.controllers").exists();
+    if layout_has_v2 && Path::new("/proc/pressure/io").exists() {
+        assert!(found["io"]["some"].is_f64(), "cgroup io.pressure: {found}");
+    } else {
+        assert!(report["notes"].to_string().contains("cgroup"), "{report:#}");
+    }
+}
