@@ -9,6 +9,9 @@ use verdict::watch::Outcome;
 use super::prometheus::{escape_label, format_value};
 use super::watch::WatchReport;
 
+/// One of iostat's figures, in the metric's base unit.
+type DeviceFigure = fn(&probe::diskstats::IostatFigures) -> f64;
+
 pub fn render(report: &WatchReport) -> String {
     let mut out = String::new();
     let path = escape_label(&report.path);
@@ -40,7 +43,7 @@ pub fn render(report: &WatchReport) -> String {
         "nodecheck_watch_seconds{{path=\"{path}\"}} {}",
         format_value(report.seconds)
     );
-    let device_metrics: [(&str, &str, fn(&probe::diskstats::IostatFigures) -> f64); 8] = [
+    let device_metrics: [(&str, &str, DeviceFigure); 8] = [
         ("reads_per_second", "iostat r/s.", |f| f.reads_per_s),
         ("writes_per_second", "iostat w/s.", |f| f.writes_per_s),
         ("read_bytes_per_second", "iostat rkB/s in bytes.", |f| {

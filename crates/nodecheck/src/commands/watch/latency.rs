@@ -161,7 +161,7 @@ fn largest_files(dir: &Path, dev: u64) -> Vec<PathBuf> {
             }
         }
     }
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|(len, _)| std::cmp::Reverse(*len));
     found.into_iter().take(MAX_FILES).map(|(_, p)| p).collect()
 }
 
@@ -333,7 +333,9 @@ mod tests {
                     "{runs:?}"
                 );
             }
-            Err(err) => eprintln!("SKIPPED: FIEMAP unsupported here: {err}"),
+            Err(err) => crate::stderr::line(&format!(
+                "SKIPPED a_written_file_has_located_runs: FIEMAP unsupported here: {err}"
+            )),
         }
     }
 }
