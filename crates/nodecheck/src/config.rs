@@ -32,6 +32,7 @@ pub enum CommandConfig {
     Triage(TriageConfig),
     Snapshot(SnapshotConfig),
     Submit(SubmitConfig),
+    Watch(WatchConfig),
 }
 
 /// How much `check` measures.
@@ -250,6 +251,23 @@ pub struct SnapshotConfig {
 pub struct SubmitConfig {
     pub path: Option<PathBuf>,
     pub from: Option<PathBuf>,
+}
+
+/// `nodecheck watch`: what to sample, for how long, and where the results go.
+#[derive(Debug, Clone)]
+pub struct WatchConfig {
+    /// `None`: auto-detect a client datadir, else the current directory.
+    pub path: Option<PathBuf>,
+    pub duration: std::time::Duration,
+    pub interval: std::time::Duration,
+    /// Where to keep the raw readings.
+    pub save: Option<PathBuf>,
+    /// `None`: on as root, off otherwise.
+    pub probe_latency: Option<bool>,
+    /// Write the document here atomically instead of to stdout.
+    pub output: Option<PathBuf>,
+    pub format: Format,
+    pub redact: bool,
 }
 
 #[cfg(test)]

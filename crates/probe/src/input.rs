@@ -56,10 +56,7 @@ impl ReadError {
 /// Opens `host` read-only without following a final symlink and without blocking, and returns
 /// the descriptor only when it is a regular file. [`crate::Root`] uses it for every attribute.
 pub fn open_regular_no_follow(host: &Path) -> io::Result<File> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(host)?;
+    let file = open_without_atime(host, libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)?;
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
         return Err(io::Error::new(
@@ -164,6 +161,59 @@ pub fn kind_name(kind: std::fs::FileType) -> &'static str {
         .iter()
         .find(|(is, _)| is(&kind))
         .map_or("special file", |&(_, name)| name)
+}
+
+/// Opens `host` read-only with `flags`, and `O_NOATIME` where allowed (the file's owner, or
+/// root): reading must not make the kernel write an access time back to the disk (on a
+/// `relatime` mount it does, for a file not read for a day or changed since its last read).
+pub fn open_without_atime(host: &Path, flags: libc::c_int) -> io::Result<File> {
+    match OpenOptions::new()
+        .read(true)
+        .custom_flags(flags | libc::O_NOATIME)
+        .open(host)
+    {
+        Err(err) if err.raw_os_error() == Some(libc::EPERM) => {
+            OpenOptions::new().read(true).custom_flags(flags).open(host)
+        }
+        other => other,
+    }
+}
+
+/// The entry names of the directory at `host` (without `.` and `..`), listed through a
+/// descriptor opened `O_NOATIME` where allowed, so listing it does not write its access time
+/// back (`std::fs::read_dir` cannot pass the flag).
+pub fn read_dir_without_atime(host: &Path) -> io::Result<Vec<std::ffi::OsString>> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::IntoRawFd;
+    let file = open_without_atime(host, libc::O_DIRECTORY | libc::O_CLOEXEC)?;
+    let fd = file.into_raw_fd();
+    // SAFETY: `fd` is an open directory descriptor we own; fdopendir takes it over (closedir
+    // closes it), and on failure we close it ourselves.
+    let dir = unsafe { libc::fdopendir(fd) };
+    if dir.is_null() {
+        let err = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so `fd` is still ours to close.
+        unsafe { libc::close(fd) };
+        return Err(err);
+    }
+    let mut names = Vec::new();
+    loop {
+        // SAFETY: `dir` is a valid stream until closedir below; each entry is read before
+        // the next readdir call may overwrite it.
+        let entry = unsafe { libc::readdir(dir) };
+        if entry.is_null() {
+            break;
+        }
+        // SAFETY: d_name is NUL-terminated within the entry.
+        let name = unsafe { std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()) };
+        let bytes = name.to_bytes();
+        if bytes != b"." && bytes != b".." {
+            names.push(std::ffi::OsStr::from_bytes(bytes).to_os_string());
+        }
+    }
+    // SAFETY: `dir` came from fdopendir and is closed once.
+    unsafe { libc::closedir(dir) };
+    Ok(names)
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 
 pub mod ata;
 pub mod block;
+pub mod cgroup;
+pub mod diskstats;
 pub mod error;
 pub mod extents;
 pub mod facts;
@@ -19,13 +21,16 @@ pub mod fstab;
 pub mod hwmon;
 pub mod input;
 pub mod interrupts;
+pub mod io_sample;
 pub mod iouring;
 pub mod mounts;
 pub mod network;
 pub mod nvme;
 pub mod pci;
 pub mod platform;
+pub mod pressure;
 pub mod probe;
+pub mod process_io;
 pub mod processes;
 pub mod root;
 pub mod smartctl;

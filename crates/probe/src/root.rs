@@ -316,13 +316,13 @@ impl Root {
         let Ok(resolved) = self.resolve(path, true) else {
             return Vec::new();
         };
-        let Ok(entries) = fs::read_dir(self.host_path(&resolved)) else {
+        let Ok(entries) = crate::input::read_dir_without_atime(&self.host_path(&resolved)) else {
             return Vec::new();
         };
         self.record(&resolved, AccessKind::Dir);
         let mut names: Vec<String> = entries
-            .filter_map(|entry| entry.ok())
-            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .iter()
+            .map(|name| name.to_string_lossy().into_owned())
             .collect();
         names.sort();
         names

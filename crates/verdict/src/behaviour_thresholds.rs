@@ -110,6 +110,8 @@ pub struct BehaviourThresholds {
     pub recovery: RecoveryLimits,
     pub cliff: CliffLimits,
     pub span: SpanLimits,
+    /// `nodecheck watch`'s judgement of a running node (crate::watch).
+    pub watch: crate::watch::WatchThresholds,
 }
 
 fn check_pair(
@@ -199,6 +201,12 @@ impl BehaviourThresholds {
             false,
         )?;
         check_pair("span", self.span.warn_ratio, self.span.critical_ratio, true)?;
+        self.watch
+            .validate()
+            .map_err(|why| ThresholdsError::Invalid {
+                section: "watch",
+                why,
+            })?;
         if self.span.warn_ratio <= 1.0 {
             return Err(ThresholdsError::Invalid {
                 section: "span",

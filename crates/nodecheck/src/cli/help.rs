@@ -73,3 +73,14 @@ pub(super) const DB_EXAMPLES: &str = "\
 Examples:
   nodecheck db lookup 'Samsung SSD 990 PRO 2TB' --firmware 0B2QJXD7
   nodecheck db list --grade ugly";
+
+pub(super) const WATCH_EXAMPLES: &str = "\
+Examples:
+  sudo nodecheck watch /var/lib/ethereum            60 s beside the running node
+  nodecheck watch --for 10s                         a short look, auto-detected datadir
+  nodecheck watch --for 5m --save watch.json        keep the raw readings for triage
+  nodecheck watch --for 30s --format markdown > w.md
+  nodecheck watch -q --for 50s --format prometheus --output /var/lib/prometheus/node-exporter/nodecheck_watch.prom
+
+Exit codes: 0 not storage-bound, 1 partly storage-bound, 2 storage-bound, 3 usage error,
+4 could not watch.";

@@ -6,6 +6,7 @@ mod bench;
 mod db;
 mod help;
 mod output;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -18,9 +19,10 @@ pub use self::bench::{BenchArgs, EngineArg, TestArg};
 pub use self::db::{DbCommand, DbListArgs, DbLookupArgs, GradeArg};
 use self::help::{
     CHECK_EXAMPLES, DB_EXAMPLES, MAIN_EXAMPLES, PROBE_EXAMPLES, SNAPSHOT_EXAMPLES, SUBMIT_EXAMPLES,
-    TRIAGE_EXAMPLES,
+    TRIAGE_EXAMPLES, WATCH_EXAMPLES,
 };
 pub use self::output::{FormatArg, FormatArgs, OutputArgs};
+pub use self::watch::WatchArgs;
 use crate::config::{
     BenchDepth, BenchTuning, CheckConfig, ClientName, Clients, CommandConfig, Config,
     ConsensusName, GlobalOptions, Output, ProbeConfig, SnapshotConfig, SourceChoice, SubmitConfig,
@@ -103,6 +105,10 @@ pub enum Command {
     /// Run the full benchmark and print a TOML result block to contribute to data/.
     #[command(after_help = SUBMIT_EXAMPLES)]
     Submit(SubmitArgs),
+    /// Sample a running node's I/O (iostat -x figures, PSI, the client's bytes) and say
+    /// whether it is storage-bound; writes nothing.
+    #[command(after_help = WATCH_EXAMPLES)]
+    Watch(WatchArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -302,6 +308,7 @@ impl Cli {
                 path: args.path,
                 from: args.from,
             }),
+            Some(Command::Watch(args)) => CommandConfig::Watch(args.into_config()?),
         };
         Ok(Config { global, command })
     }

@@ -11,6 +11,7 @@ pub mod probe;
 pub mod snapshot;
 pub mod submit;
 pub mod triage;
+pub mod watch;
 
 use std::io::{self, Write};
 
@@ -61,6 +62,7 @@ pub fn run(config: Config) -> anyhow::Result<u8> {
         CommandConfig::Triage(c) => triage::run(&c, &global),
         CommandConfig::Snapshot(c) => snapshot::run(&c, &global),
         CommandConfig::Submit(c) => submit::run(&c, &global),
+        CommandConfig::Watch(c) => watch::run(&c, &global),
     }
 }
 

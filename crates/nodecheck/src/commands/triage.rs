@@ -41,6 +41,11 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| config.file.display().to_string());
+    if let Some(watched) = super::watch::triage::report(&bytes, &origin)
+        .with_context(|| format!("cannot triage {}", config.file.display()))?
+    {
+        return super::watch::print_report(&watched, config.format, config.redact, global);
+    }
     let input = classify(&bytes, &origin)
         .with_context(|| format!("cannot triage {}", config.file.display()))?;
     // A smartctl run that read no health data: the verdict line says the health is unknown

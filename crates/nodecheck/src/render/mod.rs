@@ -22,6 +22,8 @@ pub mod prometheus;
 pub mod report;
 pub mod table;
 pub mod text;
+pub mod watch;
+pub mod watch_prometheus;
 
 use std::fmt;
 use std::io::IsTerminal;

@@ -209,7 +209,7 @@ impl Metrics {
 
 /// The exposition format escapes backslash, double quote and line feed in label values.
 /// Hostile strings are also cut, so one bad model string cannot bloat every series.
-fn escape_label(value: &str) -> String {
+pub(crate) fn escape_label(value: &str) -> String {
     let clipped = super::clip(value, 128);
     let mut out = String::with_capacity(clipped.len());
     for c in clipped.chars() {
@@ -224,7 +224,7 @@ fn escape_label(value: &str) -> String {
     out
 }
 
-fn format_value(value: f64) -> String {
+pub(crate) fn format_value(value: f64) -> String {
     if value.is_nan() {
         "NaN".into()
     } else if value.is_infinite() {
