@@ -268,7 +268,7 @@ fn sample(
     config: &WatchConfig,
     global: &GlobalOptions,
     names: &[(u32, String)],
-    token: &bench::cancel::CancelToken,
+    token: &bench::CancelToken,
 ) -> Vec<io_sample::RawSample> {
     let started = Instant::now();
     let read = |at: Instant| {
