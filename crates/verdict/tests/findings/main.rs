@@ -10,6 +10,7 @@ mod identity;
 mod link;
 mod mount;
 mod platform;
+mod sizing;
 mod trim;
 
 use bench::EngineKind;
