@@ -112,7 +112,16 @@ pub struct ClientNeeds {
 
 /// How much of the chain's history an execution client keeps.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumIter,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -143,7 +152,17 @@ impl HistoryMode {
 
 /// What a consensus client keeps beyond its pruned beacon database.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumIter,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -183,7 +202,11 @@ pub struct StorageFigure<M> {
 /// figure's age is never understated.
 pub fn year_month(as_of: &str) -> Option<(u32, u32)> {
     let mut parts = as_of.split('-');
-    let year: u32 = parts.next()?.parse().ok().filter(|y| (2015..=2100).contains(y))?;
+    let year: u32 = parts
+        .next()?
+        .parse()
+        .ok()
+        .filter(|y| (2015..=2100).contains(y))?;
     let month = match parts.next() {
         None => 1,
         Some(m) => m.parse().ok().filter(|m| (1..=12).contains(m))?,
@@ -213,7 +236,8 @@ impl ConsensusNeeds {
     /// What its database takes in the default mode (0 when the file has no such figure,
     /// which loading rejects).
     pub fn default_database_bytes(&self) -> u64 {
-        self.figure(ConsensusMode::Default).map_or(0, |f| f.disk_bytes)
+        self.figure(ConsensusMode::Default)
+            .map_or(0, |f| f.disk_bytes)
     }
 }
 
@@ -260,7 +284,6 @@ impl ClientNeeds {
         combined.sources = sources;
         Some(combined)
     }
-
 }
 
 /// What a consensus client adds on the disk it shares with the execution client.
@@ -465,12 +488,25 @@ mod tests {
                 "client `geth`: two figures for history mode `full`",
             ),
             (
-                embedded.replacen("default_history = \"archive\"", "default_history = \"full\"", 1)
-                    .replacen("mode = \"full\"\ndisk_bytes = 1_979", "mode = \"archive\"\ndisk_bytes = 1_979", 1),
+                embedded
+                    .replacen(
+                        "default_history = \"archive\"",
+                        "default_history = \"full\"",
+                        1,
+                    )
+                    .replacen(
+                        "mode = \"full\"\ndisk_bytes = 1_979",
+                        "mode = \"archive\"\ndisk_bytes = 1_979",
+                        1,
+                    ),
                 "client `reth`: no figure for the `full` mode it runs in by default",
             ),
             (
-                embedded.replacen("mode = \"full\"\ndisk_bytes = 1_979", "mode = \"archive\"\ndisk_bytes = 1_979", 1),
+                embedded.replacen(
+                    "mode = \"full\"\ndisk_bytes = 1_979",
+                    "mode = \"archive\"\ndisk_bytes = 1_979",
+                    1,
+                ),
                 "client `reth`: two figures for history mode `archive`",
             ),
             (
@@ -512,7 +548,16 @@ mod tests {
         assert_eq!(year_month("2026"), Some((2026, 1)));
         assert_eq!(year_month("2025-07"), Some((2025, 7)));
         assert_eq!(year_month("2025-07-31"), Some((2025, 7)));
-        for bad in ["", "26", "2025-13", "2025-00", "2025-07-32", "2025-07-01-01", "soon", "1999"] {
+        for bad in [
+            "",
+            "26",
+            "2025-13",
+            "2025-00",
+            "2025-07-32",
+            "2025-07-01-01",
+            "soon",
+            "1999",
+        ] {
             assert_eq!(year_month(bad), None, "{bad}");
         }
     }
@@ -524,14 +569,26 @@ mod tests {
             assert!(c.figure(c.default_history).is_some(), "{}", c.name);
             for f in &c.history {
                 assert!(year_month(&f.as_of).is_some(), "{}: {}", c.name, f.as_of);
-                assert!(f.growth_bytes_per_month > 0, "{}: execution databases grow", c.name);
+                assert!(
+                    f.growth_bytes_per_month > 0,
+                    "{}: execution databases grow",
+                    c.name
+                );
             }
         }
         for c in &catalog.consensus {
             assert!(c.figure(ConsensusMode::Default).is_some(), "{}", c.name);
         }
-        let reth = catalog.clients.iter().find(|c| c.name == "reth").expect("reth");
-        assert_eq!(reth.default_history, HistoryMode::Archive, "reth runs archive unless --full");
+        let reth = catalog
+            .clients
+            .iter()
+            .find(|c| c.name == "reth")
+            .expect("reth");
+        assert_eq!(
+            reth.default_history,
+            HistoryMode::Archive,
+            "reth runs archive unless --full"
+        );
     }
 
     #[test]

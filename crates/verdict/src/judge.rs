@@ -148,7 +148,12 @@ pub fn judge_node(
     client: &ClientChoice,
     consensus: Option<&str>,
 ) -> Verdict {
-    judge_choice(facts, bench, db, &NodeChoice::new(client.clone(), consensus))
+    judge_choice(
+        facts,
+        bench,
+        db,
+        &NodeChoice::new(client.clone(), consensus),
+    )
 }
 
 /// [`judge`] for the node `choice` describes: its clients, history mode and consensus mode.

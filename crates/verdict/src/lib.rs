@@ -12,5 +12,7 @@ pub mod model;
 pub use clients::{ClientCatalog, ClientNeeds, ConsensusMode, HistoryMode, ProcessNames};
 pub use code::{Code, Family, UnknownCode};
 pub use database::{Database, DbError, DriveEntry, DriveQuery, Lookup};
-pub use judge::{judge, judge_choice, ClientChoice, DriveVerdict, EntrySummary, NodeChoice, Verdict};
+pub use judge::{
+    judge, judge_choice, ClientChoice, DriveVerdict, EntrySummary, NodeChoice, Verdict,
+};
 pub use model::*;

@@ -89,7 +89,11 @@ fn samsung_970_evo_plus_250gb_is_a_good_family_too_small() {
         &v,
         "NC510",
         Severity::Critical,
-        &["250 GB", "Too small for any client", "less than they take today"],
+        &[
+            "250 GB",
+            "Too small for any client",
+            "less than they take today",
+        ],
     );
     assert_eq!(v.grade, Grade::Bad);
     assert!(v.failing_client.is_some());

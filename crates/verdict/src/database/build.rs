@@ -89,7 +89,14 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
         let at = format!("clients.{i}");
         ids.insert(&ctx, &c.name, &format!("{at}.name"), "client")?;
         ctx.sane_needs(c, &at)?;
-        ctx.figures("client", &c.name, &c.history, c.default_history, &at, "history")?;
+        ctx.figures(
+            "client",
+            &c.name,
+            &c.history,
+            c.default_history,
+            &at,
+            "history",
+        )?;
         ctx.process(&c.name, &c.process, &at)?;
     }
     // Execution and consensus clients share one namespace of names in error messages.
@@ -256,11 +263,22 @@ impl<'a> Ctx<'a> {
         for (j, f) in figures.iter().enumerate() {
             let here = format!("{at}.{key}.{j}");
             let problem = if figures[..j].iter().any(|earlier| earlier.mode == f.mode) {
-                Some(format!("two figures for {} mode `{}`", if key == "history" { "history" } else { "storage" }, mode_name(f.mode)))
+                Some(format!(
+                    "two figures for {} mode `{}`",
+                    if key == "history" {
+                        "history"
+                    } else {
+                        "storage"
+                    },
+                    mode_name(f.mode)
+                ))
             } else if f.disk_bytes == 0 {
                 Some("disk_bytes is 0".to_owned())
             } else if crate::clients::year_month(&f.as_of).is_none() {
-                Some(format!("as_of `{}` is not a date", units::text::clip(&f.as_of, 40)))
+                Some(format!(
+                    "as_of `{}` is not a date",
+                    units::text::clip(&f.as_of, 40)
+                ))
             } else if f.how.trim().is_empty() {
                 Some("`how` is empty: say where the figures come from".to_owned())
             } else if f.sources.is_empty() {
@@ -269,7 +287,11 @@ impl<'a> Ctx<'a> {
                 None
             };
             if let Some(problem) = problem {
-                return Err(self.invalid(&format!("{here}.mode"), format!("{what} `{name}`: {problem}"), fix));
+                return Err(self.invalid(
+                    &format!("{here}.mode"),
+                    format!("{what} `{name}`: {problem}"),
+                    fix,
+                ));
             }
         }
         Ok(())

@@ -362,7 +362,10 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
         for f in &c.storage {
             check_citations(&c.name, &f.sources, source_ids, issues);
         }
-        let figures = c.storage.iter().map(|f| ("storage disk_bytes", Some(f.disk_bytes)));
+        let figures = c
+            .storage
+            .iter()
+            .map(|f| ("storage disk_bytes", Some(f.disk_bytes)));
         for (what, v) in figures.chain([("node_disk_bytes", c.node_disk_bytes)]) {
             if v.is_some_and(|v| v < 1_000_000_000) {
                 issues.error(&c.name, format!("{what} is under 1 GB: sizes are in bytes"));
@@ -404,7 +407,10 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
         for f in &c.history {
             check_citations(&c.name, &f.sources, source_ids, issues);
         }
-        let figures = c.history.iter().map(|f| ("history disk_bytes", f.disk_bytes));
+        let figures = c
+            .history
+            .iter()
+            .map(|f| ("history disk_bytes", f.disk_bytes));
         for (what, v) in [
             ("recommended_disk_bytes", c.recommended_disk_bytes),
             ("min_free_bytes", c.min_free_bytes),

@@ -207,7 +207,7 @@ pub fn runways<'a>(facts: &Facts, clients: &Clients<'a>) -> Vec<Runway<'a>> {
     out
 }
 
-/// "Reth's archive node (its default; `--history` names another mode) takes about 2.8 TB
+/// "Reth with archive node (its own default) takes about 2.8 TB
 /// (as of 2025)": the figures behind a runway, with their dates.
 fn figures_text(clients: &Clients<'_>, r: &Runway<'_>) -> String {
     // A pair's display is "Reth + Lighthouse"; the history mode is the execution client's.
@@ -217,7 +217,7 @@ fn figures_text(clients: &Clients<'_>, r: &Runway<'_>) -> String {
         .unwrap_or(&r.client.display);
     let mode = if r.history_is_default {
         format!(
-            "{} ({execution}'s own default; --history names another mode)",
+            "{} ({execution}'s own default; name another history mode to judge that one)",
             r.history.describe(),
         )
     } else {
@@ -226,7 +226,10 @@ fn figures_text(clients: &Clients<'_>, r: &Runway<'_>) -> String {
     // Without a named client the first runway is whichever client runs out first, failing
     // or not: say so rather than "the most demanding client that fails".
     let who = if clients.strictest && clients.needs.len() > 1 {
-        format!("{} (the client that runs out of room first)", r.client.display)
+        format!(
+            "{} (the client that runs out of room first)",
+            r.client.display
+        )
     } else {
         r.client.display.clone()
     };
@@ -248,7 +251,7 @@ fn figures_text(clients: &Clients<'_>, r: &Runway<'_>) -> String {
             if named {
                 ""
             } else {
-                "; no --cl given, so the largest consensus allowance is counted"
+                "; no consensus client named, so the largest consensus allowance is counted"
             }
         ));
     }
@@ -276,7 +279,11 @@ fn conservative_note(clients: &Clients<'_>, capacity: Option<u64>) -> String {
 
 fn months_text(months: f64) -> String {
     if months >= 24.0 {
-        format!("about {:.0} months ({:.1} years)", months.floor(), months / 12.0)
+        format!(
+            "about {:.0} months ({:.1} years)",
+            months.floor(),
+            months / 12.0
+        )
     } else if months >= 1.0 {
         format!("about {:.0} months", months.floor())
     } else {
@@ -334,7 +341,7 @@ fn size(
     // which, not a verdict on the user's node.
     let unnamed = clients.strictest && clients.needs.len() > 1;
     let unnamed_note = if unnamed {
-        " No client was named or detected, so every client was judged; name yours with --client (and --history) for its own figures."
+        " No client was named or detected, so every client was judged; name yours (and its history mode) for its own figures."
     } else {
         ""
     };
@@ -377,7 +384,8 @@ fn size(
     // Unnamed: the shortfall is the most demanding client's, perhaps not the user's. Critical
     // only when no client fits at all, a warning when none lasts `min_months`, else it informs.
     let (severity, title) = if unnamed && severity > Severity::Ok {
-        let lasts = |r: &Runway<'_>| r.fits() && r.months.map_or(true, |m| m >= f64::from(min_months));
+        let lasts =
+            |r: &Runway<'_>| r.fits() && r.months.map_or(true, |m| m >= f64::from(min_months));
         if !runways.iter().any(Runway::fits) {
             (Severity::Critical, "Too small for any client")
         } else {

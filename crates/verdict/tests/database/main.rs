@@ -269,7 +269,11 @@ fn size_figures_older_than_the_allowed_age_are_errors() {
         .clients
         .iter()
         .flat_map(|c| c.history.iter().map(|f| f.as_of.clone()))
-        .chain(db.consensus.iter().flat_map(|c| c.storage.iter().map(|f| f.as_of.clone())))
+        .chain(
+            db.consensus
+                .iter()
+                .flat_map(|c| c.storage.iter().map(|f| f.as_of.clone())),
+        )
         .filter_map(|as_of| verdict::clients::year_month(&as_of))
         .min()
         .expect("dated figures");

@@ -42,15 +42,25 @@ fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
     for client in &db.clients {
         for figure in &client.history {
             for mode in [ConsensusMode::Default, ConsensusMode::Supernode] {
-                let cl = lighthouse.figure(mode).expect("a lighthouse figure per mode");
+                let cl = lighthouse
+                    .figure(mode)
+                    .expect("a lighthouse figure per mode");
                 let need = figure.disk_bytes + cl.disk_bytes;
                 let growth = figure.growth_bytes_per_month + cl.growth_bytes_per_month;
                 let node = choice(&client.name, Some("lighthouse"), Some(figure.mode), mode);
                 let case = format!("{} {:?} + lighthouse {:?}", client.name, figure.mode, mode);
                 for (capacity, severity, title) in [
-                    (need + 13 * growth, Severity::Ok, "Room for the node to grow"),
+                    (
+                        need + 13 * growth,
+                        Severity::Ok,
+                        "Room for the node to grow",
+                    ),
                     (need + 11 * growth, Severity::Warning, "Fills within a year"),
-                    (need - 1_000_000_000, Severity::Critical, "Too small for the node"),
+                    (
+                        need - 1_000_000_000,
+                        Severity::Critical,
+                        "Too small for the node",
+                    ),
                 ] {
                     let v = judge(&bare_drive(capacity), &node);
                     let f = one_in_case(&case, &v, "NC510");
@@ -64,7 +74,10 @@ fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
                         assert!(f.detail.contains("about 13 months"), "{case}: {}", f.detail);
                         assert!(f.fix.is_none(), "{case}");
                     } else {
-                        assert!(f.fix.as_deref().is_some_and(|x| x.contains("Use a drive of")));
+                        assert!(f
+                            .fix
+                            .as_deref()
+                            .is_some_and(|x| x.contains("Use a drive of")));
                     }
                     if severity == Severity::Warning {
                         assert!(f.detail.contains("about 11 months"), "{case}: {}", f.detail);
@@ -74,7 +87,11 @@ fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
             }
         }
     }
-    assert_eq!(checked, 5 * 3 * 2 * 3, "five clients, three modes, two CL modes, three sizes");
+    assert_eq!(
+        checked,
+        5 * 3 * 2 * 3,
+        "five clients, three modes, two CL modes, three sizes"
+    );
 }
 
 /// The case: a 2 TB Samsung 990 PRO for Reth with Lighthouse, full history, as
@@ -82,24 +99,47 @@ fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
 #[test]
 fn nc510_a_2tb_drive_does_not_hold_reth_and_lighthouse_with_full_history() {
     let facts = bare_drive(2_000_398_934_016);
-    let node = choice("reth", Some("lighthouse"), Some(HistoryMode::Full), ConsensusMode::Default);
+    let node = choice(
+        "reth",
+        Some("lighthouse"),
+        Some(HistoryMode::Full),
+        ConsensusMode::Default,
+    );
     let v = judge(&facts, &node);
     let f = one(&v, "NC510");
     assert_eq!(f.severity, Severity::Critical, "{f:#?}");
-    for needle in ["Reth + Lighthouse: Reth with full history", "2 TB", "less than they take today", "4 TB the conservative size"] {
+    for needle in [
+        "Reth + Lighthouse: Reth with full history",
+        "2 TB",
+        "less than they take today",
+        "4 TB the conservative size",
+    ] {
         assert!(f.detail.contains(needle), "{needle}: {}", f.detail);
     }
     assert_eq!(v.grade, Grade::Bad);
     // Its own default is an archive node: larger still, and said to be the default.
     let node = choice("reth", Some("lighthouse"), None, ConsensusMode::Default);
     let f = one(&judge(&facts, &node), "NC510").clone();
-    assert!(f.detail.contains("archive node (Reth's own default"), "{}", f.detail);
+    assert!(
+        f.detail.contains("archive node (Reth's own default"),
+        "{}",
+        f.detail
+    );
     // A 4 TB drive gets its months of headroom.
-    let node = choice("reth", Some("lighthouse"), Some(HistoryMode::Full), ConsensusMode::Default);
+    let node = choice(
+        "reth",
+        Some("lighthouse"),
+        Some(HistoryMode::Full),
+        ConsensusMode::Default,
+    );
     let f = one(&judge(&bare_drive(4_000_787_030_016), &node), "NC510").clone();
     assert_eq!(f.severity, Severity::Ok, "{f:#?}");
     assert!(f.detail.contains("years)"), "{}", f.detail);
-    assert!(!f.detail.contains("conservative"), "a 4 TB drive is the conservative size: {}", f.detail);
+    assert!(
+        !f.detail.contains("conservative"),
+        "a 4 TB drive is the conservative size: {}",
+        f.detail
+    );
 }
 
 /// Post-merge history expiry roughly halves the database: the same 2 TB drive then holds
@@ -107,7 +147,12 @@ fn nc510_a_2tb_drive_does_not_hold_reth_and_lighthouse_with_full_history() {
 #[test]
 fn nc510_post_merge_history_fits_where_full_history_does_not() {
     let facts = bare_drive(2_000_398_934_016);
-    let node = choice("reth", Some("lighthouse"), Some(HistoryMode::PostMerge), ConsensusMode::Default);
+    let node = choice(
+        "reth",
+        Some("lighthouse"),
+        Some(HistoryMode::PostMerge),
+        ConsensusMode::Default,
+    );
     let f = one(&judge(&facts, &node), "NC510").clone();
     assert_eq!(f.severity, Severity::Ok, "{f:#?}");
     assert!(f.detail.contains("post-merge history"), "{}", f.detail);
@@ -117,12 +162,27 @@ fn nc510_post_merge_history_fits_where_full_history_does_not() {
 #[test]
 fn nc510_a_supernode_needs_hundreds_of_gb_more() {
     let facts = bare_drive(2_000_398_934_016);
-    let node = choice("geth", Some("lighthouse"), Some(HistoryMode::PostMerge), ConsensusMode::Default);
+    let node = choice(
+        "geth",
+        Some("lighthouse"),
+        Some(HistoryMode::PostMerge),
+        ConsensusMode::Default,
+    );
     let normal = one(&judge(&facts, &node), "NC510").clone();
-    let node = NodeChoice { consensus_mode: ConsensusMode::Supernode, ..node };
+    let node = NodeChoice {
+        consensus_mode: ConsensusMode::Supernode,
+        ..node
+    };
     let supernode = one(&judge(&facts, &node), "NC510").clone();
-    assert!(supernode.detail.contains("as a supernode about 935 GB"), "{}", supernode.detail);
-    assert!(supernode.severity > normal.severity, "{normal:#?} {supernode:#?}");
+    assert!(
+        supernode.detail.contains("as a supernode about 935 GB"),
+        "{}",
+        supernode.detail
+    );
+    assert!(
+        supernode.severity > normal.severity,
+        "{normal:#?} {supernode:#?}"
+    );
 }
 
 /// With no client named, every client is judged in its own default and the one that runs
@@ -133,17 +193,37 @@ fn nc510_without_a_client_names_the_one_that_fails_first() {
     let strictest = NodeChoice::new(ClientChoice::Strictest, None);
     let v = judge_choice(&bare_drive(2_000_398_934_016), None, db(), &strictest);
     let f = one(&v, "NC510");
-    assert_eq!(f.severity, Severity::Info, "Erigon lasts a year on 2 TB: {f:#?}");
+    assert_eq!(
+        f.severity,
+        Severity::Info,
+        "Erigon lasts a year on 2 TB: {f:#?}"
+    );
     assert_eq!(f.title, "Too small for the most demanding client");
-    assert_eq!(v.failing_client, None, "an informed shortfall fails no client");
-    assert!(f.detail.contains("No client was named or detected"), "{}", f.detail);
-    assert!(f.detail.contains("Reth (the client that runs out of room first)"), "{}", f.detail);
+    assert_eq!(
+        v.failing_client, None,
+        "an informed shortfall fails no client"
+    );
+    assert!(
+        f.detail.contains("No client was named or detected"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        f.detail
+            .contains("Reth (the client that runs out of room first)"),
+        "{}",
+        f.detail
+    );
     // 1.5 TB holds Erigon's full node, but not for a year: a warning.
     let v = judge_choice(&bare_drive(1_500_000_000_000), None, db(), &strictest);
     let f = one(&v, "NC510");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(v.grade, Grade::Ugly);
-    assert_eq!(v.failing_client.as_deref(), Some("reth"), "Reth's default archive is largest");
+    assert_eq!(
+        v.failing_client.as_deref(),
+        Some("reth"),
+        "Reth's default archive is largest"
+    );
     // 1 TB holds no client's default database with a consensus client: critical.
     let v = judge_choice(&bare_drive(1_000_204_886_016), None, db(), &strictest);
     let f = one(&v, "NC510");
@@ -156,9 +236,17 @@ fn nc510_without_a_client_names_the_one_that_fails_first() {
 /// fresh one by its free space less the databases still to come.
 #[test]
 fn nc510_a_drive_in_use_lasts_as_long_as_its_free_space() {
-    let node = choice("geth", Some("lighthouse"), Some(HistoryMode::Full), ConsensusMode::Default);
+    let node = choice(
+        "geth",
+        Some("lighthouse"),
+        Some(HistoryMode::Full),
+        ConsensusMode::Default,
+    );
     let geth = db().client("geth").expect("geth");
-    let growth = geth.figure(HistoryMode::Full).expect("full").growth_bytes_per_month;
+    let growth = geth
+        .figure(HistoryMode::Full)
+        .expect("full")
+        .growth_bytes_per_month;
     let mut facts = nvme_machine();
     let mount = facts.mount.as_mut().expect("mount");
     // 1.5 TB already used: the node is there; 20 months of growth are free.
@@ -166,7 +254,11 @@ fn nc510_a_drive_in_use_lasts_as_long_as_its_free_space() {
     mount.total_bytes = Some(1_500 * GB + 20 * growth);
     let f = one(&judge(&facts, &node), "NC510").clone();
     assert_eq!(f.severity, Severity::Ok, "{f:#?}");
-    assert!(f.detail.contains("taken to be the node's synced data"), "{}", f.detail);
+    assert!(
+        f.detail.contains("taken to be the node's synced data"),
+        "{}",
+        f.detail
+    );
     assert!(f.detail.contains("about 20 months"), "{}", f.detail);
     // The same free space on an empty file system must first take the databases.
     let mount = facts.mount.as_mut().expect("mount");
