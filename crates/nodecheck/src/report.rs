@@ -181,7 +181,7 @@ fn client_story(clients: &Clients, detected: bool, verdict: &Verdict) -> String 
         None => "needs of every client (none named or detected)".to_owned(),
     };
     if let Some(history) = clients.history {
-        story.push_str(&format!(", {}", history.describe()));
+        story.push_str(&format!(" ({})", history.describe()));
     }
     if let Some(cl) = &verdict.consensus_client {
         let cl = verdict::ClientCatalog::embedded()

@@ -140,12 +140,21 @@ impl HistoryMode {
         self.into()
     }
 
-    /// The mode in words, for findings.
+    /// The mode in words, for findings: `archive node`, `full history`, `post-merge history`.
     pub fn describe(self) -> &'static str {
         match self {
             HistoryMode::Archive => "archive node",
             HistoryMode::Full => "full history",
-            HistoryMode::PostMerge => "post-merge history (pre-merge history expired)",
+            HistoryMode::PostMerge => "post-merge history",
+        }
+    }
+
+    /// What follows a client's name: "Reth as an archive node", "Geth with full history".
+    pub fn after_client(self) -> &'static str {
+        match self {
+            HistoryMode::Archive => "as an archive node",
+            HistoryMode::Full => "with full history",
+            HistoryMode::PostMerge => "with post-merge history (pre-merge history expired)",
         }
     }
 }

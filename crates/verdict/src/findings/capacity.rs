@@ -105,10 +105,10 @@ impl Runway<'_> {
 
 /// The history mode a client is judged in: the one asked for when it has a figure for it,
 /// else its default.
-fn history_of<'a>(
-    client: &'a ClientNeeds,
+fn history_of(
+    client: &ClientNeeds,
     asked: Option<HistoryMode>,
-) -> Option<(HistoryMode, bool, &'a StorageFigure<HistoryMode>)> {
+) -> Option<(HistoryMode, bool, &StorageFigure<HistoryMode>)> {
     if let Some(mode) = asked {
         if let Some(figure) = client.figure(mode) {
             return Some((mode, false, figure));
@@ -218,10 +218,10 @@ fn figures_text(clients: &Clients<'_>, r: &Runway<'_>) -> String {
     let mode = if r.history_is_default {
         format!(
             "{} ({execution}'s own default; name another history mode to judge that one)",
-            r.history.describe(),
+            r.history.after_client(),
         )
     } else {
-        r.history.describe().to_owned()
+        r.history.after_client().to_owned()
     };
     // Without a named client the first runway is whichever client runs out first, failing
     // or not: say so rather than "the most demanding client that fails".
@@ -234,7 +234,7 @@ fn figures_text(clients: &Clients<'_>, r: &Runway<'_>) -> String {
         r.client.display.clone()
     };
     let mut text = format!(
-        "{who}: {execution} with {mode} takes about {} (figure as of {})",
+        "{who}: {execution} {mode} takes about {} (figure as of {})",
         format_bytes(r.execution.disk_bytes),
         r.execution.as_of
     );
@@ -385,7 +385,7 @@ fn size(
     // only when no client fits at all, a warning when none lasts `min_months`, else it informs.
     let (severity, title) = if unnamed && severity > Severity::Ok {
         let lasts =
-            |r: &Runway<'_>| r.fits() && r.months.map_or(true, |m| m >= f64::from(min_months));
+            |r: &Runway<'_>| r.fits() && r.months.is_none_or(|m| m >= f64::from(min_months));
         if !runways.iter().any(Runway::fits) {
             (Severity::Critical, "Too small for any client")
         } else {

@@ -121,7 +121,7 @@ fn nc510_a_2tb_drive_does_not_hold_reth_and_lighthouse_with_full_history() {
     let node = choice("reth", Some("lighthouse"), None, ConsensusMode::Default);
     let f = one(&judge(&facts, &node), "NC510").clone();
     assert!(
-        f.detail.contains("archive node (Reth's own default"),
+        f.detail.contains("as an archive node (Reth's own default"),
         "{}",
         f.detail
     );
