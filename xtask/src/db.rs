@@ -51,6 +51,13 @@ pub fn check(args: &[String]) -> Result<()> {
         }
     }
 
+    // Sizes rot: a figure older than the clients file allows fails the check on the day it
+    // expires, so someone measures or finds a newer one.
+    for issue in db.stale_figures(current_year_month()) {
+        eprintln!("{CLIENTS}: {issue}");
+        errors += 1;
+    }
+
     for arg in args {
         if arg.starts_with('-') {
             bail!("db-check: unknown option `{arg}` (usage: cargo xtask db-check [FILE...])");
@@ -277,5 +284,41 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("xtask-db-check-{}", std::process::id()));
         let err = check_behaviour(&dir).expect_err("no data/ there");
         assert!(err.contains("cannot read data/behaviour.toml"), "{err}");
+    }
+}
+
+/// Today's year and month in UTC, from the system clock (days since 1970 to the civil
+/// calendar, Howard Hinnant's `civil_from_days`).
+fn current_year_month() -> (u32, u32) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    civil_year_month(secs / 86_400)
+}
+
+fn civil_year_month(days_since_epoch: u64) -> (u32, u32) {
+    let z = days_since_epoch as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year as u32, month as u32)
+}
+
+#[cfg(test)]
+mod date_tests {
+    use super::civil_year_month;
+
+    #[test]
+    fn days_since_1970_give_the_civil_year_and_month() {
+        assert_eq!(civil_year_month(0), (1970, 1));
+        assert_eq!(civil_year_month(31), (1970, 2));
+        // 2024-02-29 is day 19782; 2026-12-01 is day 20788.
+        assert_eq!(civil_year_month(19_782), (2024, 2));
+        assert_eq!(civil_year_month(19_783), (2024, 3));
+        assert_eq!(civil_year_month(20_788), (2026, 12));
     }
 }

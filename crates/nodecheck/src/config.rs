@@ -151,12 +151,15 @@ pub struct Output {
     pub plot: Option<PathBuf>,
 }
 
-/// The clients whose needs the verdict applies: `--client` (`None`: the strictest of all) and
-/// the consensus client on the same disk (`--cl`).
+/// The clients whose needs the verdict applies: `--client` (`None`: a detected client, else
+/// all of them), the consensus client on the same disk (`--cl`), the history mode
+/// (`--history`; `None`: each client's own default) and the consensus mode (`--cl-mode`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Clients {
     pub execution: Option<ClientName>,
     pub consensus: Option<ConsensusName>,
+    pub history: Option<verdict::HistoryMode>,
+    pub consensus_mode: verdict::ConsensusMode,
 }
 
 /// What `--bench-size`, `--bench-runtime` and `--bench-reserve` change; `None` keeps the

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use verdict::judge::Verdict;
 use verdict::{Finding, Grade, Severity};
 
-use crate::config::ClientName;
+use crate::config::Clients;
 
 /// Version of the report document. Bumped when a field is renamed or re-typed.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -53,8 +53,21 @@ pub struct Report {
 /// Which client's needs the verdict applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientNote {
-    /// The client asked for with `--client`; `None` means the strictest of all five.
+    /// The client whose needs applied: asked for with `--client`, or the one whose datadir
+    /// was detected (`detected`); `None` means every client's.
     pub requested: Option<String>,
+    /// True when `requested` is the client of the auto-detected datadir.
+    #[serde(default)]
+    pub detected: bool,
+    /// The history mode asked for with `--history`; `None`: each client's own default.
+    #[serde(default)]
+    pub history: Option<String>,
+    /// `supernode` when the consensus client keeps every blob column.
+    #[serde(default)]
+    pub consensus_mode: Option<String>,
+    /// Whose needs applied, in words, as every format says it (the summary ends with it).
+    #[serde(default)]
+    pub story: String,
     /// With no `--client`: the client whose needs this storage misses first, if any.
     pub fails_first: Option<String>,
     /// The consensus client named with `--cl`, whose database was counted on the same disk.
@@ -149,6 +162,44 @@ pub fn exit_code(grade: Grade) -> u8 {
     }
 }
 
+/// Whose needs the verdict applied, in one phrase every format shows: "needs of Geth (its
+/// datadir was detected) with Lighthouse", "needs of every client; Reth runs out first".
+fn client_story(clients: &Clients, detected: bool, verdict: &Verdict) -> String {
+    let display = |id: &str| {
+        verdict::ClientCatalog::embedded()
+            .clients
+            .iter()
+            .find(|c| c.name == id)
+            .map_or_else(|| id.to_owned(), |c| c.display.clone())
+    };
+    let mut story = match clients.execution {
+        Some(client) if detected => format!(
+            "needs of {} (its datadir was detected)",
+            display(client.id())
+        ),
+        Some(client) => format!("needs of {}", display(client.id())),
+        None => "needs of every client (none named or detected)".to_owned(),
+    };
+    if let Some(history) = clients.history {
+        story.push_str(&format!(" ({})", history.describe()));
+    }
+    if let Some(cl) = &verdict.consensus_client {
+        let cl = verdict::ClientCatalog::embedded()
+            .consensus
+            .iter()
+            .find(|c| &c.name == cl)
+            .map_or_else(|| cl.clone(), |c| c.display.clone());
+        story.push_str(&format!(" with {cl}"));
+        if clients.consensus_mode == verdict::ConsensusMode::Supernode {
+            story.push_str(" as a supernode");
+        }
+    }
+    if let Some(first) = &verdict.failing_client {
+        story.push_str(&format!("; {} fails first", display(first)));
+    }
+    story
+}
+
 /// The report of a judged machine: the verdict's findings sorted worst first, a grade per
 /// drive, and what the command adds (the datadir it chose, notes).
 pub fn build(
@@ -157,8 +208,13 @@ pub fn build(
     verdict: Verdict,
     datadir: Option<DatadirNote>,
     notes: Vec<String>,
-    client: Option<ClientName>,
+    clients: Clients,
 ) -> Report {
+    let detected = match (&datadir, clients.execution) {
+        (Some(note), Some(client)) => note.detected && note.client.as_deref() == Some(client.id()),
+        _ => false,
+    };
+    let story = client_story(&clients, detected, &verdict);
     let mut findings = verdict.findings;
     sort_findings(&mut findings);
     let drives = verdict
@@ -176,10 +232,15 @@ pub fn build(
         schema_version: SCHEMA_VERSION,
         nodecheck_version: env!("CARGO_PKG_VERSION").to_string(),
         database_version: verdict.database_version,
-        summary: summarize(verdict.grade, &findings),
+        summary: format!("{} [{story}]", summarize(verdict.grade, &findings)),
         grade: verdict.grade,
         client: ClientNote {
-            requested: client.map(|c| c.id().to_string()),
+            requested: clients.execution.map(|c| c.id().to_string()),
+            detected,
+            history: clients.history.map(|h| h.as_str().to_owned()),
+            consensus_mode: (clients.consensus_mode != verdict::ConsensusMode::Default)
+                .then(|| clients.consensus_mode.as_str().to_owned()),
+            story,
             fails_first: verdict.failing_client,
             consensus: verdict.consensus_client,
         },

@@ -18,15 +18,16 @@ fn check_names_the_pair_in_the_size_findings_and_the_report() {
     assert_eq!(report.client.consensus.as_deref(), Some("lighthouse"));
     let size = finding(&report, "NC510", "geth + lighthouse");
     assert_contains(&size.detail, "Geth + Lighthouse");
-    assert_contains(
-        &size.detail,
-        "Lighthouse's beacon database adds about 200 GB",
-    );
+    assert_contains(&size.detail, "and Lighthouse about 200 GB");
+    assert_contains(&report.summary, "[needs of Geth with Lighthouse]");
 
     let alone: Report = json_of(&fixture.check(&["--client", "geth", "--json"]));
     assert_eq!(alone.client.consensus, None);
     let size = finding(&alone, "NC510", "geth alone");
-    assert_contains(&size.detail, "name yours to count it");
+    assert_contains(
+        &size.detail,
+        "no consensus client named, so the largest consensus allowance is counted",
+    );
 
     let markdown = stdout(&fixture.check(&[
         "--client",
@@ -36,7 +37,7 @@ fn check_names_the_pair_in_the_size_findings_and_the_report() {
         "--format",
         "markdown",
     ]));
-    assert_contains(&markdown, "| Client needs | geth + lighthouse |");
+    assert_contains(&markdown, "| Judged for | needs of Geth with Lighthouse |");
 }
 
 #[test]
@@ -57,9 +58,63 @@ fn triage_takes_the_consensus_client_too() {
 
 #[test]
 fn an_unknown_consensus_client_is_a_usage_error() {
-    let out = run(["check", "--cl", "geth", "--bench", "none"]);
+    let out = run(["check", "--cl", "grandine-typo", "--bench", "none"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("lighthouse"), "{}", stderr(&out));
+}
+
+/// A client of the other kind is named as such, with the option to use instead.
+#[test]
+fn a_client_given_to_the_wrong_option_says_which_option_takes_it() {
+    let out = run(["check", "--cl", "geth", "--bench", "none"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_contains(
+        &stderr(&out),
+        "`geth` is an execution client: name it with --client",
+    );
+    let out = run(["check", "--client", "lighthouse", "--bench", "none"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_contains(
+        &stderr(&out),
+        "`lighthouse` is a consensus client: name it with --cl",
+    );
+}
+
+/// Client names are accepted in any case, as people write them.
+#[test]
+fn client_names_are_accepted_in_any_case() {
+    let fixture = Fixture::named("nvme_degraded_pcie_link");
+    let report: Report =
+        json_of(&fixture.check(&["--client", "Geth", "--cl", "LightHouse", "--json"]));
+    assert_eq!(report.client.requested.as_deref(), Some("geth"));
+    assert_eq!(report.client.consensus.as_deref(), Some("lighthouse"));
+}
+
+/// `--history` and `--cl-mode` reach the size projection and the report.
+#[test]
+fn history_and_consensus_modes_reach_the_size_finding() {
+    let fixture = Fixture::named("nvme_degraded_pcie_link");
+    let args = [
+        "--client",
+        "reth",
+        "--cl",
+        "lighthouse",
+        "--history",
+        "post-merge",
+        "--cl-mode",
+        "supernode",
+        "--json",
+    ];
+    let report: Report = json_of(&fixture.check(&args));
+    assert_eq!(report.client.history.as_deref(), Some("post-merge"));
+    assert_eq!(report.client.consensus_mode.as_deref(), Some("supernode"));
+    let size = finding(&report, "NC510", "reth post-merge + lighthouse supernode");
+    assert_contains(&size.detail, "Reth with post-merge history");
+    assert_contains(&size.detail, "Lighthouse as a supernode about 935 GB");
+    // `pruned` is another word for post-merge history expiry.
+    let pruned: Report =
+        json_of(&fixture.check(&["--client", "reth", "--history", "pruned", "--json"]));
+    assert_eq!(pruned.client.history.as_deref(), Some("post-merge"));
 }
 
 #[test]

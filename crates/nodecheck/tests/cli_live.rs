@@ -306,4 +306,23 @@ fn without_a_path_a_client_datadir_is_detected_and_named() {
         "{}",
         stderr(&out)
     );
+    // The detected client's needs apply, in every finding, and the report says why.
+    assert_eq!(report.client.requested.as_deref(), Some("geth"));
+    assert!(report.client.detected);
+    assert!(
+        report
+            .summary
+            .ends_with("[needs of Geth (its datadir was detected)]"),
+        "{}",
+        report.summary
+    );
+    for code in ["NC510", "NC511"] {
+        for f in report.findings.iter().filter(|f| f.code == code) {
+            assert!(
+                !f.detail.contains("Reth") && !f.detail.contains("Nethermind"),
+                "{code} applies another client's figures: {}",
+                f.detail
+            );
+        }
+    }
 }

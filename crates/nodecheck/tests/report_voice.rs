@@ -38,7 +38,8 @@ fn the_verdict_line_names_the_client_as_the_findings_do() {
     let fixture = Fixture::named("nvme_degraded_pcie_link");
     let table = stdout(&fixture.check(&["--bench", "none"]));
     let verdict = table.lines().last().expect("verdict line");
-    assert!(verdict.ends_with(" [Reth fails first]"), "{verdict}");
+    let story = "[needs of every client (none named or detected); Reth fails first]";
+    assert!(verdict.ends_with(story), "{verdict}");
     let json: serde_json::Value =
         serde_json::from_str(&stdout(&fixture.check(&["--bench", "none", "--json"])))
             .expect("json");
@@ -55,8 +56,20 @@ fn the_verdict_line_names_the_client_as_the_findings_do() {
             .contains("Reth (the most demanding client that fails)"),
         "{nc511}"
     );
+    // The JSON summary, markdown and discord say it in the same words.
+    assert!(
+        json["summary"].as_str().unwrap_or("").ends_with(story),
+        "{}",
+        json["summary"]
+    );
+    assert_eq!(json["client"]["story"], story.trim_matches(['[', ']']));
     let markdown = stdout(&fixture.check(&["--bench", "none", "--format", "markdown"]));
-    assert_contains(&markdown, "strictest of all five (Reth fails first)");
+    assert_contains(
+        &markdown,
+        &format!("| Judged for | {} |", story.trim_matches(['[', ']'])),
+    );
+    let discord = stdout(&fixture.check(&["--bench", "none", "--format", "discord"]));
+    assert_contains(&discord, story);
 }
 
 #[test]

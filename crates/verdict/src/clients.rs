@@ -85,8 +85,6 @@ pub struct ClientNeeds {
     pub name: String,
     /// Name as the client team writes it (`Nethermind`).
     pub display: String,
-    /// Smallest drive the client documentation calls workable.
-    pub min_disk_bytes: u64,
     /// Drive size the client documentation (or the community list) recommends.
     pub recommended_disk_bytes: u64,
     /// Free space a fresh sync needs on the data directory's file system.
@@ -100,10 +98,156 @@ pub struct ClientNeeds {
     pub notes: String,
     /// Source ids (see `Database::sources`).
     pub sources: Vec<String>,
+    /// The history mode the client runs in when started without a flag that says otherwise.
+    pub default_history: HistoryMode,
+    /// What the client's database takes in each history mode it offers, and how fast it grows.
+    /// A combination of clients keeps the first one's: the size check projects each client
+    /// on its own (see `findings::capacity::runways`).
+    pub history: Vec<StorageFigure<HistoryMode>>,
     /// How its running process is recognised; a combination of clients keeps the first
     /// one's. Reports show requirements only.
     #[serde(skip_serializing)]
     pub process: ProcessNames,
+}
+
+/// How much of the chain's history an execution client keeps.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum HistoryMode {
+    /// Every historical state as well as every block since genesis.
+    Archive,
+    /// Every block and receipt since genesis, the current state only.
+    Full,
+    /// Blocks and receipts since the merge only (pre-merge history expired).
+    PostMerge,
+}
+
+impl HistoryMode {
+    /// The `--history` value and data-file name: `archive`, `full`, `post-merge`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The mode in words, for findings: `archive node`, `full history`, `post-merge history`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            HistoryMode::Archive => "archive node",
+            HistoryMode::Full => "full history",
+            HistoryMode::PostMerge => "post-merge history",
+        }
+    }
+
+    /// What follows a client's name: "Reth as an archive node", "Geth with full history".
+    pub fn after_client(self) -> &'static str {
+        match self {
+            HistoryMode::Archive => "as an archive node",
+            HistoryMode::Full => "with full history",
+            HistoryMode::PostMerge => "with post-merge history (pre-merge history expired)",
+        }
+    }
+}
+
+/// What a consensus client keeps beyond its pruned beacon database.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ConsensusMode {
+    /// Historic states pruned, the blob sidecars a node with a few validators custodies.
+    #[default]
+    Default,
+    /// Custody of every blob column (a supernode): hundreds of GB of blob sidecars.
+    Supernode,
+}
+
+impl ConsensusMode {
+    /// The `--cl-mode` value and data-file name: `default`, `supernode`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// A client's database in one mode: its size as measured or documented on `as_of`, and its
+/// growth, each with the sources and the arithmetic (`how`) that gave them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageFigure<M> {
+    pub mode: M,
+    /// What the synced database takes on disk.
+    pub disk_bytes: u64,
+    /// How much it grows a month at today's gas limit (0: it does not grow with time).
+    pub growth_bytes_per_month: u64,
+    /// When the size was measured or published: `YYYY`, `YYYY-MM` or `YYYY-MM-DD`.
+    pub as_of: String,
+    /// Where each figure comes from and any arithmetic done on it.
+    pub how: String,
+    pub sources: Vec<String>,
+}
+
+/// A figure's `as_of` as a year and month; a year alone counts as its January, so the
+/// figure's age is never understated.
+pub fn year_month(as_of: &str) -> Option<(u32, u32)> {
+    let mut parts = as_of.split('-');
+    let year: u32 = parts
+        .next()?
+        .parse()
+        .ok()
+        .filter(|y| (2015..=2100).contains(y))?;
+    let month = match parts.next() {
+        None => 1,
+        Some(m) => m.parse().ok().filter(|m| (1..=12).contains(m))?,
+    };
+    if let Some(day) = parts.next() {
+        day.parse::<u32>().ok().filter(|d| (1..=31).contains(d))?;
+    }
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((year, month))
+}
+
+impl ClientNeeds {
+    /// The client's figure for `mode`, when it offers that mode.
+    pub fn figure(&self, mode: HistoryMode) -> Option<&StorageFigure<HistoryMode>> {
+        self.history.iter().find(|f| f.mode == mode)
+    }
+}
+
+impl ConsensusNeeds {
+    /// The client's figure for `mode`, when the data file has one.
+    pub fn figure(&self, mode: ConsensusMode) -> Option<&StorageFigure<ConsensusMode>> {
+        self.storage.iter().find(|f| f.mode == mode)
+    }
+
+    /// What its database takes in the default mode (0 when the file has no such figure,
+    /// which loading rejects).
+    pub fn default_database_bytes(&self) -> u64 {
+        self.figure(ConsensusMode::Default)
+            .map_or(0, |f| f.disk_bytes)
+    }
 }
 
 impl ClientNeeds {
@@ -124,7 +268,6 @@ impl ClientNeeds {
         for client in iter {
             names.push(client.name.clone());
             displays.push(client.display.clone());
-            combined.min_disk_bytes = combined.min_disk_bytes.max(client.min_disk_bytes);
             combined.recommended_disk_bytes = combined
                 .recommended_disk_bytes
                 .max(client.recommended_disk_bytes);
@@ -150,11 +293,6 @@ impl ClientNeeds {
         combined.sources = sources;
         Some(combined)
     }
-
-    /// True when a drive of `capacity_bytes` meets the documented minimum.
-    pub fn disk_fits(&self, capacity_bytes: u64) -> bool {
-        capacity_bytes >= self.min_disk_bytes
-    }
 }
 
 /// What a consensus client adds on the disk it shares with the execution client.
@@ -164,13 +302,13 @@ pub struct ConsensusNeeds {
     /// Lower-case key used by `--cl` (`lighthouse`, `prysm`, `teku`, `nimbus`, `lodestar`).
     pub name: String,
     pub display: String,
-    /// Space its beacon database takes, blob sidecars included.
-    pub database_bytes: u64,
     /// Drive size the client's documentation recommends for a node (execution and consensus
     /// client on one drive), when it gives one.
     pub node_disk_bytes: Option<u64>,
     pub notes: String,
     pub sources: Vec<String>,
+    /// What its database takes in each mode, blob sidecars included.
+    pub storage: Vec<StorageFigure<ConsensusMode>>,
 }
 
 /// The community list's sizing advice beyond any one client's documentation.
@@ -179,16 +317,24 @@ pub struct ConsensusNeeds {
 pub struct Sizing {
     /// The size the list calls the conservative choice.
     pub conservative_disk_bytes: u64,
+    /// Below this many months of growth left, the size finding warns.
+    pub min_months_of_growth: u32,
+    /// `db-check` fails on a figure older than this many months.
+    pub max_figure_age_months: u32,
     pub text: String,
     pub sources: Vec<String>,
 }
 
 impl ClientNeeds {
-    /// The needs of this execution client and `consensus` on one disk: the larger of the two
-    /// recommended drives (a consensus client's documentation sizes the drive for the whole
-    /// node), and the free space both databases take during a sync. The minimum drive stays
-    /// the execution client's: consensus documentation recommends, it sets no minimum.
-    pub fn paired_with(&self, consensus: &ConsensusNeeds) -> ClientNeeds {
+    /// The needs of this execution client and `consensus` (in `mode`) on one disk: the larger
+    /// of the two recommended drives (a consensus client's documentation sizes the drive for
+    /// the whole node), and the free space both databases take during a sync. The history
+    /// figures stay the execution client's; the size check adds the consensus client's own.
+    pub fn paired_with(&self, consensus: &ConsensusNeeds, mode: ConsensusMode) -> ClientNeeds {
+        let database = consensus
+            .figure(mode)
+            .or(consensus.figure(ConsensusMode::Default))
+            .map_or(0, |f| f.disk_bytes);
         let node_disk = consensus.node_disk_bytes.unwrap_or(0);
         let mut sources = self.sources.clone();
         for source in &consensus.sources {
@@ -200,7 +346,7 @@ impl ClientNeeds {
             name: self.name.clone(),
             display: format!("{} + {}", self.display, consensus.display),
             recommended_disk_bytes: self.recommended_disk_bytes.max(node_disk),
-            min_free_bytes: self.min_free_bytes.saturating_add(consensus.database_bytes),
+            min_free_bytes: self.min_free_bytes.saturating_add(database),
             notes: format!("{} {}", self.notes, consensus.notes),
             sources,
             ..self.clone()
@@ -230,7 +376,6 @@ mod tests {
         ClientNeeds {
             name: name.to_string(),
             display: name.to_uppercase(),
-            min_disk_bytes: disk,
             recommended_disk_bytes: disk * 2,
             min_free_bytes: disk / 2,
             min_read_iops: read,
@@ -238,11 +383,24 @@ mod tests {
             max_qd1_read_p99_us: p99,
             notes: String::new(),
             sources: vec![format!("{name}-docs")],
+            default_history: HistoryMode::Full,
+            history: vec![figure(HistoryMode::Full, disk, 10)],
             process: ProcessNames {
                 names: vec![name.to_string()],
                 name_prefixes: Vec::new(),
                 launcher_arguments: Vec::new(),
             },
+        }
+    }
+
+    fn figure<M>(mode: M, disk: u64, growth: u64) -> StorageFigure<M> {
+        StorageFigure {
+            mode,
+            disk_bytes: disk,
+            growth_bytes_per_month: growth,
+            as_of: "2026-01".into(),
+            how: "measured".into(),
+            sources: vec!["docs".into()],
         }
     }
 
@@ -252,7 +410,6 @@ mod tests {
         let b = client("b", 2_000, None, Some(300.0));
         let combined = ClientNeeds::strictest([&a, &b]).expect("two clients");
         assert_eq!(combined.name, "strictest");
-        assert_eq!(combined.min_disk_bytes, 2_000);
         assert_eq!(combined.recommended_disk_bytes, 4_000);
         assert_eq!(combined.min_free_bytes, 1_000);
         assert_eq!(combined.min_read_iops, Some(10_000));
@@ -269,24 +426,28 @@ mod tests {
         let cl = ConsensusNeeds {
             name: "lodestar".into(),
             display: "Lodestar".into(),
-            database_bytes: 200,
             node_disk_bytes: Some(4_000),
             notes: "cl".into(),
             sources: vec!["geth-docs".into(), "lodestar-docs".into()],
+            storage: vec![
+                figure(ConsensusMode::Default, 200, 0),
+                figure(ConsensusMode::Supernode, 900, 0),
+            ],
         };
-        let pair = geth.paired_with(&cl);
+        let pair = geth.paired_with(&cl, ConsensusMode::Default);
         assert_eq!(pair.name, "geth");
         assert_eq!(pair.display, "GETH + Lodestar");
-        assert_eq!(pair.min_disk_bytes, 2_000);
+        assert_eq!(pair.history, geth.history);
         assert_eq!(pair.recommended_disk_bytes, 4_000);
         assert_eq!(pair.min_free_bytes, 1_000 + 200);
         assert_eq!(pair.sources, ["geth-docs", "lodestar-docs"]);
+        let supernode = geth.paired_with(&cl, ConsensusMode::Supernode);
+        assert_eq!(supernode.min_free_bytes, 1_000 + 900);
         let small = ConsensusNeeds {
             node_disk_bytes: None,
             ..cl
         };
-        let pair = geth.paired_with(&small);
-        assert_eq!(pair.min_disk_bytes, 2_000);
+        let pair = geth.paired_with(&small, ConsensusMode::Default);
         assert_eq!(pair.recommended_disk_bytes, 4_000);
     }
 
@@ -325,11 +486,45 @@ mod tests {
             ),
             (
                 embedded.replacen(
-                    "recommended_disk_bytes = 2_000_000_000_000",
-                    "recommended_disk_bytes = 1_500_000_000_000",
+                    "min_free_bytes = 1_000_000_000_000",
+                    "min_free_bytes = 3_000_000_000_000",
                     1,
                 ),
-                "client `geth`: recommended_disk_bytes is below min_disk_bytes",
+                "client `geth`: min_free_bytes exceeds the recommended disk size",
+            ),
+            (
+                embedded.replacen("mode = \"post-merge\"", "mode = \"full\"", 1),
+                "client `geth`: two figures for history mode `full`",
+            ),
+            (
+                embedded
+                    .replacen(
+                        "default_history = \"archive\"",
+                        "default_history = \"full\"",
+                        1,
+                    )
+                    .replacen(
+                        "mode = \"full\"\ndisk_bytes = 1_979",
+                        "mode = \"archive\"\ndisk_bytes = 1_979",
+                        1,
+                    ),
+                "client `reth`: no figure for the `full` mode it runs in by default",
+            ),
+            (
+                embedded.replacen(
+                    "mode = \"full\"\ndisk_bytes = 1_979",
+                    "mode = \"archive\"\ndisk_bytes = 1_979",
+                    1,
+                ),
+                "client `reth`: two figures for history mode `archive`",
+            ),
+            (
+                embedded.replacen("as_of = \"2026\"", "as_of = \"last year\"", 1),
+                "client `geth`: as_of `last year` is not a date",
+            ),
+            (
+                embedded.replacen("mode = \"default\"", "mode = \"supernode\"", 1),
+                "consensus client `lighthouse`: no figure for the `default` mode",
             ),
             (
                 embedded.replacen("min_read_iops = 10000", "min_read_iops = 0", 1),
@@ -337,8 +532,8 @@ mod tests {
             ),
             (
                 embedded.replace(
-                    "database_bytes = 200_000_000_000\nnode_disk_bytes = 4_000_000_000_000",
-                    "database_bytes = 200_000_000_000\nnode_disk_bytes = 100_000_000_000",
+                    "node_disk_bytes = 4_000_000_000_000",
+                    "node_disk_bytes = 100_000_000_000",
                 ),
                 "consensus client `lodestar`: node_disk_bytes",
             ),
@@ -355,6 +550,54 @@ mod tests {
             assert!(err.contains(expected), "expected `{expected}` in {err}");
             assert!(err.starts_with("clients.toml:"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_figure_date_is_a_year_a_month_or_a_day() {
+        assert_eq!(year_month("2026"), Some((2026, 1)));
+        assert_eq!(year_month("2025-07"), Some((2025, 7)));
+        assert_eq!(year_month("2025-07-31"), Some((2025, 7)));
+        for bad in [
+            "",
+            "26",
+            "2025-13",
+            "2025-00",
+            "2025-07-32",
+            "2025-07-01-01",
+            "soon",
+            "1999",
+        ] {
+            assert_eq!(year_month(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_embedded_client_has_a_figure_for_its_default_mode_and_every_mode_is_known() {
+        let catalog = ClientCatalog::embedded();
+        for c in &catalog.clients {
+            assert!(c.figure(c.default_history).is_some(), "{}", c.name);
+            for f in &c.history {
+                assert!(year_month(&f.as_of).is_some(), "{}: {}", c.name, f.as_of);
+                assert!(
+                    f.growth_bytes_per_month > 0,
+                    "{}: execution databases grow",
+                    c.name
+                );
+            }
+        }
+        for c in &catalog.consensus {
+            assert!(c.figure(ConsensusMode::Default).is_some(), "{}", c.name);
+        }
+        let reth = catalog
+            .clients
+            .iter()
+            .find(|c| c.name == "reth")
+            .expect("reth");
+        assert_eq!(
+            reth.default_history,
+            HistoryMode::Archive,
+            "reth runs archive unless --full"
+        );
     }
 
     #[test]

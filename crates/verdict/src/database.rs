@@ -274,6 +274,12 @@ impl Database {
     pub fn validate(&self) -> Vec<ValidationIssue> {
         validate::validate(self)
     }
+
+    /// The clients file's size figures older than its `max_figure_age_months` on `today`
+    /// (year, month), run by `cargo xtask db-check` with the current date.
+    pub fn stale_figures(&self, today: (u32, u32)) -> Vec<ValidationIssue> {
+        validate::stale_figures(self, today)
+    }
 }
 
 /// Parses a contributor's result block (the `[[drives.results]]` tables `nodecheck submit`

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::behaviour_thresholds::BehaviourThresholds;
-use crate::clients::ClientNeeds;
+use crate::clients::{ClientNeeds, ConsensusMode, HistoryMode};
 use crate::code::Code;
 use crate::database::Database;
 use crate::findings::{self, identity::DriveIdentity, ClientFailure, Clients};
@@ -17,6 +17,29 @@ pub enum ClientChoice {
     Strictest,
     /// One client by its database name (`geth`, `nethermind`, `besu`, `erigon`, `reth`).
     Named(String),
+}
+
+/// Whose needs the verdict applies and how the node keeps its data: the execution client,
+/// the consensus client on the same disk (its `--cl` name), the history mode (`None`: each
+/// client's own default) and the consensus client's mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeChoice {
+    pub client: ClientChoice,
+    pub consensus: Option<String>,
+    pub history: Option<HistoryMode>,
+    pub consensus_mode: ConsensusMode,
+}
+
+impl NodeChoice {
+    /// `client` with the consensus client `consensus`, each in its default mode.
+    pub fn new(client: ClientChoice, consensus: Option<&str>) -> NodeChoice {
+        NodeChoice {
+            client,
+            consensus: consensus.map(str::to_owned),
+            history: None,
+            consensus_mode: ConsensusMode::Default,
+        }
+    }
 }
 
 /// The judge's answer. It is not a document of its own: the binary's report carries its
@@ -125,6 +148,23 @@ pub fn judge_node(
     client: &ClientChoice,
     consensus: Option<&str>,
 ) -> Verdict {
+    judge_choice(
+        facts,
+        bench,
+        db,
+        &NodeChoice::new(client.clone(), consensus),
+    )
+}
+
+/// [`judge`] for the node `choice` describes: its clients, history mode and consensus mode.
+pub fn judge_choice(
+    facts: &probe::Facts,
+    bench: Option<&::bench::BenchReport>,
+    db: &Database,
+    choice: &NodeChoice,
+) -> Verdict {
+    let client = &choice.client;
+    let consensus = choice.consensus.as_deref();
     let mut findings: Vec<Finding> = Vec::new();
 
     let consensus = match consensus {
@@ -144,10 +184,14 @@ pub fn judge_node(
     };
     // Each execution client's needs with the consensus client's on the same disk.
     let paired: Vec<ClientNeeds> = match consensus {
-        Some(cl) => db.clients.iter().map(|c| c.paired_with(cl)).collect(),
+        Some(cl) => db
+            .clients
+            .iter()
+            .map(|c| c.paired_with(cl, choice.consensus_mode))
+            .collect(),
         None => db.clients.clone(),
     };
-    let named = |strictest: bool, needs| clients_of(needs, strictest, consensus, db);
+    let named = |strictest: bool, needs| clients_of(needs, strictest, consensus, db, choice);
     let strictest = || named(true, paired.iter().collect());
 
     let (clients, client_label) = match client {
@@ -276,6 +320,7 @@ fn clients_of<'a>(
     strictest: bool,
     consensus: Option<&'a crate::clients::ConsensusNeeds>,
     db: &'a Database,
+    choice: &NodeChoice,
 ) -> Clients<'a> {
     Clients {
         needs,
@@ -283,6 +328,8 @@ fn clients_of<'a>(
         consensus,
         consensus_known: &db.consensus,
         sizing: db.sizing.as_ref(),
+        history: choice.history,
+        consensus_mode: choice.consensus_mode,
     }
 }
 

@@ -10,8 +10,10 @@ pub mod judge;
 pub mod model;
 pub mod watch;
 
-pub use clients::{ClientCatalog, ClientNeeds, ProcessNames};
+pub use clients::{ClientCatalog, ClientNeeds, ConsensusMode, HistoryMode, ProcessNames};
 pub use code::{Code, Family, UnknownCode};
 pub use database::{Database, DbError, DriveEntry, DriveQuery, Lookup};
-pub use judge::{judge, ClientChoice, DriveVerdict, EntrySummary, Verdict};
+pub use judge::{
+    judge, judge_choice, ClientChoice, DriveVerdict, EntrySummary, NodeChoice, Verdict,
+};
 pub use model::*;

@@ -76,8 +76,12 @@ fn findings_are_sorted_by_severity_and_keep_check_order_within_one() {
     let mut facts = nvme_machine();
     facts.drives[0].temperature_c = Some(61.0);
     facts.fstrim_timer = Some(false);
-    facts.drives[0].capacity_bytes = Some(1_000_204_886_016);
-    facts.mount.as_mut().expect("mount").atime = AtimeMode::Relatime;
+    // A 500 GB drive holds no client's database: NC510 is critical.
+    facts.drives[0].capacity_bytes = Some(500_107_862_016);
+    let mount = facts.mount.as_mut().expect("mount");
+    mount.atime = AtimeMode::Relatime;
+    mount.total_bytes = Some(492 * GB);
+    mount.free_bytes = Some(450 * GB);
     let v = run(&facts);
     let severities: Vec<Severity> = v.findings.iter().map(|f| f.severity).collect();
     let mut sorted = severities.clone();
@@ -85,7 +89,7 @@ fn findings_are_sorted_by_severity_and_keep_check_order_within_one() {
     assert_eq!(severities, sorted, "{:?}", codes(&v));
     // Warnings in the order the checks ran: temperature (NC2xx) before TRIM (NC3xx).
     let warnings = codes_at(&v, Severity::Warning);
-    assert_eq!(warnings, ["NC210", "NC303"], "{:?}", codes(&v));
+    assert_eq!(warnings, ["NC210", "NC303", "NC511"], "{:?}", codes(&v));
     assert_eq!(v.findings[0].code, "NC510");
     let oks = codes_at(&v, Severity::Ok);
     let mut in_check_order = oks.clone();

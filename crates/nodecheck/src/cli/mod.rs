@@ -10,7 +10,7 @@ mod watch;
 
 use std::path::PathBuf;
 
-use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::builder::TypedValueParser;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use probe::Facts;
 use verdict::ClientCatalog;
@@ -122,19 +122,151 @@ pub enum BenchArg {
     Full,
 }
 
-/// `--client` values: the execution clients of `data/clients.toml`, so `--help` and the error
-/// for an unknown name list exactly the clients the judge knows.
-fn execution_client() -> impl TypedValueParser<Value = ClientName> {
-    PossibleValuesParser::new(ClientCatalog::embedded().execution_names()).map(|name| {
-        ClientName::named(&name).expect("the parser only accepts names from the catalog")
-    })
+/// `--client` values: the execution clients of `data/clients.toml` in any case (`Geth`), so
+/// `--help` and the error for an unknown name list exactly the clients the judge knows; a
+/// consensus client's name says to use `--cl`.
+fn execution_client() -> CatalogNameParser<ClientName> {
+    CatalogNameParser {
+        names: ClientCatalog::embedded().execution_names().collect(),
+        other: ClientCatalog::embedded().consensus_names().collect(),
+        other_hint: "is a consensus client: name it with --cl",
+        lookup: ClientName::named,
+    }
 }
 
-/// `--cl` values: the consensus clients of `data/clients.toml`.
-fn consensus_client() -> impl TypedValueParser<Value = ConsensusName> {
-    PossibleValuesParser::new(ClientCatalog::embedded().consensus_names()).map(|name| {
-        ConsensusName::named(&name).expect("the parser only accepts names from the catalog")
-    })
+/// `--cl` values: the consensus clients of `data/clients.toml`, in any case; an execution
+/// client's name says to use `--client`.
+fn consensus_client() -> CatalogNameParser<ConsensusName> {
+    CatalogNameParser {
+        names: ClientCatalog::embedded().consensus_names().collect(),
+        other: ClientCatalog::embedded().execution_names().collect(),
+        other_hint: "is an execution client: name it with --client",
+        lookup: ConsensusName::named,
+    }
+}
+
+/// Parses a client name of the catalog case-insensitively and lists the names for `--help`
+/// and completions.
+#[derive(Clone)]
+struct CatalogNameParser<T> {
+    names: Vec<&'static str>,
+    /// The names of the other kind of client, for a hint instead of "unknown".
+    other: Vec<&'static str>,
+    other_hint: &'static str,
+    lookup: fn(&str) -> Option<T>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for CatalogNameParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let flag = arg.map_or_else(|| "the client".to_owned(), |a| a.to_string());
+        let text = value.to_string_lossy();
+        let lower = text.trim().to_ascii_lowercase();
+        if let Some(client) = (self.lookup)(&lower) {
+            return Ok(client);
+        }
+        let shown = units::text::clip(&crate::render::printable(&text), 40);
+        let message = if self.other.contains(&lower.as_str()) {
+            format!("`{shown}` {} ", self.other_hint)
+        } else {
+            format!(
+                "invalid value `{shown}` for {flag}: known clients are {} ",
+                self.names.join(", ")
+            )
+        };
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            message.trim_end().to_owned() + "\n",
+        )
+        .with_cmd(cmd))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.names
+                .iter()
+                .map(|n| clap::builder::PossibleValue::new(*n)),
+        ))
+    }
+}
+
+/// `--history`: how much of the chain's history the execution client keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistoryArg {
+    /// Every historical state as well as every block (an archive node).
+    Archive,
+    /// Every block and receipt since genesis (most clients' default).
+    Full,
+    /// Blocks since the merge only: pre-merge history expired (about half the size).
+    #[value(alias = "pruned")]
+    PostMerge,
+}
+
+impl From<HistoryArg> for verdict::HistoryMode {
+    fn from(arg: HistoryArg) -> Self {
+        match arg {
+            HistoryArg::Archive => verdict::HistoryMode::Archive,
+            HistoryArg::Full => verdict::HistoryMode::Full,
+            HistoryArg::PostMerge => verdict::HistoryMode::PostMerge,
+        }
+    }
+}
+
+/// `--cl-mode`: what the consensus client keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConsensusModeArg {
+    /// Pruned beacon database, the blobs a node with a few validators keeps.
+    Default,
+    /// Custody of every blob column: hundreds of GB more.
+    Supernode,
+}
+
+impl From<ConsensusModeArg> for verdict::ConsensusMode {
+    fn from(arg: ConsensusModeArg) -> Self {
+        match arg {
+            ConsensusModeArg::Default => verdict::ConsensusMode::Default,
+            ConsensusModeArg::Supernode => verdict::ConsensusMode::Supernode,
+        }
+    }
+}
+
+/// Whose needs a verdict applies, shared by `check` and `triage`.
+#[derive(Debug, Args)]
+pub struct ClientArgs {
+    /// Judge against this client's size and speed needs, in any case (default: the client
+    /// whose datadir was detected, else every client, naming the one that runs out first).
+    #[arg(long, value_parser = execution_client())]
+    pub client: Option<ClientName>,
+    /// The consensus client on the same disk: its database counts toward the size and free
+    /// space the node needs (default: the largest consensus allowance is counted).
+    #[arg(long, value_parser = consensus_client(), value_name = "CLIENT")]
+    pub cl: Option<ConsensusName>,
+    /// The execution client's history mode, for the size projection (default: the client's
+    /// own default, which the size finding names; Reth's is an archive node).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub history: Option<HistoryArg>,
+    /// The consensus client's mode: `supernode` custodies every blob column (hundreds of GB).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "default")]
+    pub cl_mode: ConsensusModeArg,
+}
+
+impl ClientArgs {
+    fn into_clients(self) -> Clients {
+        Clients {
+            execution: self.client,
+            consensus: self.cl,
+            history: self.history.map(Into::into),
+            consensus_mode: self.cl_mode.into(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -148,13 +280,8 @@ pub struct CheckArgs {
     /// Replay a `nodecheck snapshot` archive.
     #[arg(long, value_name = "FILE.tar.gz")]
     pub snapshot: Option<PathBuf>,
-    /// Judge against this client's size and speed needs (default: the strictest of all five).
-    #[arg(long, value_parser = execution_client())]
-    pub client: Option<ClientName>,
-    /// The consensus client on the same disk: its database counts toward the size and free
-    /// space the node needs (default: not counted; the size finding says how much it adds).
-    #[arg(long, value_parser = consensus_client(), value_name = "CLIENT")]
-    pub cl: Option<ConsensusName>,
+    #[command(flatten)]
+    pub clients: ClientArgs,
     /// How much to measure (ignored under --root/--snapshot: nothing is measured there).
     #[arg(long, value_enum, default_value = "quick")]
     pub bench: BenchArg,
@@ -223,12 +350,8 @@ pub struct TriageArgs {
     /// A saved `smartctl -j -x` output or `nodecheck --json` report.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Judge against this client's needs (default: the strictest of all five).
-    #[arg(long, value_parser = execution_client())]
-    pub client: Option<ClientName>,
-    /// The consensus client on the same disk (its database counts toward size and free space).
-    #[arg(long, value_parser = consensus_client(), value_name = "CLIENT")]
-    pub cl: Option<ConsensusName>,
+    #[command(flatten)]
+    pub clients: ClientArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -293,10 +416,7 @@ impl Cli {
             Some(Command::Triage(args)) => CommandConfig::Triage(TriageConfig {
                 format: args.output.format.resolve::<Report>("triage")?,
                 file: args.file,
-                clients: Clients {
-                    execution: args.client,
-                    consensus: args.cl,
-                },
+                clients: args.clients.into_clients(),
                 redact: !args.output.no_redact,
             }),
             Some(Command::Snapshot(args)) => CommandConfig::Snapshot(SnapshotConfig {
@@ -319,8 +439,10 @@ impl CheckArgs {
         self.path.is_some()
             || self.root.is_some()
             || self.snapshot.is_some()
-            || self.client.is_some()
-            || self.cl.is_some()
+            || self.clients.client.is_some()
+            || self.clients.cl.is_some()
+            || self.clients.history.is_some()
+            || self.clients.cl_mode != ConsensusModeArg::Default
             || self.bench != BenchArg::Quick
             || !self.smartctl.smartctl_json.is_empty()
             || self.smartctl.no_smartctl
@@ -351,10 +473,7 @@ impl TryFrom<CheckArgs> for CheckConfig {
             },
             path: args.path,
             source,
-            clients: Clients {
-                execution: args.client,
-                consensus: args.cl,
-            },
+            clients: args.clients.into_clients(),
             // A replayed machine cannot be measured from here.
             bench: if replay {
                 BenchDepth::None

@@ -96,7 +96,18 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None
     };
 
-    let verdict = super::judge(&facts, bench.as_ref(), &db, config.clients);
+    // The detected datadir's client is the one whose needs apply, unless the user named one.
+    let clients = crate::config::Clients {
+        execution: config.clients.execution.or_else(|| {
+            datadir
+                .as_ref()
+                .filter(|note| note.detected)
+                .and_then(|note| note.client.as_deref())
+                .and_then(crate::config::ClientName::named)
+        }),
+        ..config.clients
+    };
+    let verdict = super::judge(&facts, bench.as_ref(), &db, clients);
     let plot = match (&config.output.plot, &bench) {
         (Some(path), Some(measured)) => draw_plot(path, measured, global, &mut notes),
         (Some(_), None) => {
@@ -105,14 +116,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         }
         (None, _) => None,
     };
-    let mut report = report::build(
-        facts,
-        bench,
-        verdict,
-        datadir,
-        notes,
-        config.clients.execution,
-    );
+    let mut report = report::build(facts, bench, verdict, datadir, notes, clients);
     report.plot = plot;
     // The unpacked tree is a temporary directory gone when this returns: name the archive.
     report.source = match &config.source {

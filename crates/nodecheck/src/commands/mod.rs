@@ -21,19 +21,24 @@ use verdict::Database;
 use crate::config::{Clients, CommandConfig, Config, ConsensusName};
 
 /// The verdict on `facts` and `bench` for the clients the user named: the `--client`'s needs
-/// (the strictest of all without one), with the `--cl` client's database on the same disk.
+/// (every client's without one), with the `--cl` client's database on the same disk, in the
+/// `--history` and `--cl-mode` modes.
 fn judge(
     facts: &::probe::Facts,
     bench: Option<&::bench::BenchReport>,
     db: &Database,
     clients: Clients,
 ) -> Verdict {
-    let choice = match clients.execution {
+    let client = match clients.execution {
         Some(c) => ClientChoice::Named(c.id().to_string()),
         None => ClientChoice::Strictest,
     };
-    let consensus = clients.consensus.map(ConsensusName::id);
-    verdict::judge::judge_node(facts, bench, db, &choice, consensus)
+    let choice = verdict::NodeChoice {
+        history: clients.history,
+        consensus_mode: clients.consensus_mode,
+        ..verdict::NodeChoice::new(client, clients.consensus.map(ConsensusName::id))
+    };
+    verdict::judge_choice(facts, bench, db, &choice)
 }
 
 /// An error in what the user asked for that clap cannot see (an argument that makes no sense

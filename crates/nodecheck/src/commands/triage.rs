@@ -85,8 +85,7 @@ pub fn run(config: &TriageConfig, global: &GlobalOptions) -> Result<u8> {
     };
     let verdict = super::judge(&facts, bench.as_ref(), &db, config.clients);
     notes.dedup();
-    let mut report =
-        crate::report::build(facts, bench, verdict, None, notes, config.clients.execution);
+    let mut report = crate::report::build(facts, bench, verdict, None, notes, config.clients);
     if let Some(summary) = health_unknown {
         if report.grade <= verdict::Grade::Unknown {
             report.grade = verdict::Grade::Unknown;

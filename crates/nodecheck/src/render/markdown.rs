@@ -28,19 +28,10 @@ pub fn render(report: &Report) -> String {
     if let Some(platform) = text::platform(facts) {
         out.push_str(&format!("| Platform | {} |\n", cell(&platform, 100)));
     }
-    let client = match (&report.client.requested, &report.client.fails_first) {
-        (Some(c), _) => cell(c, 20),
-        (None, Some(first)) => format!(
-            "strictest of all five ({} fails first)",
-            cell(&super::client_display(first), 20)
-        ),
-        (None, None) => "strictest of all five".to_string(),
-    };
-    let client = match &report.client.consensus {
-        Some(cl) => format!("{client} + {}", cell(cl, 20)),
-        None => client,
-    };
-    out.push_str(&format!("| Client needs | {client} |\n"));
+    out.push_str(&format!(
+        "| Judged for | {} |\n",
+        cell(&report.client.story, 200)
+    ));
     out.push_str(&format!(
         "| nodecheck | {} (database {}){} |\n\n",
         cell(&report.nodecheck_version, 20),

@@ -320,7 +320,14 @@ mod tests {
             &verdict::judge::ClientChoice::Strictest,
             None,
         );
-        let report = crate::report::build(facts.clone(), None, verdict, None, Vec::new(), None);
+        let report = crate::report::build(
+            facts.clone(),
+            None,
+            verdict,
+            None,
+            Vec::new(),
+            Default::default(),
+        );
         draws_exactly_its_formats(&report, "the check report");
         draws_exactly_its_formats(&facts, "the probe's facts");
         let measured = markdown::tests::span_only();

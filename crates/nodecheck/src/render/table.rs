@@ -256,14 +256,10 @@ fn grade_color(grade: Grade) -> Color {
 
 /// The last line, the one people read: `BAD: ...`.
 fn verdict_line(report: &Report, options: &RenderOptions) -> String {
-    let summary = printable(&clip(&report.summary, 300));
-    let mut line = summary.clone();
-    if let Some(client) = &report.client.fails_first {
-        line.push_str(&format!(
-            " [{} fails first]",
-            super::client_display(&printable(&clip(client, 12)))
-        ));
-    }
+    // The summary ends with whose needs applied ("[needs of every client; Reth fails first]"),
+    // the same words every format shows.
+    let summary = printable(&clip(&report.summary, 400));
+    let line = summary.clone();
     if !options.color {
         return line;
     }

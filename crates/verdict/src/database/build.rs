@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use super::error::{DbError, ErrorKind};
 use super::raw::{ClientsFile, ResultBlockFile};
 use super::spans::Spans;
-use crate::clients::{ClientCatalog, ProcessNames};
+use crate::clients::{ClientCatalog, ConsensusMode, ProcessNames, StorageFigure};
 
 use super::{ClientNeeds, CrowdResult, Database, DriveEntry, PlatformMatch, SCHEMA_VERSION};
 
@@ -109,19 +109,36 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
         let at = format!("clients.{i}");
         ids.insert(&ctx, &c.name, &format!("{at}.name"), "client")?;
         ctx.sane_needs(c, &at)?;
+        ctx.figures(
+            "client",
+            &c.name,
+            &c.history,
+            c.default_history,
+            &at,
+            "history",
+        )?;
         ctx.process(&c.name, &c.process, &at)?;
     }
     // Execution and consensus clients share one namespace of names in error messages.
     for (i, c) in file.consensus.iter().enumerate() {
         let name_at = format!("consensus.{i}.name");
         ids.insert(&ctx, &c.name, &name_at, "client")?;
+        let at = format!("consensus.{i}");
+        ctx.figures(
+            "consensus client",
+            &c.name,
+            &c.storage,
+            ConsensusMode::Default,
+            &at,
+            "storage",
+        )?;
         if c.node_disk_bytes
-            .is_some_and(|disk| disk <= c.database_bytes)
+            .is_some_and(|disk| disk <= c.default_database_bytes())
         {
             return Err(ctx.invalid(
                 &name_at,
                 format!(
-                    "consensus client `{}`: node_disk_bytes (the drive for the whole node) must exceed database_bytes",
+                    "consensus client `{}`: node_disk_bytes (the drive for the whole node) must exceed its default database",
                     c.name
                 ),
                 "node_disk_bytes is the whole drive the client's documentation recommends",
@@ -218,10 +235,8 @@ impl<'a> Ctx<'a> {
     /// Sizes and speeds that cannot all be true are an error at the name of the client at
     /// `at`.
     fn sane_needs(&self, c: &ClientNeeds, at: &str) -> Result<(), DbError> {
-        let problem = if c.min_disk_bytes == 0 {
-            Some("min_disk_bytes is 0")
-        } else if c.recommended_disk_bytes < c.min_disk_bytes {
-            Some("recommended_disk_bytes is below min_disk_bytes")
+        let problem = if c.recommended_disk_bytes == 0 {
+            Some("recommended_disk_bytes is 0")
         } else if c.min_free_bytes > c.recommended_disk_bytes {
             Some("min_free_bytes exceeds the recommended disk size")
         } else if c
@@ -242,6 +257,67 @@ impl<'a> Ctx<'a> {
             )),
             None => Ok(()),
         }
+    }
+
+    /// A client's storage figures: one for `default` (the mode it runs in unless told
+    /// otherwise), at most one per mode, each with a size, a date and its arithmetic. `what` is
+    /// `client` or `consensus client`, `key` the table the figures stand in.
+    fn figures<M: Copy + PartialEq + Into<&'static str>>(
+        &self,
+        what: &str,
+        name: &str,
+        figures: &[StorageFigure<M>],
+        default: M,
+        at: &str,
+        key: &str,
+    ) -> Result<(), DbError> {
+        let fix = "one figure per mode, a size in bytes, `as_of` as YYYY, YYYY-MM or YYYY-MM-DD, and `how` saying where the numbers come from";
+        let mode_name = |m: M| -> &'static str { m.into() };
+        if !figures.iter().any(|f| f.mode == default) {
+            return Err(self.invalid(
+                &format!("{at}.name"),
+                format!(
+                    "{what} `{name}`: no figure for the `{}` mode it runs in by default",
+                    mode_name(default)
+                ),
+                fix,
+            ));
+        }
+        for (j, f) in figures.iter().enumerate() {
+            let here = format!("{at}.{key}.{j}");
+            let problem = if figures[..j].iter().any(|earlier| earlier.mode == f.mode) {
+                Some(format!(
+                    "two figures for {} mode `{}`",
+                    if key == "history" {
+                        "history"
+                    } else {
+                        "storage"
+                    },
+                    mode_name(f.mode)
+                ))
+            } else if f.disk_bytes == 0 {
+                Some("disk_bytes is 0".to_owned())
+            } else if crate::clients::year_month(&f.as_of).is_none() {
+                Some(format!(
+                    "as_of `{}` is not a date",
+                    units::text::clip(&f.as_of, 40)
+                ))
+            } else if f.how.trim().is_empty() {
+                Some("`how` is empty: say where the figures come from".to_owned())
+            } else if f.sources.is_empty() {
+                Some("a figure without sources".to_owned())
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(self.invalid(
+                    &format!("{here}.mode"),
+                    format!("{what} `{name}`: {problem}"),
+                    fix,
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks a client's process names.

@@ -409,10 +409,14 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
         if c.notes.trim().is_empty() {
             issues.error(&c.name, "`notes` is empty".into());
         }
-        for (what, v) in [
-            ("database_bytes", Some(c.database_bytes)),
-            ("node_disk_bytes", c.node_disk_bytes),
-        ] {
+        for f in &c.storage {
+            check_citations(&c.name, &f.sources, source_ids, issues);
+        }
+        let figures = c
+            .storage
+            .iter()
+            .map(|f| ("storage disk_bytes", Some(f.disk_bytes)));
+        for (what, v) in figures.chain([("node_disk_bytes", c.node_disk_bytes)]) {
             if v.is_some_and(|v| v < 1_000_000_000) {
                 issues.error(&c.name, format!("{what} is under 1 GB: sizes are in bytes"));
             }
@@ -450,11 +454,20 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
     for c in &db.clients {
         EXECUTION.row(&c.name, &c.sources, source_ids, issues);
         // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
+        for f in &c.history {
+            check_citations(&c.name, &f.sources, source_ids, issues);
+        }
+        let figures = c
+            .history
+            .iter()
+            .map(|f| ("history disk_bytes", f.disk_bytes));
         for (what, v) in [
-            ("min_disk_bytes", c.min_disk_bytes),
             ("recommended_disk_bytes", c.recommended_disk_bytes),
             ("min_free_bytes", c.min_free_bytes),
-        ] {
+        ]
+        .into_iter()
+        .chain(figures)
+        {
             if v > 0 && v < 1_000_000_000 {
                 issues.error(
                     &c.name,
@@ -463,6 +476,42 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
             }
         }
     }
+}
+
+/// Every size figure of the clients file whose `as_of` lies more than the `[sizing]`
+/// `max_figure_age_months` before `today` (year, month), so sizes cannot silently rot; the
+/// caller passes the date because the library reads no clock.
+pub(crate) fn stale_figures(db: &Database, today: (u32, u32)) -> Vec<ValidationIssue> {
+    let mut issues = Issues(Vec::new());
+    let Some(max_age) = db.sizing.as_ref().map(|s| s.max_figure_age_months) else {
+        return issues.0;
+    };
+    let months = |(y, m): (u32, u32)| i64::from(y) * 12 + i64::from(m);
+    let execution = db.clients.iter().flat_map(|c| {
+        c.history
+            .iter()
+            .map(move |f| (c.name.as_str(), f.mode.as_str(), f.as_of.as_str()))
+    });
+    let consensus = db.consensus.iter().flat_map(|c| {
+        c.storage
+            .iter()
+            .map(move |f| (c.name.as_str(), f.mode.as_str(), f.as_of.as_str()))
+    });
+    for (client, mode, as_of) in execution.chain(consensus) {
+        let Some(date) = crate::clients::year_month(as_of) else {
+            continue;
+        };
+        let age = months(today) - months(date);
+        if age > i64::from(max_age) {
+            issues.error(
+                client,
+                format!(
+                    "the `{mode}` figure is from {as_of}, {age} months old (more than max_figure_age_months = {max_age}): measure or find a newer one"
+                ),
+            );
+        }
+    }
+    issues.0
 }
 
 /// A table of clients in the clients file, as its checks name it.

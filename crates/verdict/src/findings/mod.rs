@@ -19,7 +19,7 @@ pub mod network;
 pub mod platform;
 pub mod trim;
 
-use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
+use crate::clients::{ClientNeeds, ConsensusMode, ConsensusNeeds, HistoryMode, Sizing};
 use crate::code::Code;
 use crate::database::{Advisory, DriveEntry};
 use crate::model::{Finding, Severity};
@@ -38,6 +38,10 @@ pub struct Clients<'a> {
     pub consensus_known: &'a [ConsensusNeeds],
     /// The list's sizing advice.
     pub sizing: Option<&'a Sizing>,
+    /// The history mode the user named (`--history`); each client's own default otherwise.
+    pub history: Option<HistoryMode>,
+    /// The consensus client's mode (`--cl-mode`).
+    pub consensus_mode: ConsensusMode,
 }
 
 /// A client whose needs a measured value fails, and how badly.

@@ -98,7 +98,7 @@ fn consensus_clients_and_sizing_are_present_and_validated() {
     let db = db();
     for name in ["lighthouse", "prysm", "teku", "nimbus", "lodestar"] {
         let cl = db.consensus_client(name).expect(name);
-        assert!(cl.database_bytes >= 100_000_000_000, "{name}");
+        assert!(cl.default_database_bytes() >= 100_000_000_000, "{name}");
         assert!(!cl.sources.is_empty(), "{name}");
     }
     assert_eq!(
@@ -124,11 +124,20 @@ fn consensus_clients_and_sizing_are_present_and_validated() {
             "consensus client `teku` is missing",
         ),
         (
-            EMBEDDED_CLIENTS.replace(
-                "database_bytes = 200_000_000_000\nnode_disk_bytes = 4_000_000_000_000",
-                "database_bytes = 200\nnode_disk_bytes = 4_000_000_000_000",
+            EMBEDDED_CLIENTS.replacen(
+                "mode = \"supernode\"\ndisk_bytes = 935_000_000_000",
+                "mode = \"supernode\"\ndisk_bytes = 935",
+                1,
             ),
-            "database_bytes is under 1 GB",
+            "storage disk_bytes is under 1 GB",
+        ),
+        (
+            EMBEDDED_CLIENTS.replacen(
+                "sources = [\"eth-docker-usage-2026\", \"eth-docker-usage-2024\", \"eip-7935\"]",
+                "sources = [\"eth-docker-usage-2026\", \"an-unknown-tracker\"]",
+                1,
+            ),
+            "cites unknown source `an-unknown-tracker`",
         ),
         (
             EMBEDDED_CLIENTS.replace(
@@ -154,8 +163,8 @@ fn clients_are_all_present_and_strictest_combines_them() {
     let db = db();
     for name in ["geth", "nethermind", "besu", "erigon", "reth"] {
         let c = db.client(name).unwrap_or_else(|| panic!("client {name}"));
-        assert!(c.min_disk_bytes >= 1_000_000_000_000, "{name}");
-        assert!(c.recommended_disk_bytes >= c.min_disk_bytes, "{name}");
+        assert!(c.recommended_disk_bytes >= 1_000_000_000_000, "{name}");
+        assert!(c.figure(c.default_history).is_some(), "{name}");
         assert!(!c.sources.is_empty(), "{name}");
     }
     assert_eq!(
@@ -165,7 +174,6 @@ fn clients_are_all_present_and_strictest_combines_them() {
     let strictest = db.strictest_client().expect("clients exist");
     assert_eq!(strictest.min_read_iops, Some(10_000));
     assert_eq!(strictest.min_write_iops, Some(10_000));
-    assert_eq!(strictest.min_disk_bytes, 2_000_000_000_000);
     assert_eq!(strictest.min_free_bytes, 1_200_000_000_000);
     assert!(EMBEDDED_CLIENTS.contains("nethermind-docs"));
 }
@@ -248,5 +256,37 @@ fn shown_names_are_the_serialized_names() {
             Class::Hdd,
         ],
         |c| c.as_str().to_owned(),
+    );
+}
+
+/// `db-check` fails on size figures older than `max_figure_age_months`, so the data cannot
+/// silently rot; the date is the caller's (the library reads no clock).
+#[test]
+fn size_figures_older_than_the_allowed_age_are_errors() {
+    let db = db();
+    let max_age = db.sizing.as_ref().expect("sizing").max_figure_age_months;
+    let oldest = db
+        .clients
+        .iter()
+        .flat_map(|c| c.history.iter().map(|f| f.as_of.clone()))
+        .chain(
+            db.consensus
+                .iter()
+                .flat_map(|c| c.storage.iter().map(|f| f.as_of.clone())),
+        )
+        .filter_map(|as_of| verdict::clients::year_month(&as_of))
+        .min()
+        .expect("dated figures");
+    let months = |(y, m): (u32, u32)| y * 12 + m - 1;
+    let at = |total: u32| (total / 12, total % 12 + 1);
+    // On the last month the oldest figure is allowed, nothing is stale; a month later it is.
+    assert!(db.stale_figures(at(months(oldest) + max_age)).is_empty());
+    let stale = db.stale_figures(at(months(oldest) + max_age + 1));
+    assert!(!stale.is_empty());
+    assert!(stale.iter().all(|i| i.level == IssueLevel::Error));
+    assert!(
+        stale[0].to_string().contains("max_figure_age_months"),
+        "{}",
+        stale[0]
     );
 }

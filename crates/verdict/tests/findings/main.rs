@@ -11,6 +11,7 @@ mod link;
 mod measured;
 mod mount;
 mod platform;
+mod sizing;
 mod trim;
 
 use bench::EngineKind;

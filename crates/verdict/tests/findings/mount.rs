@@ -197,72 +197,6 @@ fn nc509_unknown_client_falls_back_to_strictest() {
     assert_eq!(v.client, "strictest");
 }
 
-#[test]
-fn nc510_capacity_against_the_client() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).capacity_bytes = Some(500_107_862_016);
-    let v = assert_judged(
-        &facts,
-        "nethermind",
-        "NC510",
-        Severity::Critical,
-        &["500 GB", "Nethermind needs at least 2 TB"],
-    );
-    assert_eq!(v.grade, Grade::Bad);
-    assert_eq!(
-        v.failing_client, None,
-        "only strictest names a failing client"
-    );
-
-    // A 1.92 TB data-center drive is the 2 TB class.
-    drive0(&mut facts).capacity_bytes = Some(1_920_383_410_176);
-    assert_judged(&facts, "nethermind", "NC510", Severity::Ok, &["1.9 TB"]);
-
-    // Nethermind's minimum is its recommendation: said once.
-    drive0(&mut facts).capacity_bytes = Some(500_107_862_016);
-    let f = one(&run_for(&facts, "nethermind"), "NC510").clone();
-    assert!(!f.detail.contains("recommended"), "{}", f.detail);
-    // Erigon's differ (1 TB minimum, 2 TB recommended): both are said.
-    let f = one(&run_for(&facts, "erigon"), "NC510").clone();
-    assert!(
-        f.detail.contains("at least 1 TB (recommended 2 TB)"),
-        "{}",
-        f.detail
-    );
-}
-
-#[test]
-fn nc510_strictest_names_the_most_demanding_failing_client() {
-    let mut facts = nvme_machine();
-    drive0(&mut facts).capacity_bytes = Some(1_000_204_886_016);
-    let v = run(&facts);
-    let f = one(&v, "NC510");
-    assert_eq!(f.severity, Severity::Critical);
-    let failing = v.failing_client.clone().expect("a failing client");
-    let needs = db();
-    let client = needs.client(&failing).expect("known client");
-    assert!(f.detail.contains(&client.display), "{f:#?}");
-    assert!(f.detail.contains("most demanding"), "{f:#?}");
-    // Nothing is more demanding in size than the one named.
-    let more_demanding: Vec<&str> = needs
-        .clients
-        .iter()
-        .filter(|c| c.min_disk_bytes > client.min_disk_bytes)
-        .map(|c| c.name.as_str())
-        .collect();
-    assert!(more_demanding.is_empty(), "{more_demanding:?}");
-    // A client that fits a 1 TB drive passes the same facts.
-    let lenient = needs
-        .clients
-        .iter()
-        .find(|c| c.min_disk_bytes <= 1_000_000_000_000)
-        .expect("some client fits 1 TB");
-    let v = run_for(&facts, &lenient.name);
-    assert!(all(&v, "NC510")
-        .iter()
-        .all(|f| f.severity < Severity::Critical));
-}
-
 fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
     verdict::judge::judge_node(
         facts,
@@ -274,66 +208,20 @@ fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::jud
 }
 
 #[test]
-fn nc510_nc511_judge_the_execution_and_consensus_client_together() {
+fn nc511_counts_the_consensus_clients_database_in_the_free_space() {
     let mut facts = nvme_machine();
-    drive0(&mut facts).capacity_bytes = Some(2_000_398_934_016);
     facts.mount.as_mut().expect("mount").free_bytes = Some(1_100 * GB);
-
-    // Geth alone: a 2 TB drive is its recommended size, 1.1 TB free is enough.
-    let v = assert_judged(
-        &facts,
-        "geth",
-        "NC510",
-        Severity::Ok,
-        &[
-            "recommended size for Geth",
-            "takes up to 200 GB more",
-            "name yours to count it",
-            "4 TB the conservative choice",
-        ],
-    );
-    assert_finding(&v, "NC511", Severity::Ok, &["1.1 TB free"]);
-    assert_eq!(v.consensus_client, None);
-
-    // With Lighthouse on the same disk: the drive still fits, the free space does not
-    // (Geth's 1 TB plus Lighthouse's 200 GB).
+    // Geth alone wants 1 TB free: 1.1 TB is enough.
+    assert_judged(&facts, "geth", "NC511", Severity::Ok, &["1.1 TB free"]);
+    // With Lighthouse on the same disk it is not (Geth's 1 TB plus Lighthouse's 200 GB).
     let v = run_pair(&facts, "geth", "lighthouse");
     assert_eq!(v.consensus_client.as_deref(), Some("lighthouse"));
-    assert_finding(
-        &v,
-        "NC510",
-        Severity::Ok,
-        &[
-            "Geth + Lighthouse",
-            "Lighthouse's beacon database adds about 200 GB",
-        ],
-    );
     assert_finding(
         &v,
         "NC511",
         Severity::Warning,
         &["Geth + Lighthouse", "1.2 TB"],
     );
-
-    // Lodestar's documentation asks for 4 TB for the whole node.
-    facts.mount.as_mut().expect("mount").free_bytes = Some(1_500 * GB);
-    let v = run_pair(&facts, "geth", "lodestar");
-    assert_finding(
-        &v,
-        "NC510",
-        Severity::Warning,
-        &[
-            "Geth + Lodestar",
-            "below the recommended 4 TB",
-            "recommends 4 TB for the whole node",
-        ],
-    );
-
-    // The conservative note is not made for a drive that already has 4 TB.
-    drive0(&mut facts).capacity_bytes = Some(4_000_787_030_016);
-    let v = run_pair(&facts, "geth", "nimbus");
-    let f = one(&v, "NC510");
-    assert!(!f.detail.contains("conservative"), "{f:#?}");
 }
 
 #[test]

@@ -13,7 +13,8 @@ use probe::{
     LayerKind, MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
 };
 use verdict::database::Database;
-use verdict::judge::{judge, ClientChoice, EntrySummary, Verdict};
+use verdict::judge::{judge_choice, ClientChoice, EntrySummary, NodeChoice, Verdict};
+use verdict::HistoryMode;
 use verdict::{Finding, Grade, Severity};
 
 pub const TB: u64 = 1_000_000_000_000;
@@ -311,27 +312,37 @@ pub fn bench_report(
     }
 }
 
+/// The node most tests judge: `client` with post-merge history expiry, the case the
+/// community list sizes a 2 TB drive for (the fixtures' drives are 2 TB). The size projection
+/// of every mode has its own tests (`findings/sizing.rs`).
+fn node(client: ClientChoice) -> NodeChoice {
+    NodeChoice {
+        history: Some(HistoryMode::PostMerge),
+        ..NodeChoice::new(client, None)
+    }
+}
+
 pub fn run(facts: &Facts) -> Verdict {
-    judge(facts, None, db(), &ClientChoice::Strictest)
+    judge_choice(facts, None, db(), &node(ClientChoice::Strictest))
 }
 
 /// `facts` and a benchmark report, judged for the strictest client.
 pub fn run_bench(facts: &Facts, report: &BenchReport) -> Verdict {
-    judge(facts, Some(report), db(), &ClientChoice::Strictest)
+    judge_choice(facts, Some(report), db(), &node(ClientChoice::Strictest))
 }
 
 /// `facts` and a benchmark report, judged for one named client.
 pub fn run_bench_for(facts: &Facts, report: &BenchReport, client: &str) -> Verdict {
-    judge(
+    judge_choice(
         facts,
         Some(report),
         db(),
-        &ClientChoice::Named(client.into()),
+        &node(ClientChoice::Named(client.into())),
     )
 }
 
 pub fn run_for(facts: &Facts, client: &str) -> Verdict {
-    judge(facts, None, db(), &ClientChoice::Named(client.into()))
+    judge_choice(facts, None, db(), &node(ClientChoice::Named(client.into())))
 }
 
 /// The database entry of the verdict's first drive.
