@@ -33,8 +33,10 @@ pub mod stack;
 pub mod sysfs;
 pub mod usb;
 pub mod vpd;
+pub mod zfs;
 
 pub use error::ProbeError;
 pub use facts::*;
 pub use probe::{probe, ProbeOptions};
 pub use root::Root;
+pub use zfs::ZfsFacts;

@@ -5,6 +5,7 @@ mod drives;
 mod hostile;
 mod platforms;
 mod smartctl;
+mod setups;
 mod stacks;
 #[path = "../support/mod.rs"]
 mod support;
