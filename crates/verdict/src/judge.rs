@@ -182,6 +182,8 @@ pub fn judge_node(
         db,
         findings::platform::Measured::of(bench),
     ));
+    findings.extend(findings::virtual_disks::check(facts, bench));
+    findings.extend(findings::zfs::check(facts, bench.is_some()));
     let mut bench_fast = false;
     if let Some(report) = bench {
         let mut outcome = findings::bench::check(report, &clients, &mut failures);

@@ -8,6 +8,7 @@ pub mod database;
 pub mod findings;
 pub mod judge;
 pub mod model;
+pub mod setups;
 
 pub use clients::{ClientCatalog, ClientNeeds, ProcessNames};
 pub use code::{Code, Family, UnknownCode};

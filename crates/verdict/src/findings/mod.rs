@@ -16,6 +16,8 @@ pub mod mount;
 pub mod network;
 pub mod platform;
 pub mod trim;
+pub mod virtual_disks;
+pub mod zfs;
 
 use crate::clients::{ClientNeeds, ConsensusNeeds, Sizing};
 use crate::code::Code;
