@@ -533,6 +533,9 @@ pub struct Platform {
     pub cloud: Option<String>,
     /// True when the drives are virtual (virtio, xen, cloud block storage).
     pub virtualized: Option<bool>,
+    /// `/proc/device-tree/model` of a device-tree board (`Raspberry Pi 5 Model B Rev 1.0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_model: Option<String>,
 }
 
 /// Whether an io_uring benchmark (and an io_uring client) can run here.

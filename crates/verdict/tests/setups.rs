@@ -144,3 +144,20 @@ fn btrfs_on_md_is_judged_down_to_its_drives() {
     assert!(!has(&v, "NC506"), "{:?}", codes(&v));
     assert_eq!(v.drives.len(), 2);
 }
+
+#[test]
+fn a_raspberry_pi_5_gets_its_pcie_lever_not_a_uefi_setting() {
+    let facts = facts_of("raspberry_pi_5_nvme");
+    assert_eq!(facts.platform.board_model.as_deref(), Some("Raspberry Pi 5 Model B Rev 1.0"));
+    let v = run(&facts);
+    assert_finding(&v, "NC402", Severity::Warning, &["dtparam=pciex1_gen=3", "/boot/firmware/config.txt"]);
+    assert!(!fix_of(&v, "NC402").contains("UEFI"));
+    // At Gen 3 the one lane is the board's limit: said, not warned about.
+    let mut gen3 = facts.clone();
+    gen3.drives[0].pcie_link.as_mut().expect("link").current_gts = Some(8.0);
+    assert_finding(&run(&gen3), "NC402", Severity::Info, &["dtparam=pciex1_gen=3"]);
+    // A PC with the same link keeps the PC's fix.
+    let mut pc = facts;
+    pc.platform.board_model = None;
+    assert!(fix_of(&run(&pc), "NC402").contains("UEFI"));
+}

@@ -7,6 +7,7 @@
 
 pub mod behaviour;
 pub mod bench;
+pub mod board;
 pub mod capacity;
 pub mod controller;
 pub mod health;

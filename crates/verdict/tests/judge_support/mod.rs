@@ -128,6 +128,7 @@ pub fn nvme_machine() -> Facts {
             bios_version: None,
             cloud: None,
             virtualized: Some(false),
+            board_model: None,
         },
         io_uring: IoUringStatus {
             available: Some(true),
