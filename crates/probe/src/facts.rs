@@ -180,6 +180,9 @@ pub struct Facts {
     pub unavailable: Vec<Unavailable>,
     /// Problems met while probing that did not stop it (malformed files, smartctl garbage).
     pub warnings: Vec<String>,
+    /// NVMe APST and PCIe ASPM settings of the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::power::PowerSettings>,
     /// The ZFS dataset under the path, its pool and module.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zfs: Option<crate::zfs::ZfsFacts>,
@@ -443,6 +446,9 @@ pub struct NvmeIdentify {
     pub write_zeroes: bool,
     /// VWC bit 0: a volatile write cache is present.
     pub volatile_write_cache: bool,
+    /// APSTA, NPSS and the power state descriptors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::nvme::power::NvmePower>,
 }
 
 /// SATA specifics from IDENTIFY DEVICE and the libata sysfs.

@@ -24,6 +24,7 @@ pub mod network;
 pub mod nvme;
 pub mod pci;
 pub mod platform;
+pub mod power;
 pub mod probe;
 pub mod processes;
 pub mod root;

@@ -124,6 +124,7 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         fstrim_timer,
         unresolved: gaps.unresolved,
         zfs: zfs.map(|(facts, _)| facts),
+        power: crate::power::read(root),
         unavailable: gaps.unavailable,
         warnings,
     })
@@ -308,8 +309,7 @@ fn top_devices(
     match fs {
         "btrfs" => {
             let devices = btrfs_devices(root, from_source.as_deref());
-            // Without /sys/fs/btrfs (module not loaded in that view, older kernels) the mount
-            // source still names the one device, such as an md array.
+            // Without /sys/fs/btrfs the mount source still names a device (an md array).
             if let (true, Some(device)) = (devices.is_empty(), from_source) {
                 if !device.to_string_lossy().contains("/md") {
                     unresolved.push(format!("btrfs on {source}: only the mount source is known; other devices of the file system are not listed under /sys/fs/btrfs"));

@@ -175,6 +175,7 @@ pub fn judge_node(
     findings.extend(findings::health::check(facts, &identities));
     findings.extend(findings::trim::check(facts, db));
     findings.extend(findings::controller::check(facts));
+    findings.extend(findings::power::check(facts));
     findings.extend(findings::mount::check(facts));
     findings.extend(findings::capacity::check(facts, &clients, &mut failures));
     findings.extend(findings::platform::check(

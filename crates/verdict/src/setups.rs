@@ -16,6 +16,30 @@ pub struct Setups {
     pub zfs: ZfsThresholds,
     pub virtual_disks: Vec<VirtualDisk>,
     pub cloud_volumes: Vec<CloudVolume>,
+    pub power_advisories: Vec<PowerAdvisory>,
+}
+
+/// An NVMe family known to drop off the bus under power management.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PowerAdvisory {
+    pub id: String,
+    /// Regexes on the whole model string.
+    pub models: Vec<String>,
+    /// `0xVVVV:0xDDDD` of the controller's PCI function.
+    pub pci_ids: Vec<String>,
+    pub text: String,
+    pub sources: Vec<String>,
+}
+
+impl PowerAdvisory {
+    pub fn matches(&self, model: Option<&str>, pci_id: Option<&str>) -> bool {
+        let by_model = model.is_some_and(|m| {
+            self.models
+                .iter()
+                .any(|re| regex::Regex::new(re).is_ok_and(|re| re.is_match(m.trim())))
+        });
+        by_model || pci_id.is_some_and(|id| self.pci_ids.iter().any(|p| p.eq_ignore_ascii_case(id)))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -107,7 +131,8 @@ mod tests {
             .sources
             .iter()
             .chain(&setups.network_latency_sources)
-            .chain(setups.cloud_volumes.iter().flat_map(|c| c.sources.iter()));
+            .chain(setups.cloud_volumes.iter().flat_map(|c| c.sources.iter()))
+            .chain(setups.power_advisories.iter().flat_map(|c| c.sources.iter()));
         for id in named {
             assert!(setups.sources.iter().any(|s| &s.id == id), "{id}");
         }
@@ -116,5 +141,10 @@ mod tests {
         assert!(setups.cloud_volume(Some("DO"), "Volume").is_some());
         assert!(setups.cloud_volume(None, "Volume").is_none());
         assert!(setups.virtual_disk(Some("QEMU"), "QEMU HARDDISK").is_some());
+        for advisory in &setups.power_advisories {
+            for re in &advisory.models {
+                assert!(regex::Regex::new(re).is_ok(), "{}: {re}", advisory.id);
+            }
+        }
     }
 }

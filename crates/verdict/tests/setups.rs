@@ -161,3 +161,40 @@ fn a_raspberry_pi_5_gets_its_pcie_lever_not_a_uefi_setting() {
     pc.platform.board_model = None;
     assert!(fix_of(&run(&pc), "NC402").contains("UEFI"));
 }
+
+#[test]
+fn nvme_families_that_drop_off_the_bus_get_the_exact_power_fix() {
+    let mut facts = nvme_machine();
+    facts.drives[0].model = Some("Samsung SSD 990 PRO 4TB".into());
+    facts.power = Some(probe::power::PowerSettings {
+        apst_max_latency_us: Some(100_000),
+        aspm_policy: Some("default".into()),
+    });
+    let v = run(&facts);
+    assert_finding(
+        &v,
+        "NC420",
+        Severity::Warning,
+        &[
+            "nvme_core.default_ps_max_latency_us=100000",
+            "nvme_core.default_ps_max_latency_us=0 pcie_aspm=off",
+            "ATTR{d3cold_allowed}=\"0\"",
+            "KERNEL==\"0000:01:00.0\"",
+        ],
+    );
+    // With APST and ASPM off it is said, not warned about.
+    facts.power = Some(probe::power::PowerSettings {
+        apst_max_latency_us: Some(0),
+        aspm_policy: Some("performance".into()),
+    });
+    assert_finding(&run(&facts), "NC420", Severity::Info, &["APST is off"]);
+    // A Phison E18 is known by its controller's PCI id whatever its label says.
+    let mut e18 = nvme_machine();
+    let nvme = e18.drives[0].nvme.as_mut().expect("nvme");
+    nvme.pci_vendor_id = Some("0x1987".into());
+    nvme.pci_device_id = Some("0x5018".into());
+    e18.drives[0].model = Some("Some Brand E18 2TB".into());
+    assert_finding(&run(&e18), "NC420", Severity::Warning, &["Phison E18"]);
+    // Other drives get nothing.
+    assert!(!has(&run(&nvme_machine()), "NC420"));
+}

@@ -16,6 +16,7 @@ pub mod media;
 pub mod mount;
 pub mod network;
 pub mod platform;
+pub mod power;
 pub mod trim;
 pub mod virtual_disks;
 pub mod zfs;

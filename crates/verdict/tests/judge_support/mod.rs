@@ -70,6 +70,7 @@ pub fn nvme_machine() -> Facts {
                 dataset_management: true,
                 write_zeroes: true,
                 volatile_write_cache: true,
+                power: None,
             }),
         }),
         health: Some(Health {
