@@ -44,7 +44,10 @@ mod tests {
             active_choice("[default] performance powersave powersupersave").as_deref(),
             Some("default")
         );
-        assert_eq!(active_choice("default performance [powersupersave]").as_deref(), Some("powersupersave"));
+        assert_eq!(
+            active_choice("default performance [powersupersave]").as_deref(),
+            Some("powersupersave")
+        );
         assert_eq!(active_choice("none"), None);
         assert_eq!(active_choice("[]"), None);
         assert_eq!(active_choice("[broken"), None);

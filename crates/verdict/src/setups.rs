@@ -132,12 +132,19 @@ mod tests {
             .iter()
             .chain(&setups.network_latency_sources)
             .chain(setups.cloud_volumes.iter().flat_map(|c| c.sources.iter()))
-            .chain(setups.power_advisories.iter().flat_map(|c| c.sources.iter()));
+            .chain(
+                setups
+                    .power_advisories
+                    .iter()
+                    .flat_map(|c| c.sources.iter()),
+            );
         for id in named {
             assert!(setups.sources.iter().any(|s| &s.id == id), "{id}");
         }
         assert!(setups.zfs.min_ashift >= 12);
-        assert!(setups.cloud_volume(Some("HC      "), "Volume          ").is_some());
+        assert!(setups
+            .cloud_volume(Some("HC      "), "Volume          ")
+            .is_some());
         assert!(setups.cloud_volume(Some("DO"), "Volume").is_some());
         assert!(setups.cloud_volume(None, "Volume").is_none());
         assert!(setups.virtual_disk(Some("QEMU"), "QEMU HARDDISK").is_some());

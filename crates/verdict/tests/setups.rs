@@ -33,28 +33,54 @@ fn a_zfs_mirror_is_judged_by_its_member_drives_and_properties() {
     let v = judged("zfs_mirror");
     // Both member drives are judged like any other: the database knows the 980 PRO.
     assert_eq!(v.drives.len(), 2, "{:?}", codes(&v));
-    assert!(v.drives.iter().all(|d| d.entry.is_some()), "{:#?}", v.drives);
+    assert!(
+        v.drives.iter().all(|d| d.entry.is_some()),
+        "{:#?}",
+        v.drives
+    );
     assert!(!has(&v, "NC506"), "the pool was resolved: {:?}", codes(&v));
     let layout = all(&v, "NC530");
     assert!(
-        layout.iter().any(|f| f.severity == Severity::Warning && f.detail.contains("ashift=9") && f.fix.as_deref().is_some_and(|x| x.contains("zpool create -o ashift=12"))),
+        layout.iter().any(|f| f.severity == Severity::Warning
+            && f.detail.contains("ashift=9")
+            && f.fix
+                .as_deref()
+                .is_some_and(|x| x.contains("zpool create -o ashift=12"))),
         "{layout:#?}"
     );
     let autotrim = layout;
     assert!(
-        autotrim.iter().any(|f| f.fix.as_deref().is_some_and(|x| x.contains("sudo zpool set autotrim=on tank"))),
+        autotrim.iter().any(|f| f
+            .fix
+            .as_deref()
+            .is_some_and(|x| x.contains("sudo zpool set autotrim=on tank"))),
         "{autotrim:#?}"
     );
     assert_finding(
         &v,
         "NC531",
         Severity::Info,
-        &["recordsize is 128K", "sudo zfs set recordsize=16K tank/ethereum", "compression=lz4", "atime=off"],
+        &[
+            "recordsize is 128K",
+            "sudo zfs set recordsize=16K tank/ethereum",
+            "compression=lz4",
+            "atime=off",
+        ],
     );
     // NC503 reads the real recordsize instead of asserting the default.
     assert_finding(&v, "NC503", Severity::Info, &["recordsize of 128K"]);
-    assert_finding(&v, "NC532", Severity::Info, &["zfs_arc_max", "/etc/modprobe.d/zfs.conf"]);
-    assert_finding(&v, "NC533", Severity::Info, &["2.2.2-0ubuntu9", "nodecheck bench --device /dev/nvme0n1"]);
+    assert_finding(
+        &v,
+        "NC532",
+        Severity::Info,
+        &["zfs_arc_max", "/etc/modprobe.d/zfs.conf"],
+    );
+    assert_finding(
+        &v,
+        "NC533",
+        Severity::Info,
+        &["2.2.2-0ubuntu9", "nodecheck bench --device /dev/nvme0n1"],
+    );
 }
 
 #[test]
@@ -88,7 +114,11 @@ fn a_passed_through_drive_is_judged_by_its_model() {
         &v,
         "NC610",
         Severity::Info,
-        &["Samsung SSD 870 EVO 2TB", "cache=none", "/dev/disk/by-id/ata-Samsung_SSD_870_EVO_2TB_S6PNNS0T412345A"],
+        &[
+            "Samsung SSD 870 EVO 2TB",
+            "cache=none",
+            "/dev/disk/by-id/ata-Samsung_SSD_870_EVO_2TB_S6PNNS0T412345A",
+        ],
     );
     assert!(!fix_of(&v, "NC610").contains("gp3"));
 }
@@ -100,7 +130,10 @@ fn a_passed_through_nvme_with_a_known_model_gets_no_cloud_fix() {
     facts.platform.virtualized = Some(true);
     let v = run(&facts);
     assert!(!has(&v, "NC602"), "{:?}", codes(&v));
-    assert!(v.findings.iter().all(|f| !f.fix.as_deref().unwrap_or("").contains("gp3")));
+    assert!(v
+        .findings
+        .iter()
+        .all(|f| !f.fix.as_deref().unwrap_or("").contains("gp3")));
     assert_finding(&v, "NC610", Severity::Info, &["hostpci0"]);
 }
 
@@ -111,7 +144,12 @@ fn a_qemu_volume_gets_the_host_settings_that_decide_its_speed() {
         &v,
         "NC611",
         Severity::Warning,
-        &["one hardware queue", "no discard", "rotational", "iothread=1,discard=on,ssd=1,cache=none"],
+        &[
+            "one hardware queue",
+            "no discard",
+            "rotational",
+            "iothread=1,discard=on,ssd=1,cache=none",
+        ],
     );
     assert!(!has(&v, "NC610"));
 }
@@ -124,18 +162,53 @@ fn cloud_volumes_are_named_with_their_providers_fix() {
     drive.model = Some("Volume".into());
     facts.platform.cloud = Some("hetzner".into());
     let v = run(&facts);
-    assert_finding(&v, "NC612", Severity::Warning, &["Hetzner Cloud Volume", "Nothing was measured", "local NVMe"]);
+    assert_finding(
+        &v,
+        "NC612",
+        Severity::Warning,
+        &["Hetzner Cloud Volume", "Nothing was measured", "local NVMe"],
+    );
     assert!(!fix_of(&v, "NC612").contains("gp3"));
     assert!(!has(&v, "NC602"));
     // Measured: network storage is judged by its latency.
-    let slow = bench_report(latency(1400.0, 3000.0, 9000.0), None, bench::EngineKind::IoUring);
-    assert_finding(&run_bench(&facts, &slow), "NC612", Severity::Warning, &["above the 500"]);
-    let fast = bench_report(latency(180.0, 400.0, 900.0), None, bench::EngineKind::IoUring);
-    assert_finding(&run_bench(&facts, &fast), "NC612", Severity::Info, &["within 500"]);
+    let slow = bench_report(
+        latency(1400.0, 3000.0, 9000.0),
+        None,
+        bench::EngineKind::IoUring,
+    );
+    assert_finding(
+        &run_bench(&facts, &slow),
+        "NC612",
+        Severity::Warning,
+        &["above the 500"],
+    );
+    let fast = bench_report(
+        latency(180.0, 400.0, 900.0),
+        None,
+        bench::EngineKind::IoUring,
+    );
+    assert_finding(
+        &run_bench(&facts, &fast),
+        "NC612",
+        Severity::Info,
+        &["within 500"],
+    );
 
     let v = judged("aws_ebs");
-    assert_finding(&v, "NC612", Severity::Warning, &["AWS EBS volume", "gp2 volumes below 1 TiB run on burst credits"]);
-    assert!(all(&v, "NC612").iter().any(|f| f.fix.as_deref().unwrap_or("").contains("aws ec2 describe-volumes --volume-ids vol-0fedcba9876543210")));
+    assert_finding(
+        &v,
+        "NC612",
+        Severity::Warning,
+        &[
+            "AWS EBS volume",
+            "gp2 volumes below 1 TiB run on burst credits",
+        ],
+    );
+    assert!(all(&v, "NC612").iter().any(|f| f
+        .fix
+        .as_deref()
+        .unwrap_or("")
+        .contains("aws ec2 describe-volumes --volume-ids vol-0fedcba9876543210")));
 }
 
 #[test]
@@ -148,14 +221,27 @@ fn btrfs_on_md_is_judged_down_to_its_drives() {
 #[test]
 fn a_raspberry_pi_5_gets_its_pcie_lever_not_a_uefi_setting() {
     let facts = facts_of("raspberry_pi_5_nvme");
-    assert_eq!(facts.platform.board_model.as_deref(), Some("Raspberry Pi 5 Model B Rev 1.0"));
+    assert_eq!(
+        facts.platform.board_model.as_deref(),
+        Some("Raspberry Pi 5 Model B Rev 1.0")
+    );
     let v = run(&facts);
-    assert_finding(&v, "NC402", Severity::Warning, &["dtparam=pciex1_gen=3", "/boot/firmware/config.txt"]);
+    assert_finding(
+        &v,
+        "NC402",
+        Severity::Warning,
+        &["dtparam=pciex1_gen=3", "/boot/firmware/config.txt"],
+    );
     assert!(!fix_of(&v, "NC402").contains("UEFI"));
     // At Gen 3 the one lane is the board's limit: said, not warned about.
     let mut gen3 = facts.clone();
     gen3.drives[0].pcie_link.as_mut().expect("link").current_gts = Some(8.0);
-    assert_finding(&run(&gen3), "NC402", Severity::Info, &["dtparam=pciex1_gen=3"]);
+    assert_finding(
+        &run(&gen3),
+        "NC402",
+        Severity::Info,
+        &["dtparam=pciex1_gen=3"],
+    );
     // A PC with the same link keeps the PC's fix.
     let mut pc = facts;
     pc.platform.board_model = None;

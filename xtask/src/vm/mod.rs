@@ -140,7 +140,10 @@ fn run_scenarios(opts: &Options) -> Result<()> {
         .args(["build", "--release", "--locked", "-p", "nodecheck"])
         .current_dir(&root))?;
     // The release profile strips symbols: the guest unpacks every byte under TCG.
-    let nodecheck = root.join("target/release/nodecheck");
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let nodecheck = target_dir.join("release/nodecheck");
 
     let initramfs = work.join("initramfs.cpio");
     guest::initramfs(&kernel, &nodecheck, &opts.scenarios, &work, &initramfs)?;

@@ -54,7 +54,8 @@ pub fn parse(page: &[u8]) -> Option<NvmePower> {
         };
         let mp = u64::from(u16::from_le_bytes([psd[0], psd[1]]));
         let scale = if psd[3] & 1 != 0 { 100 } else { 10_000 };
-        let latency = |at: usize| u32::from_le_bytes([psd[at], psd[at + 1], psd[at + 2], psd[at + 3]]);
+        let latency =
+            |at: usize| u32::from_le_bytes([psd[at], psd[at + 1], psd[at + 2], psd[at + 3]]);
         power_states.push(PowerState {
             max_power_uw: mp * scale,
             non_operational: psd[3] & 2 != 0,

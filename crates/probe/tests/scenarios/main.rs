@@ -4,8 +4,8 @@
 mod drives;
 mod hostile;
 mod platforms;
-mod smartctl;
 mod setups;
+mod smartctl;
 mod stacks;
 #[path = "../support/mod.rs"]
 mod support;

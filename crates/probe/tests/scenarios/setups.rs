@@ -9,7 +9,10 @@ fn zfs_members_come_from_udev_records() {
     assert!(facts.unresolved.is_empty(), "{:?}", facts.unresolved);
     let names: Vec<&str> = facts.drives.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["nvme0n1", "nvme1n1"]);
-    assert!(facts.drives.iter().all(|d| d.model.as_deref() == Some("Samsung SSD 980 PRO 2TB")));
+    assert!(facts
+        .drives
+        .iter()
+        .all(|d| d.model.as_deref() == Some("Samsung SSD 980 PRO 2TB")));
     let zfs = facts.zfs.as_ref().expect("zfs facts");
     assert_eq!(zfs.pool, "tank");
     assert_eq!(zfs.dataset, "tank/ethereum");
@@ -31,7 +34,11 @@ fn zfs_without_udev_records_is_said_plainly() {
     let facts = run("zfs_dataset");
     let zfs = facts.zfs.as_ref().expect("zfs facts");
     assert!(zfs.members.is_empty());
-    assert!(facts.unresolved[0].contains("zpool status -P tank"), "{:?}", facts.unresolved);
+    assert!(
+        facts.unresolved[0].contains("zpool status -P tank"),
+        "{:?}",
+        facts.unresolved
+    );
 }
 
 #[test]
@@ -40,7 +47,10 @@ fn a_passed_through_disk_shows_its_whole_model_behind_virtio_scsi() {
     let drive = only_drive(&facts);
     assert_eq!(drive.interface, Some(Interface::Virtio));
     assert_eq!(drive.model.as_deref(), Some("Samsung SSD 870 EVO 2TB"));
-    assert_eq!(drive.model_source, Some(ModelSource::SatDeviceIdentification));
+    assert_eq!(
+        drive.model_source,
+        Some(ModelSource::SatDeviceIdentification)
+    );
     assert_eq!(drive.serial.as_deref(), Some("S6PNNS0T412345A"));
     assert_eq!(drive.firmware.as_deref(), Some("2B6Q"));
     assert_eq!(drive.controller_driver.as_deref(), Some("virtio_scsi"));

@@ -198,7 +198,12 @@ fn read_only(mount: &MountFacts, out: &mut Vec<Finding>) {
     );
 }
 
-fn copy_on_write(mount: &MountFacts, path: &str, zfs: Option<&probe::ZfsFacts>, out: &mut Vec<Finding>) {
+fn copy_on_write(
+    mount: &MountFacts,
+    path: &str,
+    zfs: Option<&probe::ZfsFacts>,
+    out: &mut Vec<Finding>,
+) {
     let has = |opt: &str| {
         mount.super_options.iter().any(|o| o == opt) || mount.mount_options.iter().any(|o| o == opt)
     };

@@ -37,7 +37,11 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
             (None, _) => "the kernel's APST setting could not be read".to_owned(),
         };
         let aspm_off = aspm == Some("performance");
-        let severity = if apst_off && aspm_off { Severity::Info } else { Severity::Warning };
+        let severity = if apst_off && aspm_off {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
         let udev = format!(
             "echo 'ACTION==\"add\", SUBSYSTEM==\"pci\", KERNEL==\"{}\", ATTR{{d3cold_allowed}}=\"0\"' | sudo tee /etc/udev/rules.d/99-nvme-no-d3cold.rules",
             drive.nvme.as_ref().and_then(|n| n.pci_address.as_deref()).unwrap_or("PCI_ADDRESS")
@@ -46,7 +50,10 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
             Finding::new(
                 Code::NvmePowerManagement,
                 severity,
-                format!("{}: known to drop off the bus under power management", drive.name),
+                format!(
+                    "{}: known to drop off the bus under power management",
+                    drive.name
+                ),
                 format!(
                     "{}: {} [{}]. Here {kernel}{states}. Sources: {sources}.",
                     drive.name, advisory.text, advisory.id
@@ -61,7 +68,11 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
 
 fn pci_id(drive: &Drive) -> Option<String> {
     let nvme = drive.nvme.as_ref()?;
-    Some(format!("{}:{}", nvme.pci_vendor_id.as_deref()?, nvme.pci_device_id.as_deref()?))
+    Some(format!(
+        "{}:{}",
+        nvme.pci_vendor_id.as_deref()?,
+        nvme.pci_device_id.as_deref()?
+    ))
 }
 
 /// What the drive's own Identify says about its power states (as root).
@@ -74,7 +85,11 @@ fn describe_states(drive: &Drive) -> String {
     else {
         return String::new();
     };
-    let sleeping = power.power_states.iter().filter(|s| s.non_operational).count();
+    let sleeping = power
+        .power_states
+        .iter()
+        .filter(|s| s.non_operational)
+        .count();
     match power.deepest_exit_latency_us() {
         Some(exit) => format!(
             "; the drive {} APST and has {sleeping} non-operational power state(s), the deepest waking in {exit} µs",

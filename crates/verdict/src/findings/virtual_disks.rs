@@ -43,7 +43,11 @@ pub fn kind<'a>(facts: &Facts, drive: &Drive, setups: &'a Setups) -> Option<Kind
             if let Some(disk) = setups.virtual_disk(vendor, model) {
                 return Some(Kind::Emulated(&disk.hypervisor));
             }
-            let hypervisor = facts.platform.cloud.as_deref().is_none_or(|c| HYPERVISORS.contains(&c));
+            let hypervisor = facts
+                .platform
+                .cloud
+                .as_deref()
+                .is_none_or(|c| HYPERVISORS.contains(&c));
             hypervisor.then_some(Kind::PassedThrough)
         }
         None if matches!(drive.interface, Some(Interface::Virtio)) => {
@@ -71,7 +75,11 @@ pub fn check(facts: &Facts, bench: Option<&bench::BenchReport>) -> Vec<Finding> 
         match kind(facts, drive, setups) {
             Some(Kind::PassedThrough) => out.push(passed_through(facts, drive)),
             Some(Kind::Emulated(hypervisor))
-                if facts.platform.cloud.as_deref().is_none_or(|c| HYPERVISORS.contains(&c)) =>
+                if facts
+                    .platform
+                    .cloud
+                    .as_deref()
+                    .is_none_or(|c| HYPERVISORS.contains(&c)) =>
             {
                 out.push(emulated(facts, drive, hypervisor))
             }
@@ -89,7 +97,10 @@ fn passed_through(facts: &Facts, drive: &Drive) -> Finding {
     let host = facts.platform.cloud.as_deref().unwrap_or("a hypervisor");
     let by_id = match (&drive.interface, &drive.serial) {
         (Some(Interface::Nvme), _) => None,
-        (_, Some(serial)) => Some(format!("/dev/disk/by-id/ata-{}_{serial}", model.replace(' ', "_"))),
+        (_, Some(serial)) => Some(format!(
+            "/dev/disk/by-id/ata-{}_{serial}",
+            model.replace(' ', "_")
+        )),
         _ => None,
     };
     let fix = match (&drive.interface, by_id) {
@@ -121,7 +132,8 @@ fn emulated(facts: &Facts, drive: &Drive, hypervisor: &str) -> Finding {
     match drive.queue_count {
         Some(1) => {
             evidence.push("one hardware queue".to_owned());
-            settings.push("iothread=1 on a virtio-scsi-single controller (one I/O thread per disk)");
+            settings
+                .push("iothread=1 on a virtio-scsi-single controller (one I/O thread per disk)");
         }
         Some(n) => evidence.push(format!("{n} hardware queues")),
         None => {}
@@ -162,7 +174,11 @@ fn cloud(drive: &Drive, volume: &CloudVolume, setups: &Setups, qd1_p50: Option<f
     let volume_id = drive
         .serial
         .as_deref()
-        .map(|s| s.strip_prefix("vol").map(|id| format!("vol-{}", id.trim_start_matches('-'))).unwrap_or_else(|| s.to_owned()))
+        .map(|s| {
+            s.strip_prefix("vol")
+                .map(|id| format!("vol-{}", id.trim_start_matches('-')))
+                .unwrap_or_else(|| s.to_owned())
+        })
         .unwrap_or_else(|| "VOLUME_ID".to_owned());
     let fix = volume.fix.replace("{serial_as_volume_id}", &volume_id);
     let network = volume.kind == "network";
@@ -185,13 +201,18 @@ fn cloud(drive: &Drive, volume: &CloudVolume, setups: &Setups, qd1_p50: Option<f
     let burst = volume
         .burst
         .as_deref()
-        .map(|b| format!(" Bursts: {b}; a 60-second test can see the burst, not the sustained rate."))
+        .map(|b| {
+            format!(" Bursts: {b}; a 60-second test can see the burst, not the sustained rate.")
+        })
         .unwrap_or_default();
     Finding::new(
         Code::CloudVolume,
         severity,
         format!("{}: {}", drive.name, volume.label),
-        format!("{} is a {} ({} storage).{measured}{burst} Sources: {sources}.", drive.name, volume.label, volume.kind),
+        format!(
+            "{} is a {} ({} storage).{measured}{burst} Sources: {sources}.",
+            drive.name, volume.label, volume.kind
+        ),
     )
     .about(&drive.name)
     .with_fix(fix)

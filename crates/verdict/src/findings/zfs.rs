@@ -22,7 +22,13 @@ pub fn check(facts: &Facts, bench_ran: bool) -> Vec<Finding> {
     out
 }
 
-fn pool_layout(facts: &Facts, zfs: &ZfsFacts, setups: &Setups, sources: &str, out: &mut Vec<Finding>) {
+fn pool_layout(
+    facts: &Facts,
+    zfs: &ZfsFacts,
+    setups: &Setups,
+    sources: &str,
+    out: &mut Vec<Finding>,
+) {
     let pool = &zfs.pool;
     if let Some(ashift) = zfs.pool_number("ashift") {
         let min = setups.zfs.min_ashift;
@@ -43,8 +49,14 @@ fn pool_layout(facts: &Facts, zfs: &ZfsFacts, setups: &Setups, sources: &str, ou
             );
         }
     }
-    let solid_state = !facts.drives.is_empty() && facts.drives.iter().all(|d| d.rotational == Some(false));
-    if solid_state && zfs.pool_properties.get("autotrim").is_some_and(|v| v == "off") {
+    let solid_state =
+        !facts.drives.is_empty() && facts.drives.iter().all(|d| d.rotational == Some(false));
+    if solid_state
+        && zfs
+            .pool_properties
+            .get("autotrim")
+            .is_some_and(|v| v == "off")
+    {
         out.push(
             Finding::new(
                 Code::ZfsPoolLayout,
@@ -84,7 +96,9 @@ fn dataset_properties(zfs: &ZfsFacts, setups: &Setups, sources: &str, out: &mut 
         fixes.push("primarycache=metadata".to_owned());
     }
     if prop("logbias") == Some("throughput") {
-        problems.push("logbias is throughput (synchronous writes skip the intent log's fast path)".to_owned());
+        problems.push(
+            "logbias is throughput (synchronous writes skip the intent log's fast path)".to_owned(),
+        );
         fixes.push("logbias=latency".to_owned());
     }
     let mut severity = Severity::Info;
@@ -96,15 +110,25 @@ fn dataset_properties(zfs: &ZfsFacts, setups: &Setups, sources: &str, out: &mut 
     if problems.is_empty() {
         return;
     }
-    let sets: Vec<String> = fixes.iter().map(|f| format!("sudo zfs set {f} {ds}")).collect();
+    let sets: Vec<String> = fixes
+        .iter()
+        .map(|f| format!("sudo zfs set {f} {ds}"))
+        .collect();
     out.push(
         Finding::new(
             Code::ZfsDatasetProperties,
             severity,
-            format!("ZFS dataset {ds}: {} propert{} to change", problems.len(), if problems.len() == 1 { "y" } else { "ies" }),
+            format!(
+                "ZFS dataset {ds}: {} propert{} to change",
+                problems.len(),
+                if problems.len() == 1 { "y" } else { "ies" }
+            ),
             format!("Dataset {ds}: {}. Sources: {sources}.", problems.join("; ")),
         )
-        .with_fix(format!("{}   (recordsize and compression apply to newly written data)", sets.join(" && "))),
+        .with_fix(format!(
+            "{}   (recordsize and compression apply to newly written data)",
+            sets.join(" && ")
+        )),
     );
 }
 

@@ -324,7 +324,11 @@ pub(super) fn expect_virtio_scsi_passthrough(outcome: &Outcome, checks: &mut Che
     checks.eq("model (SCSI INQUIRY)", &drive["model"], "Samsung SSD 870");
     checks.eq("model source", &drive["model_source"], "scsi_inquiry");
     checks.eq("firmware (INQUIRY revision)", &drive["firmware"], "2B6Q");
-    checks.eq("controller driver", &drive["controller_driver"], "virtio_scsi");
+    checks.eq(
+        "controller driver",
+        &drive["controller_driver"],
+        "virtio_scsi",
+    );
     checks.eq("platform", &outcome.probe["platform"]["cloud"], "kvm");
     checks.present("queue count", &drive, "queue_count");
     checks.problem(&outcome.check, "NC610", true);
