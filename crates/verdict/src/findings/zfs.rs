@@ -136,14 +136,11 @@ fn arc_limit(zfs: &ZfsFacts, setups: &Setups, sources: &str, out: &mut Vec<Findi
     let Some(ram) = zfs.mem_total_bytes.filter(|r| *r > 0) else {
         return;
     };
-    let limit = zfs.arc_c_max_bytes.or_else(|| {
-        zfs.arc_max_parameter_bytes
-            .filter(|p| *p > 0)
-            .or_else(|| Some((ram as f64 * setups.zfs.default_arc_fraction_before_2_3) as u64))
-    });
-    let Some(limit) = limit else {
-        return;
-    };
+    let default_limit = (ram as f64 * setups.zfs.default_arc_fraction_before_2_3) as u64;
+    let limit = zfs
+        .arc_c_max_bytes
+        .or(zfs.arc_max_parameter_bytes.filter(|p| *p > 0))
+        .unwrap_or(default_limit);
     let fraction = limit as f64 / ram as f64;
     if fraction <= setups.zfs.max_arc_fraction_of_ram {
         return;
