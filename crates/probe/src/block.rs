@@ -41,7 +41,14 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
         ..Drive::default()
     };
     drive.rotational = drive.queue_rotational;
-    drive.queue_count = Some(root.read_dir(path.join("mq")).len() as u32).filter(|n| *n > 0);
+    // Each queue's `nr_tags` is read, not only listed, so that a snapshot keeps the queues.
+    let queues = root.read_dir(path.join("mq"));
+    let readable = |q: &String| {
+        root.read_attr(path.join("mq").join(q).join("nr_tags"))
+            .is_some()
+    };
+    drive.queue_count =
+        Some(queues.iter().filter(|q| readable(q)).count() as u32).filter(|n| *n > 0);
     let mut handles = DriveHandles::default();
 
     let interface = detect_interface(root, name, path);
