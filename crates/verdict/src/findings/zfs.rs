@@ -152,7 +152,7 @@ fn arc_limit(zfs: &ZfsFacts, setups: &Setups, sources: &str, out: &mut Vec<Findi
             Severity::Info,
             format!("The ZFS ARC may take {:.0}% of RAM", fraction * 100.0),
             format!(
-                "The ARC may grow to {} of {} RAM: the client keeps its own database cache (geth --cache, Nethermind's and Reth's caches), which then competes with the ARC for the same memory and evicts hot pages twice. Sources: {sources}.",
+                "The ARC may grow to {} of {} RAM: the client keeps its own database cache (Geth's cache flag, Nethermind's and Reth's caches), which then competes with the ARC for the same memory and evicts hot pages twice. Sources: {sources}.",
                 format_size(limit),
                 format_size(ram)
             ),
