@@ -41,6 +41,14 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
         ..Drive::default()
     };
     drive.rotational = drive.queue_rotational;
+    // Each queue's `nr_tags` is read, not only listed, so that a snapshot keeps the queues.
+    let queues = root.read_dir(path.join("mq"));
+    let readable = |q: &String| {
+        root.read_attr(path.join("mq").join(q).join("nr_tags"))
+            .is_some()
+    };
+    drive.queue_count =
+        Some(queues.iter().filter(|q| readable(q)).count() as u32).filter(|n| *n > 0);
     let mut handles = DriveHandles::default();
 
     let interface = detect_interface(root, name, path);
@@ -49,8 +57,14 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
         Interface::Nvme => read_nvme(root, path, &mut drive, &mut handles),
         Interface::Usb => {
             read_scsi_identity(root, path, &mut drive);
+            read_sat_identity(root, path, &mut drive);
             read_block_characteristics(root, path, &mut drive);
             drive.usb = usb::read(root, path);
+            // A bridge that answers INQUIRY as itself (vendor `Samsung`, product `PSSD T7`)
+            // answers its own revision too; a SAT bridge (vendor `ATA`) passes on the drive's.
+            if let (Some(usb), Some(_)) = (drive.usb.as_mut(), drive.vendor.as_ref()) {
+                usb.bridge_revision = drive.firmware.take();
+            }
             drive.controller_driver = drive.usb.as_ref().and_then(|u| u.driver.clone());
             read_drivetemp(root, path, &mut drive);
         }
@@ -62,9 +76,18 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
         }
         Interface::Sas | Interface::Unknown if name.starts_with("sd") => {
             read_scsi_identity(root, path, &mut drive);
+            read_sat_identity(root, path, &mut drive);
             read_block_characteristics(root, path, &mut drive);
             read_scsi_controller(root, path, &mut drive);
             read_drivetemp(root, path, &mut drive);
+        }
+        // virtio-scsi: a SCSI disk whose INQUIRY is the hypervisor's (`QEMU HARDDISK`) or, for
+        // a disk passed through, the real drive's.
+        Interface::Virtio if name.starts_with("sd") => {
+            read_scsi_identity(root, path, &mut drive);
+            read_sat_identity(root, path, &mut drive);
+            read_block_characteristics(root, path, &mut drive);
+            drive.controller_driver = virtio_driver(root, path);
         }
         Interface::Virtio | Interface::Xen => {
             drive.serial = attr("serial");
@@ -162,6 +185,41 @@ fn read_scsi_identity(root: &Root, path: &Path, drive: &mut Drive) {
     drive.vendor = root
         .read_attr(device.join("vendor"))
         .filter(|vendor| vendor != "ATA");
+}
+
+/// What the Device Identification and Unit Serial Number VPD pages add to the 16-character
+/// INQUIRY view: the whole ATA model behind a SAT layer, and the serial.
+fn read_sat_identity(root: &Root, path: &Path, drive: &mut Drive) {
+    let device = path.join("device");
+    if drive.serial.is_none() {
+        drive.serial = root
+            .read_bytes(device.join("vpd_pg80"))
+            .and_then(|page| vpd::parse_unit_serial(&page));
+    }
+    let Some(ata) = root
+        .read_bytes(device.join("vpd_pg83"))
+        .and_then(|page| vpd::parse_ata_designator(&page))
+    else {
+        return;
+    };
+    drive.model = Some(ata.model);
+    drive.model_source = Some(ModelSource::SatDeviceIdentification);
+    if let Some(serial) = ata.serial {
+        drive.serial = Some(serial);
+    }
+}
+
+/// The virtio driver above a virtio-scsi disk (`virtio_scsi`), from the virtio device the
+/// SCSI host hangs off.
+fn virtio_driver(root: &Root, path: &Path) -> Option<String> {
+    let device = root.canonicalize(path.join("device")).ok()?;
+    let virtio = device.ancestors().find(|dir| {
+        dir.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("virtio"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })?;
+    root.link_name(virtio.join("driver"))
 }
 
 /// The Block Device Characteristics VPD page, when the kernel read one from the device.

@@ -180,6 +180,12 @@ pub struct Facts {
     pub unavailable: Vec<Unavailable>,
     /// Problems met while probing that did not stop it (malformed files, smartctl garbage).
     pub warnings: Vec<String>,
+    /// NVMe APST and PCIe ASPM settings of the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::power::PowerSettings>,
+    /// The ZFS dataset under the path, its pool and module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs: Option<crate::zfs::ZfsFacts>,
 }
 
 /// The mount that holds the path.
@@ -311,6 +317,9 @@ pub enum ModelSource {
     Smartctl,
     /// The MMC/SD card's CID product name.
     MmcCid,
+    /// The T10 vendor ID designator a SAT layer (libata, a bridge, an HBA, a hypervisor passing
+    /// the disk through) puts in VPD page 0x83: the drive's whole 40-character IDENTIFY model.
+    SatDeviceIdentification,
 }
 
 impl ModelSource {
@@ -321,6 +330,7 @@ impl ModelSource {
             ModelSource::ScsiInquiry => "SCSI INQUIRY",
             ModelSource::Smartctl => "smartctl",
             ModelSource::MmcCid => "MMC CID",
+            ModelSource::SatDeviceIdentification => "SCSI VPD 0x83 (SAT)",
         }
     }
 }
@@ -385,6 +395,10 @@ pub struct Drive {
     pub ata: Option<AtaDetails>,
     pub usb: Option<UsbDetails>,
     pub health: Option<Health>,
+    /// Hardware queues of the block device (`mq/` entries): a virtual disk with one queue
+    /// serialises all I/O through one host thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_count: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -432,6 +446,9 @@ pub struct NvmeIdentify {
     pub write_zeroes: bool,
     /// VWC bit 0: a volatile write cache is present.
     pub volatile_write_cache: bool,
+    /// APSTA, NPSS and the power state descriptors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::nvme::power::NvmePower>,
 }
 
 /// SATA specifics from IDENTIFY DEVICE and the libata sysfs.
@@ -458,6 +475,10 @@ pub struct UsbDetails {
     pub product: Option<String>,
     /// Negotiated USB speed in Mb/s (`speed` attribute: 480, 5000, 10000).
     pub speed_mbps: Option<u32>,
+    /// The SCSI INQUIRY revision, which the bridge answers: the bridge's firmware, not the
+    /// drive's (a Samsung T7 shows `0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridge_revision: Option<String>,
 }
 
 /// Health data from the NVMe SMART/Health log or smartctl.
@@ -518,6 +539,9 @@ pub struct Platform {
     pub cloud: Option<String>,
     /// True when the drives are virtual (virtio, xen, cloud block storage).
     pub virtualized: Option<bool>,
+    /// `/proc/device-tree/model` of a device-tree board (`Raspberry Pi 5 Model B Rev 1.0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_model: Option<String>,
 }
 
 /// Whether an io_uring benchmark (and an io_uring client) can run here.

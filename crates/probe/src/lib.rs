@@ -29,6 +29,7 @@ pub mod nvme;
 pub mod pci;
 pub mod platform;
 pub mod pressure;
+pub mod power;
 pub mod probe;
 pub mod process_io;
 pub mod processes;
@@ -39,8 +40,10 @@ pub mod stack;
 pub mod sysfs;
 pub mod usb;
 pub mod vpd;
+pub mod zfs;
 
 pub use error::ProbeError;
 pub use facts::*;
 pub use probe::{probe, ProbeOptions};
 pub use root::Root;
+pub use zfs::ZfsFacts;

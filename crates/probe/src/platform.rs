@@ -54,6 +54,11 @@ pub fn read(root: &Root, drives: &[Drive]) -> Platform {
         bios_version: attr("bios_version"),
         cloud: None,
         virtualized: None,
+        // The device tree writes the model NUL-terminated.
+        board_model: root
+            .read_attr("/proc/device-tree/model")
+            .map(|m| m.trim_end_matches('\0').to_string())
+            .filter(|m| !m.is_empty()),
     };
     let asset_tag = attr("chassis_asset_tag");
     let hypervisor_type = root.read_attr("/sys/hypervisor/type");

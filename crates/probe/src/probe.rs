@@ -14,7 +14,7 @@ use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::space::{self, NoStatvfs};
 use crate::stack;
-use crate::{iouring, network, nvme, platform, smartctl};
+use crate::{iouring, network, nvme, platform, smartctl, zfs};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeOptions {
@@ -73,7 +73,11 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
     mount.fstab = crate::fstab::lookup(root, &entry.mount_point);
     free_space(root, &entry.mount_point, &mut mount, &mut gaps);
 
-    let tops = top_devices(root, &entry, st_dev, &mut gaps.unresolved);
+    let zfs = (entry.fs_type == "zfs").then(|| zfs::read(root, &entry.source, &mut gaps.warnings));
+    let tops = match &zfs {
+        Some((_, members)) if !members.is_empty() => members.clone(),
+        _ => top_devices(root, &entry, st_dev, &mut gaps.unresolved),
+    };
     let stack = stack::resolve(root, &tops);
     gaps.unresolved.extend(stack.unresolved.iter().cloned());
     let (mut drives, handles) = read_drives(root, &stack);
@@ -119,6 +123,8 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         io_uring,
         fstrim_timer,
         unresolved: gaps.unresolved,
+        zfs: zfs.map(|(facts, _)| facts),
+        power: crate::power::read(root),
         unavailable: gaps.unavailable,
         warnings,
     })
@@ -303,6 +309,13 @@ fn top_devices(
     match fs {
         "btrfs" => {
             let devices = btrfs_devices(root, from_source.as_deref());
+            // Without /sys/fs/btrfs the mount source still names a device (an md array).
+            if let (true, Some(device)) = (devices.is_empty(), from_source) {
+                if !device.to_string_lossy().contains("/md") {
+                    unresolved.push(format!("btrfs on {source}: only the mount source is known; other devices of the file system are not listed under /sys/fs/btrfs"));
+                }
+                return vec![device];
+            }
             if devices.is_empty() {
                 unresolved.push(format!(
                     "btrfs on {source}: its devices are not listed under /sys/fs/btrfs"
@@ -313,7 +326,7 @@ fn top_devices(
         "zfs" => {
             let pool = source.split('/').next().unwrap_or(source);
             unresolved.push(format!(
-                "ZFS dataset {source}: the drives of pool {pool} cannot be resolved through sysfs (see `zpool status {pool}`)"
+                "ZFS dataset {source}: no udev record names a member of pool {pool} and `zpool status -P {pool}` did not list one"
             ));
             return Vec::new();
         }

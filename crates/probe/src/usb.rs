@@ -38,6 +38,7 @@ pub fn read(root: &Root, device_path: &Path) -> Option<UsbDetails> {
         manufacturer: attr("manufacturer"),
         product: attr("product"),
         speed_mbps: root.parse_attr(device.join("speed"), sysfs::parse_usb_speed_mbps),
+        bridge_revision: None,
     })
 }
 

@@ -62,6 +62,80 @@ pub fn encode_block_characteristics(rotation_rate: u16, form_factor_2_5: bool) -
     page
 }
 
+/// Page code of the Unit Serial Number VPD page (SPC-5 7.7.17).
+pub const UNIT_SERIAL_PAGE: u8 = 0x80;
+/// Page code of the Device Identification VPD page (SPC-5 7.7.6).
+pub const DEVICE_IDENTIFICATION_PAGE: u8 = 0x83;
+
+/// The PRODUCT SERIAL NUMBER of a Unit Serial Number page (sysfs `device/vpd_pg80`), trimmed;
+/// `None` for a malformed page or a blank serial.
+pub fn parse_unit_serial(page: &[u8]) -> Option<String> {
+    let body = page_body(page, UNIT_SERIAL_PAGE)?;
+    let text = String::from_utf8_lossy(body);
+    let serial = text.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+    (!serial.is_empty()).then(|| serial.to_owned())
+}
+
+/// What a SAT layer (libata, a USB-SATA bridge, a RAID HBA, a hypervisor passing a disk
+/// through) says about the ATA drive behind it in the Device Identification page: SAT builds a
+/// T10 vendor ID designator of `ATA` padded to 8 bytes, the drive's 40-byte IDENTIFY model and
+/// its 20-byte serial (the kernel's `ata_scsiop_inq_83` does exactly this).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtaBehindSat {
+    pub model: String,
+    pub serial: Option<String>,
+}
+
+/// The ATA drive named in a Device Identification page (sysfs `device/vpd_pg83`), if the page
+/// carries SAT's T10 vendor ID designator; `None` for any other or malformed page.
+pub fn parse_ata_designator(page: &[u8]) -> Option<AtaBehindSat> {
+    let mut rest = page_body(page, DEVICE_IDENTIFICATION_PAGE)?;
+    while rest.len() >= 4 {
+        let designator_type = rest[1] & 0x0F;
+        let length = usize::from(rest[3]);
+        let designator = rest.get(4..4 + length)?;
+        if designator_type == 1 && designator.len() >= 48 && designator.starts_with(b"ATA ") {
+            let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).trim().to_owned();
+            let model = text(&designator[8..48]);
+            let serial = designator.get(48..).map(text).filter(|s| !s.is_empty());
+            return (!model.is_empty()).then_some(AtaBehindSat { model, serial });
+        }
+        rest = &rest[4 + length..];
+    }
+    None
+}
+
+/// The bytes after a VPD page's 4-byte header, bounded by its page length.
+fn page_body(page: &[u8], code: u8) -> Option<&[u8]> {
+    if page.len() < 4 || page[1] != code {
+        return None;
+    }
+    let length = usize::from(u16::from_be_bytes([page[2], page[3]]));
+    let end = (4 + length).min(page.len());
+    Some(&page[4..end])
+}
+
+/// A Device Identification page with SAT's designator for `model` and `serial`, as libata
+/// writes it (for fixtures and tests).
+pub fn encode_ata_device_identification(model: &str, serial: &str) -> Vec<u8> {
+    let mut designator = format!("{:<8}{model:<40}{serial:<20}", "ATA").into_bytes();
+    designator.truncate(68);
+    let mut page = vec![0, DEVICE_IDENTIFICATION_PAGE, 0, 0];
+    // ASCII code set, association: logical unit, type 1 (T10 vendor ID).
+    page.extend_from_slice(&[0x02, 0x01, 0x00, designator.len() as u8]);
+    page.extend_from_slice(&designator);
+    let length = (page.len() - 4) as u16;
+    page[2..4].copy_from_slice(&length.to_be_bytes());
+    page
+}
+
+/// A Unit Serial Number page holding `serial` (for fixtures and tests).
+pub fn encode_unit_serial(serial: &str) -> Vec<u8> {
+    let mut page = vec![0, UNIT_SERIAL_PAGE, 0, serial.len().min(255) as u8];
+    page.extend_from_slice(&serial.as_bytes()[..serial.len().min(255)]);
+    page
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +177,28 @@ mod tests {
             parse_block_characteristics(&page),
             Err(VpdError::ShortLength(1))
         );
+    }
+
+    #[test]
+    fn sat_designator_names_the_ata_drive() {
+        let page = encode_ata_device_identification("Samsung SSD 870 EVO 2TB", "S6PNNS0T412345A");
+        assert_eq!(
+            parse_ata_designator(&page),
+            Some(AtaBehindSat {
+                model: "Samsung SSD 870 EVO 2TB".into(),
+                serial: Some("S6PNNS0T412345A".into())
+            })
+        );
+        // Cut anywhere, a page yields nothing rather than a wrong name.
+        for end in 0..page.len() {
+            let cut = &page[..end];
+            assert!(parse_ata_designator(cut).is_none_or(|a| !a.model.is_empty()));
+        }
+        assert_eq!(parse_ata_designator(&encode_unit_serial("X")), None);
+        assert_eq!(
+            parse_unit_serial(&encode_unit_serial("  NCQEMU01 ")),
+            Some("NCQEMU01".into())
+        );
+        assert_eq!(parse_unit_serial(&[0, 0x80, 0, 40]), None);
     }
 }

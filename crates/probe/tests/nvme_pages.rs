@@ -53,6 +53,7 @@ fn samsung_970_evo_plus() -> NvmeIdentify {
         dataset_management: true,
         write_zeroes: true,
         volatile_write_cache: true,
+        power: None,
     }
 }
 
@@ -386,6 +387,7 @@ prop_compose! {
         NvmeIdentify {
             vendor_id, serial, model, firmware, wctemp_k, cctemp_k, hmpre_4k, hmmin_4k,
             total_capacity_bytes, dataset_management, write_zeroes, volatile_write_cache,
+            power: None,
         }
     }
 }

@@ -166,6 +166,7 @@ codes! {
     PcieLinkBelowMax = 402, "PCIe link below the drive's maximum";
     SataLinkBelowMax = 403, "SATA link below the drive's maximum";
     UsbAttached = 404, "Drive attached over USB";
+    NvmePowerManagement = 420, "NVMe power management (APST, ASPM, D3cold)";
     AccessTime = 501, "Access-time updates";
     BtrfsCopyOnWrite = 502, "btrfs copy-on-write under the database";
     ZfsCopyOnWrite = 503, "ZFS copy-on-write under the database";
@@ -176,9 +177,16 @@ codes! {
     Size = 510, "Size against the client's needs";
     FreeSpace = 511, "Free space";
     NetworkStorage = 520, "Data directory on network or host-shared storage";
+    ZfsPoolLayout = 530, "ZFS pool layout (ashift, autotrim)";
+    ZfsDatasetProperties = 531, "ZFS dataset properties under the database";
+    ZfsArcLimit = 532, "ZFS ARC limit against RAM";
+    ZfsDirectIo = 533, "ZFS and O_DIRECT reads";
     CloudPlatform = 601, "Cloud or VPS platform in the database";
     UnknownProvisionedIops = 602, "Virtual or cloud volume with unknown provisioned IOPS";
     IoUringBlocked = 603, "io_uring is blocked";
+    PassedThrough = 610, "Real drive passed through to a virtual machine";
+    VirtualDiskSettings = 611, "Virtual disk settings on the hypervisor host";
+    CloudVolume = 612, "Cloud volume recognised by its provider";
     Qd1Latency = 701, "QD1 read latency";
     RandomIo = 702, "Random I/O against the client's needs";
     NoIoUring = 703, "Benchmark ran without io_uring";

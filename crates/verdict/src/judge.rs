@@ -220,6 +220,7 @@ pub fn judge_choice(
     findings.extend(findings::during_run::check(facts, bench));
     findings.extend(findings::trim::check(facts, db));
     findings.extend(findings::controller::check(facts));
+    findings.extend(findings::power::check(facts));
     findings.extend(findings::mount::check(facts));
     findings.extend(findings::capacity::check(facts, &clients, &mut failures));
     findings.extend(findings::platform::check(
@@ -227,6 +228,8 @@ pub fn judge_choice(
         db,
         findings::platform::Measured::of(bench),
     ));
+    findings.extend(findings::virtual_disks::check(facts, bench));
+    findings.extend(findings::zfs::check(facts, bench.is_some()));
     let mut bench_fast = false;
     if let Some(report) = bench {
         let mut outcome = findings::bench::check(report, &clients, &mut failures);

@@ -9,6 +9,7 @@ pub mod findings;
 pub mod judge;
 pub mod model;
 pub mod watch;
+pub mod setups;
 
 pub use clients::{ClientCatalog, ClientNeeds, ConsensusMode, HistoryMode, ProcessNames};
 pub use code::{Code, Family, UnknownCode};

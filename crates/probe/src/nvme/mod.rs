@@ -6,6 +6,7 @@
 
 pub mod ioctl;
 pub mod pages;
+pub mod power;
 
 pub use ioctl::{admin_identify_controller, admin_smart_log, IoctlError, NvmePassthruCmd};
 pub use pages::{

@@ -132,6 +132,7 @@ pub fn parse_identify_controller(page: &[u8]) -> Result<NvmeIdentify, PageError>
         dataset_management: oncs & ONCS_DATASET_MANAGEMENT != 0,
         write_zeroes: oncs & ONCS_WRITE_ZEROES != 0,
         volatile_write_cache: read_u8(page, ID_VWC) & VWC_PRESENT != 0,
+        power: super::power::parse(page),
     })
 }
 

@@ -4,6 +4,7 @@
 mod drives;
 mod hostile;
 mod platforms;
+mod setups;
 mod smartctl;
 mod stacks;
 #[path = "../support/mod.rs"]

@@ -12,9 +12,10 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
     for drive in &facts.drives {
         controller_mode(drive, &mut out);
-        pcie_link(drive, &mut out);
+        let pi5 = super::board::is_raspberry_pi_5(facts);
+        pcie_link(drive, pi5, &mut out);
         sata_link(drive, &mut out);
-        usb(drive, &mut out);
+        usb(drive, pi5, &mut out);
     }
     out
 }
@@ -129,7 +130,7 @@ fn describe_pcie(gts: Option<f64>, width: Option<u32>) -> String {
     }
 }
 
-fn pcie_link(drive: &Drive, out: &mut Vec<Finding>) {
+fn pcie_link(drive: &Drive, pi5: bool, out: &mut Vec<Finding>) {
     let Some(PcieLink {
         current_gts,
         current_width,
@@ -157,7 +158,9 @@ fn pcie_link(drive: &Drive, out: &mut Vec<Finding>) {
         // sync's write bursts; a gen-3 x4 link under a gen-4 drive still moves ~3.9 GB/s,
         // far more than a node needs, and barely changes QD1 latency.
         let old_generation = current_gts.is_some_and(|g| g <= 5.0 + 0.05);
-        let severity = if narrow || old_generation {
+        let severity = if pi5 {
+            super::board::pi5_pcie_severity(current_gts)
+        } else if narrow || old_generation {
             Severity::Warning
         } else {
             Severity::Info
@@ -172,7 +175,11 @@ fn pcie_link(drive: &Drive, out: &mut Vec<Finding>) {
                     why.join("; ")
                 ),
             )
-            .with_fix("Move the drive to a CPU-attached M.2 slot with full lanes (see the board manual), check for shared-lane settings in the UEFI, and recheck under load")
+            .with_fix(if pi5 {
+                super::board::PI5_PCIE_FIX
+            } else {
+                "Move the drive to a CPU-attached M.2 slot with full lanes (see the board manual), check for shared-lane settings in the UEFI, and recheck under load"
+            })
             .about(name),
         );
     } else if current_gts.is_some() || current_width.is_some() {
@@ -209,7 +216,7 @@ fn sata_link(drive: &Drive, out: &mut Vec<Finding>) {
     }
 }
 
-fn usb(drive: &Drive, out: &mut Vec<Finding>) {
+fn usb(drive: &Drive, pi5: bool, out: &mut Vec<Finding>) {
     if drive.interface != Some(Interface::Usb) {
         return;
     }
@@ -247,7 +254,11 @@ fn usb(drive: &Drive, out: &mut Vec<Finding>) {
             "Drive attached over USB",
             detail,
         )
-        .with_fix("Use an internal M.2 NVMe slot; if USB is the only option, use a USB 3 port and a UAS-capable bridge")
+        .with_fix(if pi5 {
+            super::board::PI5_USB_FIX
+        } else {
+            "Use an internal M.2 NVMe slot; if USB is the only option, use a USB 3 port and a UAS-capable bridge"
+        })
         .about(name),
     );
 }

@@ -8,6 +8,7 @@
 pub mod behaviour;
 pub mod bench;
 pub mod caches;
+pub mod board;
 pub mod capacity;
 pub mod controller;
 pub mod during_run;
@@ -17,7 +18,10 @@ pub mod media;
 pub mod mount;
 pub mod network;
 pub mod platform;
+pub mod power;
 pub mod trim;
+pub mod virtual_disks;
+pub mod zfs;
 
 use crate::clients::{ClientNeeds, ConsensusMode, ConsensusNeeds, HistoryMode, Sizing};
 use crate::code::Code;

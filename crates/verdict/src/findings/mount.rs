@@ -20,7 +20,7 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
     if let Some(mount) = real_fs {
         read_only(mount, &mut out);
         atime(mount, &mut out);
-        copy_on_write(mount, &facts.path, &mut out);
+        copy_on_write(mount, &facts.path, facts.zfs.as_ref(), &mut out);
     }
     parity_raid(facts, &mut out);
     let network = facts.mount.as_ref().and_then(|m| m.network.as_ref());
@@ -37,10 +37,22 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
                     facts.unresolved.join("; ")
                 ),
             )
-            .with_fix("Run nodecheck on the host that owns the physical drives, or pass their model with `nodecheck db lookup MODEL`"),
+            .with_fix(unresolved_fix(facts)),
         );
     }
     out
+}
+
+/// What to do about an unresolved stack: on a ZFS machine that is not a VM the drives are
+/// here, `zpool status -P` names them; elsewhere the host owns them.
+fn unresolved_fix(facts: &Facts) -> String {
+    let zfs_pool = facts.zfs.as_ref().map(|z| z.pool.as_str());
+    match zfs_pool {
+        Some(pool) if facts.platform.virtualized != Some(true) => format!(
+            "List the pool's drives with `zpool status -P {pool}` and look each model up with `nodecheck db lookup MODEL`"
+        ),
+        _ => "Run nodecheck on the host that owns the physical drives, or pass their model with `nodecheck db lookup MODEL`".to_owned(),
+    }
 }
 
 /// The user's own fstab line with `noatime` in place of the access-time option it had
@@ -186,7 +198,12 @@ fn read_only(mount: &MountFacts, out: &mut Vec<Finding>) {
     );
 }
 
-fn copy_on_write(mount: &MountFacts, path: &str, out: &mut Vec<Finding>) {
+fn copy_on_write(
+    mount: &MountFacts,
+    path: &str,
+    zfs: Option<&probe::ZfsFacts>,
+    out: &mut Vec<Finding>,
+) {
     let has = |opt: &str| {
         mount.super_options.iter().any(|o| o == opt) || mount.mount_options.iter().any(|o| o == opt)
     };
@@ -206,13 +223,25 @@ fn copy_on_write(mount: &MountFacts, path: &str, out: &mut Vec<Finding>) {
                 shell_quote(path)
             )),
         ),
+        "zfs" if zfs.and_then(|z| z.dataset_number("recordsize")).is_some() => {
+            let recordsize = zfs.and_then(|z| z.dataset_number("recordsize")).unwrap_or_default();
+            out.push(Finding::new(
+                Code::ZfsCopyOnWrite,
+                Severity::Info,
+                "ZFS copy-on-write under the database",
+                format!(
+                    "{} is ZFS dataset {}: copy-on-write with a recordsize of {}K; NC531 lists any dataset property worth changing.",
+                    mount.mount_point, mount.source, recordsize / 1024
+                ),
+            ))
+        }
         "zfs" => out.push(
             Finding::new(
                 Code::ZfsCopyOnWrite,
                 Severity::Info,
                 "ZFS copy-on-write under the database",
                 format!(
-                    "{} is ZFS dataset {}: copy-on-write and the default 128K recordsize amplify the database's small random writes and reads.",
+                    "{} is ZFS dataset {}: copy-on-write and a large recordsize (128K unless it was changed; the property could not be read here) amplify the database's small random writes and reads.",
                     mount.mount_point, mount.source
                 ),
             )

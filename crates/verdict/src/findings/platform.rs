@@ -52,6 +52,9 @@ fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut V
         .filter(|d| {
             virtual_platform || matches!(d.interface, Some(Interface::Virtio | Interface::Xen))
         })
+        // A drive passed through, a recognised cloud volume or a hypervisor's disk is said
+        // better by NC610-NC612.
+        .filter(|d| !super::virtual_disks::said_here(facts, d))
         // A listed volume type (EBS, instance storage) is judged by its entry (NC101/NC102).
         .filter(|d| match d.model.as_deref() {
             Some(model) => db.lookup(&DriveQuery::new(model)).entry.is_none(),

@@ -71,6 +71,7 @@ pub fn nvme_machine() -> Facts {
                 dataset_management: true,
                 write_zeroes: true,
                 volatile_write_cache: true,
+                power: None,
             }),
         }),
         health: Some(Health {
@@ -129,6 +130,7 @@ pub fn nvme_machine() -> Facts {
             bios_version: None,
             cloud: None,
             virtualized: Some(false),
+            board_model: None,
         },
         io_uring: IoUringStatus {
             available: Some(true),

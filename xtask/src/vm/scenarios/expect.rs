@@ -315,3 +315,36 @@ pub(super) fn expect_btrfs(outcome: &Outcome, checks: &mut Checks) {
     checks.drive_by_serial(facts, "NCQEMUBTRFS2");
     checks.problem(&outcome.check, "NC502", true);
 }
+
+/// A disk passed through to a KVM guest on virtio-scsi: it answers INQUIRY as the drive does
+/// behind libata (`ATA`, the model's first 16 characters).
+pub(super) fn expect_virtio_scsi_passthrough(outcome: &Outcome, checks: &mut Checks) {
+    let drive = checks.drive_by_serial(&outcome.probe, SATA_SERIAL);
+    checks.eq("interface", &drive["interface"], "virtio");
+    checks.eq("model (SCSI INQUIRY)", &drive["model"], "Samsung SSD 870");
+    checks.eq("model source", &drive["model_source"], "scsi_inquiry");
+    checks.eq("firmware (INQUIRY revision)", &drive["firmware"], "2B6Q");
+    checks.eq(
+        "controller driver",
+        &drive["controller_driver"],
+        "virtio_scsi",
+    );
+    checks.eq("platform", &outcome.probe["platform"]["cloud"], "kvm");
+    checks.present("queue count", &drive, "queue_count");
+    checks.problem(&outcome.check, "NC610", true);
+    checks.finding_mentions(&outcome.check, "NC610", "passed through");
+    checks.finding_mentions(&outcome.check, "NC610", "cache=none");
+    checks.absent(&outcome.check, "NC602");
+    checks.absent(&outcome.check, "NC611");
+}
+
+/// QEMU's own disk on virtio-scsi: the hypervisor's identity, judged with the host settings.
+pub(super) fn expect_virtio_scsi_qemu_disk(outcome: &Outcome, checks: &mut Checks) {
+    let drive = checks.drive_by_model(&outcome.probe, QEMU_SCSI_MODEL);
+    checks.eq("interface", &drive["interface"], "virtio");
+    checks.eq("queue count (num_queues=1)", &drive["queue_count"], 1);
+    checks.problem(&outcome.check, "NC611", true);
+    checks.finding_mentions(&outcome.check, "NC611", "one hardware queue");
+    checks.finding_mentions(&outcome.check, "NC611", "iothread=1");
+    checks.absent(&outcome.check, "NC610");
+}

@@ -14,7 +14,8 @@ use super::check::{Checks, Outcome};
 use expect::{
     expect_btrfs, expect_host_share_9p, expect_lvm_on_crypt_blocked, expect_lvm_on_crypt_passes,
     expect_md_raid1, expect_megasas, expect_nvme, expect_sata_ahci, expect_sata_ide,
-    expect_sata_ssd_rotation_unreported, expect_uas, expect_usb,
+    expect_sata_ssd_rotation_unreported, expect_uas, expect_usb, expect_virtio_scsi_passthrough,
+    expect_virtio_scsi_qemu_disk,
 };
 
 /// Where every scenario mounts the file system nodecheck looks at.
@@ -341,6 +342,44 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         fixture: None,
         nvme_trace: false,
         expect: expect_megasas,
+    },
+    Scenario {
+        name: "virtio_scsi_passthrough",
+        about: "a SATA SSD passed through to a KVM guest on virtio-scsi, answering INQUIRY as libata does (vendor ATA, the model's first 16 characters)",
+        disks: &[Disk { id: "pass", mib: 1024 }],
+        shares: &[],
+        devices: &[
+            "-device",
+            "virtio-scsi-pci,id=scsi0",
+            "-device",
+            "scsi-hd,drive=pass,bus=scsi0.0,vendor=ATA,product=Samsung SSD 870 ,ver=2B6Q,serial=S6PNNS0T412345A,rotation_rate=1",
+        ],
+        modules: modules!["virtio_pci", "virtio_scsi", "sd_mod"],
+        tools: TOOLS_EXT4,
+        setup: EXT4_NOATIME_ON_SDA,
+        runs: &[],
+        fixture: Some("vm_scsi_passthrough"),
+        nvme_trace: false,
+        expect: expect_virtio_scsi_passthrough,
+    },
+    Scenario {
+        name: "virtio_scsi_qemu_disk",
+        about: "QEMU's own disk (QEMU HARDDISK) on a virtio-scsi controller with one queue, as Proxmox's default disk",
+        disks: &[Disk { id: "vol", mib: 1024 }],
+        shares: &[],
+        devices: &[
+            "-device",
+            "virtio-scsi-pci,id=scsi0,num_queues=1",
+            "-device",
+            "scsi-hd,drive=vol,bus=scsi0.0,serial=NCQEMUVOL01",
+        ],
+        modules: modules!["virtio_pci", "virtio_scsi", "sd_mod"],
+        tools: TOOLS_EXT4,
+        setup: EXT4_NOATIME_ON_SDA,
+        runs: &[],
+        fixture: Some("vm_qemu_harddisk"),
+        nvme_trace: false,
+        expect: expect_virtio_scsi_qemu_disk,
     },
     Scenario {
         name: "btrfs_two_devices",

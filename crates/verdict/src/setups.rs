@@ -1,0 +1,157 @@
+//! `data/setups.toml`: the ZFS thresholds, the identities of hypervisors' virtual disks and the
+//! cloud volumes told apart by what the guest sees, each with its fix and sources.
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+pub const EMBEDDED_SETUPS: &str = include_str!("../../../data/setups.toml");
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Setups {
+    pub sources: Vec<Source>,
+    /// QD1 read latency above which network block storage holds a node back.
+    pub network_latency_us: f64,
+    pub network_latency_sources: Vec<String>,
+    pub zfs: ZfsThresholds,
+    pub virtual_disks: Vec<VirtualDisk>,
+    pub cloud_volumes: Vec<CloudVolume>,
+    pub power_advisories: Vec<PowerAdvisory>,
+}
+
+/// An NVMe family known to drop off the bus under power management.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PowerAdvisory {
+    pub id: String,
+    /// Regexes on the whole model string.
+    pub models: Vec<String>,
+    /// `0xVVVV:0xDDDD` of the controller's PCI function.
+    pub pci_ids: Vec<String>,
+    pub text: String,
+    pub sources: Vec<String>,
+}
+
+impl PowerAdvisory {
+    pub fn matches(&self, model: Option<&str>, pci_id: Option<&str>) -> bool {
+        let by_model = model.is_some_and(|m| {
+            self.models
+                .iter()
+                .any(|re| regex::Regex::new(re).is_ok_and(|re| re.is_match(m.trim())))
+        });
+        by_model || pci_id.is_some_and(|id| self.pci_ids.iter().any(|p| p.eq_ignore_ascii_case(id)))
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Source {
+    pub id: String,
+    pub title: String,
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ZfsThresholds {
+    pub min_ashift: u64,
+    pub max_recordsize_bytes: u64,
+    pub recommended_recordsize: String,
+    pub max_arc_fraction_of_ram: f64,
+    pub default_arc_fraction_before_2_3: f64,
+    pub sources: Vec<String>,
+}
+
+/// A hypervisor's emulated disk, by the identity it reports.
+#[derive(Debug, Clone, Deserialize)]
+pub struct VirtualDisk {
+    pub vendor: Option<String>,
+    pub model: String,
+    pub hypervisor: String,
+}
+
+/// A cloud provider's volume, by the identity it reports.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CloudVolume {
+    pub provider: String,
+    pub vendor: Option<String>,
+    pub model: String,
+    /// `network` (block storage over the network) or `local` (instance storage).
+    pub kind: String,
+    pub label: String,
+    pub burst: Option<String>,
+    /// May hold `{serial_as_volume_id}`: the drive serial as an EBS volume id (`vol-...`).
+    pub fix: String,
+    pub sources: Vec<String>,
+}
+
+impl Setups {
+    /// The embedded file; a test keeps it parsing and every source it names defined.
+    pub fn embedded() -> &'static Setups {
+        static SETUPS: OnceLock<Setups> = OnceLock::new();
+        SETUPS.get_or_init(|| {
+            toml::from_str(EMBEDDED_SETUPS).expect("data/setups.toml is checked by its tests")
+        })
+    }
+
+    fn matches(vendor: Option<&str>, model: &str, want_vendor: Option<&str>, want: &str) -> bool {
+        model.trim() == want && want_vendor.is_none_or(|v| vendor.map(str::trim) == Some(v))
+    }
+
+    /// The hypervisor whose emulated disk reports this identity.
+    pub fn virtual_disk(&self, vendor: Option<&str>, model: &str) -> Option<&VirtualDisk> {
+        self.virtual_disks
+            .iter()
+            .find(|d| Self::matches(vendor, model, d.vendor.as_deref(), &d.model))
+    }
+
+    /// The cloud volume that reports this identity.
+    pub fn cloud_volume(&self, vendor: Option<&str>, model: &str) -> Option<&CloudVolume> {
+        self.cloud_volumes
+            .iter()
+            .find(|d| Self::matches(vendor, model, d.vendor.as_deref(), &d.model))
+    }
+
+    /// `title <url>` of each source id, for a finding's detail.
+    pub fn cite(&self, ids: &[String]) -> String {
+        ids.iter()
+            .filter_map(|id| self.sources.iter().find(|s| &s.id == id))
+            .map(|s| s.url.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_source_named_is_defined() {
+        let setups = Setups::embedded();
+        let named = setups
+            .zfs
+            .sources
+            .iter()
+            .chain(&setups.network_latency_sources)
+            .chain(setups.cloud_volumes.iter().flat_map(|c| c.sources.iter()))
+            .chain(
+                setups
+                    .power_advisories
+                    .iter()
+                    .flat_map(|c| c.sources.iter()),
+            );
+        for id in named {
+            assert!(setups.sources.iter().any(|s| &s.id == id), "{id}");
+        }
+        assert!(setups.zfs.min_ashift >= 12);
+        assert!(setups
+            .cloud_volume(Some("HC      "), "Volume          ")
+            .is_some());
+        assert!(setups.cloud_volume(Some("DO"), "Volume").is_some());
+        assert!(setups.cloud_volume(None, "Volume").is_none());
+        assert!(setups.virtual_disk(Some("QEMU"), "QEMU HARDDISK").is_some());
+        for advisory in &setups.power_advisories {
+            for re in &advisory.models {
+                assert!(regex::Regex::new(re).is_ok(), "{}: {re}", advisory.id);
+            }
+        }
+    }
+}
