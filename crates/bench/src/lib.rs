@@ -37,6 +37,7 @@ mod workload;
 
 pub use affinity::{allowed_cpus, pinning_for, Pinning, Placement};
 pub use cancel::CancelToken;
+pub use conditions::{DriveCounters, RunConditions, TemperatureTrace};
 pub use engine::{EngineKind, EnginePreference};
 pub use error::{BenchError, ByteSize};
 pub use hook::{pause_point, AFTER_PREFILL, PAUSE_ENV};
@@ -46,7 +47,6 @@ pub use plan::{
 };
 pub use prefill::FillJob;
 pub use progress::{NoProgress, Phase, Progress};
-pub use conditions::{DriveCounters, RunConditions, TemperatureTrace};
 pub use qd1::{Qd1Result, ReadSpan, ReadSpanKind};
 pub use random::{RandomIoJob, RandomPattern};
 pub use randrw::RandRwResult;

@@ -234,18 +234,6 @@ impl Plan {
                 random.read_percent
             )));
         }
-        if self.qd1_ranges.as_ref().is_some_and(|ranges| {
-            crate::random::ranges_bytes(&crate::random::aligned_ranges(
-                ranges,
-                u64::MAX,
-                random.block_size,
-            )) == 0
-        }) {
-            return Err(BenchError::InvalidPlan(format!(
-                "the QD1 ranges hold no whole {}-byte block",
-                random.block_size
-            )));
-        }
         if let BenchTarget::Device(device) = &self.target {
             if self.randrw || self.behaviour.any() {
                 return Err(BenchError::Refused(format!(

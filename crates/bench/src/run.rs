@@ -40,6 +40,19 @@ pub const STALE_FILE_WARNING: &str = "stale test file";
 /// Runs the plan: the only entry point the binary and `nodecheck check` need.
 pub fn run(plan: &Plan, progress: &mut dyn Progress) -> Result<BenchReport, BenchError> {
     plan.validate()?;
+    // The plan cannot check its own ranges: the block arithmetic is the random workload's.
+    if plan.qd1_ranges.as_ref().is_some_and(|ranges| {
+        random::ranges_bytes(&random::aligned_ranges(
+            ranges,
+            u64::MAX,
+            plan.random.block_size,
+        )) == 0
+    }) {
+        return Err(BenchError::InvalidPlan(format!(
+            "the QD1 ranges hold no whole {}-byte block",
+            plan.random.block_size
+        )));
+    }
     let mut warnings = Warnings {
         list: Vec::new(),
         progress,

@@ -8,8 +8,9 @@ pub mod database;
 pub mod findings;
 pub mod judge;
 pub mod model;
-pub mod watch;
 pub mod setups;
+mod storage_figures;
+pub mod watch;
 
 pub use clients::{ClientCatalog, ClientNeeds, ConsensusMode, HistoryMode, ProcessNames};
 pub use code::{Code, Family, UnknownCode};

@@ -423,7 +423,7 @@ fn next_steps(
         .map(|c| format!("{} ({})", c.as_str(), c.title()))
         .collect();
     let check = format!(
-        "Run `nodecheck check --bench none` (beside the node it only probes; stop the node for `--bench quick`): the findings that explain a slow drive are {}",
+        "Run `nodecheck check --bench none` (beside the node it only probes; stop the node, then `nodecheck check` measures too): the findings that explain a slow drive are {}",
         codes.join(", ")
     );
     let cpu = run.host_cpu.map(|s| s.some);

@@ -1,4 +1,4 @@
-//! Issue 26's setups judged from the probe's fixture trees: a ZFS mirror before and after
+//! Operators' setups judged from the probe's fixture trees: a ZFS mirror before and after
 //! tuning, a drive passed through to a KVM guest, a plain QEMU volume, cloud volumes by their
 //! provider, btrfs on md.
 

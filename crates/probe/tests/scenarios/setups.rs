@@ -1,5 +1,5 @@
-//! ZFS pools, passed-through and virtual disks in a KVM guest, btrfs on md: the setups of
-//! issue 26, on fixtures that follow the kernel's and udev's layouts.
+//! ZFS pools, passed-through and virtual disks in a KVM guest, btrfs on md: the setups
+//! operators run, on fixtures that follow the kernel's and udev's layouts.
 
 use super::*;
 

@@ -7,8 +7,8 @@
 
 pub mod behaviour;
 pub mod bench;
-pub mod caches;
 pub mod board;
+pub mod caches;
 pub mod capacity;
 pub mod controller;
 pub mod during_run;

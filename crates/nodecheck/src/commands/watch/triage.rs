@@ -23,7 +23,7 @@ pub fn report(bytes: &[u8], origin: &str) -> Result<Option<WatchReport>> {
                 return Err(anyhow!("these readings are in format {format}, newer than this nodecheck reads ({SAMPLES_FORMAT}); update nodecheck"));
             }
             let saved: SavedWatch = serde_json::from_slice(bytes).context(
-                "this looks like `nodecheck watch --save` readings but does not match their format",
+                "this looks like `nodecheck watch --save FILE` readings but does not match their format",
             )?;
             let source = format!(
                 "replayed from the readings {origin} (saved by nodecheck {})",
