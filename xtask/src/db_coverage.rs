@@ -116,7 +116,9 @@ pub fn run(args: &[String]) -> Result<()> {
         .all(|k| sample_grade_unknown_percent.contains_key(k));
     let passed = corpus.labelled_matched == corpus.labelled
         && sample_has_reports
-        && sample_grade_unknown_percent.values().all(|p| *p <= max_unknown)
+        && sample_grade_unknown_percent
+            .values()
+            .all(|p| *p <= max_unknown)
         && corpus.collisions.is_empty()
         && corpus.mismatches.is_empty()
         && families_without_strings.is_empty()

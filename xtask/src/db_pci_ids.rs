@@ -16,9 +16,9 @@ const OUTPUT: &str = "data/pci-ids/nvme.ids";
 
 /// Vendors that make NVMe controllers or drives: every device line is kept.
 const STORAGE_VENDORS: &[&str] = &[
-    "025e", "1987", "126f", "1e4b", "1dbe", "15b7", "1c5c", "1e0f", "2646", "c0a9", "1cc1",
-    "1d97", "1e49", "1cc4", "1e95", "1d79", "1dee", "1b96", "1c58", "1e3b", "1c5f", "1e81",
-    "1ee4", "1d78", "1f40",
+    "025e", "1987", "126f", "1e4b", "1dbe", "15b7", "1c5c", "1e0f", "2646", "c0a9", "1cc1", "1d97",
+    "1e49", "1cc4", "1e95", "1d79", "1dee", "1b96", "1c58", "1e3b", "1c5f", "1e81", "1ee4", "1d78",
+    "1f40",
 ];
 /// Vendors with many other devices: only lines that name an SSD or NVMe device are kept.
 const MIXED_VENDORS: &[&str] = &["8086", "10ec", "1b4b", "1179", "144d", "1344", "1bb1"];
@@ -50,7 +50,11 @@ fn subset(text: &str) -> String {
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix('#') {
             if rest.trim().starts_with("Version:") {
-                let _ = writeln!(out, "# Version: {}", rest.trim().trim_start_matches("Version:").trim());
+                let _ = writeln!(
+                    out,
+                    "# Version: {}",
+                    rest.trim().trim_start_matches("Version:").trim()
+                );
             }
             continue;
         }

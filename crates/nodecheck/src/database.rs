@@ -75,7 +75,11 @@ pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
 }
 
 /// [`answer`], then for a string no entry names the classification `check` applies.
-pub fn answer_with<'a>(db: &'a Database, query: &DriveQuery<'_>, evidence: Evidence<'_>) -> Answer<'a> {
+pub fn answer_with<'a>(
+    db: &'a Database,
+    query: &DriveQuery<'_>,
+    evidence: Evidence<'_>,
+) -> Answer<'a> {
     let mut answer = answer_by_name(db, query);
     if answer.found.entry.is_none() && answer.candidates.is_empty() {
         let vendor = evidence.pci_id.map(|(v, _)| format!("{v:04x}"));

@@ -56,7 +56,8 @@ fn smartctl_json(row: &CorpusRow) -> Value {
         doc["model_family"] = json!(family);
     }
     if let Some(vendor) = row.pci_vendor {
-        doc["nvme_pci_vendor"] = json!({"id": vendor, "subsystem_id": row.pci_subsystem.unwrap_or(vendor)});
+        doc["nvme_pci_vendor"] =
+            json!({"id": vendor, "subsystem_id": row.pci_subsystem.unwrap_or(vendor)});
     }
     if !nvme {
         doc["rotation_rate"] = json!(if row.kind == Kind::Hdd { 7200 } else { 0 });
@@ -65,7 +66,12 @@ fn smartctl_json(row: &CorpusRow) -> Value {
 }
 
 fn lookup_grade(row: &CorpusRow) -> String {
-    let mut args: Vec<String> = vec!["db".into(), "lookup".into(), row.model.clone(), "--json".into()];
+    let mut args: Vec<String> = vec![
+        "db".into(),
+        "lookup".into(),
+        row.model.clone(),
+        "--json".into(),
+    ];
     if let Some(fw) = &row.firmware {
         args.extend(["--firmware".into(), fw.clone()]);
     }
@@ -93,7 +99,10 @@ fn db_lookup_and_triage_give_the_same_grade_for_every_report_row() {
         let path = dir.path().join(format!("row{i}.json"));
         std::fs::write(&path, smartctl_json(row).to_string()).expect("written");
         let report: Value = json_of(&triage(&path, &["--json"]));
-        let triaged = report["drives"][0]["grade"].as_str().unwrap_or("?").to_owned();
+        let triaged = report["drives"][0]["grade"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
         let looked_up = lookup_grade(row);
         if triaged != looked_up {
             disagree.push(format!(

@@ -248,7 +248,10 @@ fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
     assert!(cov.mismatches.is_empty(), "{:?}", cov.mismatches);
     for kind in [Kind::Nvme, Kind::Ssd] {
         let n = cov.graded_rows.get(&kind).copied().unwrap_or(0);
-        assert!(n >= 300, "{n} {kind:?} report rows in the sample, want at least 300");
+        assert!(
+            n >= 300,
+            "{n} {kind:?} report rows in the sample, want at least 300"
+        );
         let pct = cov.grade_unknown_percent(kind).unwrap_or(100.0);
         assert!(
             pct <= SAMPLE_UNKNOWN_GATE_PERCENT,
@@ -284,11 +287,16 @@ fn controller_pci_ids_decide_dram_and_say_so() {
         c.evidence
     );
     // KIOXIA CD8 (1e0f:001f) is a data-center controller: good.
-    assert_eq!(grade("KIOXIA KCD8XPUG1T92", 0x1e0f, 0x001f).grade, Grade::Good);
+    assert_eq!(
+        grade("KIOXIA KCD8XPUG1T92", 0x1e0f, 0x001f).grade,
+        Grade::Good
+    );
     // DRAM alone is no grade: the list's good rule needs the NAND too.
     assert_eq!(grade("NVMe SSD 1TB", 0x1987, 0x5012).grade, Grade::Unknown);
     // An id outside the vendored pci.ids says nothing.
-    assert!(grade("NVMe SSD 1TB", 0x1987, 0xfff0).classification.is_none());
+    assert!(grade("NVMe SSD 1TB", 0x1987, 0xfff0)
+        .classification
+        .is_none());
     // Every controller rule names an id the vendored pci.ids knows, with its version.
     assert!(!db.pci_ids.version.is_empty());
     for rule in &db.controllers {
@@ -297,14 +305,22 @@ fn controller_pci_ids_decide_dram_and_say_so() {
     }
 }
 
-/// smartctl's ATA model family is evidence where a class names it.
+/// Report rows carry the drive's own identity and the report's path, nothing from a table.
 #[test]
 fn report_rows_use_only_what_the_report_prints() {
-    let db = db();
-    let rows = corpus();
-    let reports: Vec<&CorpusRow> = rows.iter().filter(|r| r.row_kind == RowKind::Report).collect();
+    let rows: Vec<CorpusRow> = corpus().into_iter().chain(sample()).collect();
+    let reports: Vec<&CorpusRow> = rows
+        .iter()
+        .filter(|r| r.row_kind == RowKind::Report)
+        .collect();
+    assert!(!reports.is_empty(), "no report rows");
     for r in &reports {
-        assert!(r.vendor.is_empty(), "{}:{} has a vendor column", r.origin, r.line);
+        assert!(
+            r.vendor.is_empty(),
+            "{}:{} has a vendor column",
+            r.origin,
+            r.line
+        );
         assert!(
             r.source.starts_with("linuxhw/SMART:") && r.source.contains('@'),
             "{}:{}: source `{}` is not a report path at a commit",
@@ -313,10 +329,14 @@ fn report_rows_use_only_what_the_report_prints() {
             r.source
         );
         if r.kind == Kind::Nvme {
-            assert!(r.pci_vendor.is_some(), "{}:{} NVMe row without PCI vendor", r.origin, r.line);
+            assert!(
+                r.pci_vendor.is_some(),
+                "{}:{} NVMe row without PCI vendor",
+                r.origin,
+                r.line
+            );
         }
     }
-    let _ = db;
 }
 
 mod hostile {

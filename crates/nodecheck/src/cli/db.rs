@@ -50,13 +50,17 @@ pub struct DbLookupArgs {
 }
 
 fn parse_pci_id(text: &str) -> Result<(u16, Option<u16>), String> {
-    let bad = || format!("`{text}` is not a PCI id: give VENDOR:DEVICE in hex (1987:5012) or VENDOR");
+    let bad =
+        || format!("`{text}` is not a PCI id: give VENDOR:DEVICE in hex (1987:5012) or VENDOR");
     match text.split_once(':') {
         Some((v, d)) => Ok((
             verdict::database::parse_hex_u16(v).ok_or_else(bad)?,
             Some(verdict::database::parse_hex_u16(d).ok_or_else(bad)?),
         )),
-        None => Ok((verdict::database::parse_hex_u16(text).ok_or_else(bad)?, None)),
+        None => Ok((
+            verdict::database::parse_hex_u16(text).ok_or_else(bad)?,
+            None,
+        )),
     }
 }
 
@@ -77,7 +81,9 @@ impl DbCommand {
                 firmware: args.firmware,
                 capacity_bytes: args.capacity,
                 pci_id: args.pci_id,
-                interface: args.interface.or_else(|| args.pci_id.map(|_| "nvme".to_owned())),
+                interface: args
+                    .interface
+                    .or_else(|| args.pci_id.map(|_| "nvme".to_owned())),
                 model_family: args.model_family,
                 format: args.output.resolve::<LookupAnswer<'static>>("db lookup")?,
             }),

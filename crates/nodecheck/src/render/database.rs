@@ -266,14 +266,8 @@ fn render_unlisted(asked: &str, u: &UnlistedGrade<'_>, options: &RenderOptions) 
     table.add_row(["grade".to_string(), u.grade.as_str().to_uppercase()]);
     table.add_row(["class".to_string(), c.label()]);
     let part = |v: Option<&'static str>| v.unwrap_or("unknown").to_string();
-    table.add_row([
-        "NAND".to_string(),
-        part(c.nand.map(|n| n.label())),
-    ]);
-    table.add_row([
-        "DRAM".to_string(),
-        part(c.dram.map(|d| d.label())),
-    ]);
+    table.add_row(["NAND".to_string(), part(c.nand.map(|n| n.label()))]);
+    table.add_row(["DRAM".to_string(), part(c.dram.map(|d| d.label()))]);
     for e in &c.evidence {
         table.add_row(["evidence".to_string(), e.text.clone()]);
     }
@@ -414,11 +408,20 @@ mod tests {
 
     #[test]
     fn wrap_keeps_every_character_and_bounds_lines() {
-        let name = "Western Digital WD Red / Red Plus / Red Pro (CMR hard disks, WD40EFZX and friends)";
+        let name =
+            "Western Digital WD Red / Red Plus / Red Pro (CMR hard disks, WD40EFZX and friends)";
         let wrapped = wrap(name, 40);
         assert_eq!(wrapped.replace('\n', " "), name);
-        assert!(wrapped.lines().all(|l| l.chars().count() <= 40), "{wrapped}");
+        assert!(
+            wrapped.lines().all(|l| l.chars().count() <= 40),
+            "{wrapped}"
+        );
         assert_eq!(wrap("short", 40), "short");
-        assert_eq!(wrap("Averyveryveryverylongwordwithoutanyspaceatall", 10).lines().count(), 1);
+        assert_eq!(
+            wrap("Averyveryveryverylongwordwithoutanyspaceatall", 10)
+                .lines()
+                .count(),
+            1
+        );
     }
 }

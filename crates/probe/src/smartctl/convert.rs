@@ -3,8 +3,8 @@
 
 use super::{AtaAttribute, SmartctlReport};
 use crate::facts::{
-    NvmeDetails,
-    AtaDetails, Drive, Facts, Health, HealthSource, Interface, ModelSource, SCHEMA_VERSION,
+    AtaDetails, Drive, Facts, Health, HealthSource, Interface, ModelSource, NvmeDetails,
+    SCHEMA_VERSION,
 };
 
 /// One NVMe data unit is 1000 blocks of 512 bytes.

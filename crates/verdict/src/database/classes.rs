@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::build::{read, IdSet};
 use super::error::{DbError, ErrorKind};
-use super::{Class, ControllerMatch, Database, Dram, EntryInterface, ModelForms, Nand, PciId, Traits};
+use super::{
+    Class, ControllerMatch, Database, Dram, EntryInterface, ModelForms, Nand, PciId, Traits,
+};
 
 /// The classes file compiled into the binary.
 pub const EMBEDDED_CLASSES: &str = include_str!("../../../../data/classes.toml");
@@ -201,8 +203,11 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError>
                 ));
             }
             c.models = ctx.regexes(&c.model_patterns, &format!("{at}.models"), "model pattern")?;
-            c.families =
-                ctx.regexes(&c.family_patterns, &format!("{at}.families"), "family pattern")?;
+            c.families = ctx.regexes(
+                &c.family_patterns,
+                &format!("{at}.families"),
+                "family pattern",
+            )?;
             Ok(())
         },
     )?;
@@ -279,7 +284,11 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
         };
         out.evidence.push(Evidence {
             kind,
-            text: format!("{family}{}{controller} (class `{}`)", rule.evidence.trim(), rule.id),
+            text: format!(
+                "{family}{}{controller} (class `{}`)",
+                rule.evidence.trim(),
+                rule.id
+            ),
         });
     }
     if out.class != Some(Class::Hdd) {

@@ -180,11 +180,7 @@ impl ControllerMatch<'_> {
             None => format!("PCI id {} (not in the vendored pci.ids)", self.pci_id),
         };
         match self.rule {
-            Some(rule) => format!(
-                "{named}: {} — {}",
-                rule.controller,
-                rule.evidence.trim()
-            ),
+            Some(rule) => format!("{named}: {} — {}", rule.controller, rule.evidence.trim()),
             None => named,
         }
     }

@@ -194,17 +194,27 @@ pub fn parse_corpus(text: &str, origin: &str) -> Result<Vec<CorpusRow>, CorpusEr
             return Err(err(line, format!("{} fields, want {want}", fields.len())));
         }
         let dash = |s: &str| (s != "-").then(|| s.to_owned());
-        let (model, vendor, capacity, firmware, family, pci_vendor, pci_subsystem, kind, expect, source) =
-            match row_kind {
-                RowKind::Name => (
-                    fields[0], fields[1], fields[2], fields[3], "-", "-", "-", fields[4],
-                    fields[5], fields[6],
-                ),
-                RowKind::Report => (
-                    fields[0], "", fields[2], fields[1], fields[3], fields[4], fields[5],
-                    fields[6], fields[7], fields[8],
-                ),
-            };
+        let (
+            model,
+            vendor,
+            capacity,
+            firmware,
+            family,
+            pci_vendor,
+            pci_subsystem,
+            kind,
+            expect,
+            source,
+        ) = match row_kind {
+            RowKind::Name => (
+                fields[0], fields[1], fields[2], fields[3], "-", "-", "-", fields[4], fields[5],
+                fields[6],
+            ),
+            RowKind::Report => (
+                fields[0], "", fields[2], fields[1], fields[3], fields[4], fields[5], fields[6],
+                fields[7], fields[8],
+            ),
+        };
         if model.trim().is_empty() {
             return Err(err(line, "empty model".into()));
         }

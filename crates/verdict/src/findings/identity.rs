@@ -387,9 +387,10 @@ fn generic<'a>(
         rotational: hard_disk.then_some(true),
         hmb: drive.hmb,
         controller,
-        pci_id: drive.nvme.as_ref().and_then(|n| {
-            verdict_pci_id(n.pci_vendor_id.as_deref(), n.pci_device_id.as_deref())
-        }),
+        pci_id: drive
+            .nvme
+            .as_ref()
+            .and_then(|n| verdict_pci_id(n.pci_vendor_id.as_deref(), n.pci_device_id.as_deref())),
         model_family: drive.model_family.as_deref(),
     });
     let traits = match &class {
