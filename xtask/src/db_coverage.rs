@@ -17,7 +17,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use verdict::database::corpus::{
-    evaluate, parse_corpus, CorpusRow, Coverage, Mismatch, SAMPLE_UNKNOWN_GATE_PERCENT,
+    evaluate, parse_corpus, CorpusRow, Coverage, Kind, Mismatch, SAMPLE_UNKNOWN_GATE_PERCENT,
     SAMPLE_UNKNOWN_TARGET_PERCENT,
 };
 
@@ -45,6 +45,9 @@ struct Report {
     /// The sample's strings that got neither a family nor a class, to work on.
     sample_unknown_models: Vec<String>,
     sample_unknown_percent: f64,
+    /// Per drive kind of the sample's report rows: the share whose grade is unknown.
+    sample_grade_unknown_percent: BTreeMap<Kind, f64>,
+    corpus_grade_unknown_percent: BTreeMap<Kind, f64>,
     target_unknown_percent: f64,
     max_unknown_percent: f64,
     passed: bool,
@@ -100,7 +103,22 @@ pub fn run(args: &[String]) -> Result<()> {
         .map(|e| e.id.clone())
         .collect();
     let sample_unknown_percent = sample.unknown_percent();
+    let per_kind = |c: &Coverage| -> BTreeMap<Kind, f64> {
+        [Kind::Nvme, Kind::Ssd, Kind::Hdd]
+            .into_iter()
+            .filter_map(|k| c.grade_unknown_percent(k).map(|p| (k, p)))
+            .collect()
+    };
+    let sample_grade_unknown_percent = per_kind(&sample);
+    let corpus_grade_unknown_percent = per_kind(&corpus);
+    let sample_has_reports = [Kind::Nvme, Kind::Ssd]
+        .iter()
+        .all(|k| sample_grade_unknown_percent.contains_key(k));
     let passed = corpus.labelled_matched == corpus.labelled
+        && sample_has_reports
+        && sample_grade_unknown_percent
+            .values()
+            .all(|p| *p <= max_unknown)
         && corpus.collisions.is_empty()
         && corpus.mismatches.is_empty()
         && families_without_strings.is_empty()
@@ -115,6 +133,8 @@ pub fn run(args: &[String]) -> Result<()> {
         sample,
         sample_unknown_models,
         sample_unknown_percent,
+        sample_grade_unknown_percent,
+        corpus_grade_unknown_percent,
         target_unknown_percent: SAMPLE_UNKNOWN_TARGET_PERCENT,
         max_unknown_percent: max_unknown,
         passed,
@@ -242,9 +262,34 @@ fn print_text(r: &Report, db: &verdict::database::Database) {
     for row in &r.sample_unknown_models {
         println!("    unknown: {row}");
     }
+    println!();
+    println!("Grade unknown after classification (report rows; only a graded answer is known):");
+    for (what, rates, cov) in [
+        ("corpus", &r.corpus_grade_unknown_percent, &r.corpus),
+        ("sample", &r.sample_grade_unknown_percent, &r.sample),
+    ] {
+        for (kind, pct) in rates {
+            println!(
+                "  {what} {:<5} {:>4} of {:>4} report rows grade unknown: {pct:.1} % (fails above {:.1} % in the sample)",
+                kind_name(*kind),
+                cov.grade_unknown.get(kind).copied().unwrap_or(0),
+                cov.graded_rows.get(kind).copied().unwrap_or(0),
+                r.max_unknown_percent
+            );
+        }
+    }
+    print_mismatches("sample grade unknown", &s.grade_unknown_rows);
     print_mismatches("sample mismatch", &s.mismatches);
     println!();
     println!("db-coverage: {}", if r.passed { "ok" } else { "FAILED" });
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Nvme => "nvme",
+        Kind::Ssd => "sata",
+        Kind::Hdd => "hdd",
+    }
 }
 
 /// The generic rule a class's own traits reach (probe evidence can still change it).

@@ -7,6 +7,7 @@ mod bench_fio;
 mod bench_probe;
 mod db;
 mod db_coverage;
+mod db_pci_ids;
 mod dist;
 mod fixture;
 mod fuzz;
@@ -23,6 +24,7 @@ usage: cargo xtask <task> [args]
 tasks:
   db-check                 validate data/*.toml and check docs/drives.md is fresh
   db-coverage [--json]     the database on the corpus of real model strings (data/corpus)
+  db-pci-ids PCI_IDS       cut data/pci-ids/nvme.ids (NVMe controller ids) out of a pci.ids file
   docs                     regenerate docs/drives.md (and other generated docs)
   fuzz [--seconds N]       run every cargo-fuzz target for N seconds each (default 30)
   bench probe              measure a full probe: wall time and peak memory
@@ -44,6 +46,7 @@ fn main() -> Result<()> {
     match task {
         "db-check" => db::check(rest),
         "db-coverage" => db_coverage::run(rest),
+        "db-pci-ids" => db_pci_ids::run(rest),
         "docs" => db::docs(rest),
         "fuzz" => fuzz::run(rest),
         "bench" => match rest.split_first() {

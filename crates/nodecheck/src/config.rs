@@ -226,6 +226,10 @@ pub struct DbLookupConfig {
     pub model: String,
     pub firmware: Option<String>,
     pub capacity_bytes: Option<u64>,
+    /// `--pci-id`: vendor and, if given, device.
+    pub pci_id: Option<(u16, Option<u16>)>,
+    pub interface: Option<String>,
+    pub model_family: Option<String>,
     pub format: Format,
 }
 

@@ -4,7 +4,8 @@
 use anyhow::{Context, Result};
 use serde::Serialize;
 use verdict::database::{
-    may_be_truncated, Database, DriveEntry, DriveQuery, Lookup, EMBEDDED_DRIVES,
+    controller_maker, may_be_truncated, ClassQuery, Database, DriveEntry, DriveQuery,
+    EntryInterface, Lookup, PciId, UnlistedGrade, EMBEDDED_DRIVES,
 };
 use verdict::Grade;
 
@@ -36,12 +37,26 @@ pub struct Answer<'a> {
     pub matched_by: Option<MatchedBy>,
     pub candidates: Vec<&'a DriveEntry>,
     pub suggestions: Vec<&'a DriveEntry>,
+    /// For a string no entry names: its class and the list's rules, as `check` and `triage`
+    /// judge it.
+    pub unlisted: Option<UnlistedGrade<'a>>,
+}
+
+/// What `db lookup` knows besides the model string, as the probe or a smartctl report would.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Evidence<'a> {
+    pub pci_id: Option<(u16, Option<u16>)>,
+    pub interface: Option<EntryInterface>,
+    pub model_family: Option<&'a str>,
 }
 
 impl Answer<'_> {
     pub fn grade(&self) -> Grade {
         if self.found.entry.is_some() {
             return self.found.grade;
+        }
+        if let Some(unlisted) = &self.unlisted {
+            return unlisted.grade;
         }
         let mut grades = self.candidates.iter().map(|e| e.grade);
         match grades.next() {
@@ -56,6 +71,36 @@ impl Answer<'_> {
 /// longer than a SCSI INQUIRY product, the families whose names start with it; then the
 /// nearest families as suggestions.
 pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
+    answer_with(db, query, Evidence::default())
+}
+
+/// [`answer`], then for a string no entry names the classification `check` applies.
+pub fn answer_with<'a>(
+    db: &'a Database,
+    query: &DriveQuery<'_>,
+    evidence: Evidence<'_>,
+) -> Answer<'a> {
+    let mut answer = answer_by_name(db, query);
+    if answer.found.entry.is_none() && answer.candidates.is_empty() {
+        let vendor = evidence.pci_id.map(|(v, _)| format!("{v:04x}"));
+        let unlisted = db.grade_unlisted(&ClassQuery {
+            model: query.model,
+            interface: evidence.interface,
+            controller: vendor.as_deref().and_then(controller_maker),
+            pci_id: evidence
+                .pci_id
+                .and_then(|(vendor, device)| device.map(|device| PciId { vendor, device })),
+            model_family: evidence.model_family,
+            ..ClassQuery::default()
+        });
+        if unlisted.classification.is_some() {
+            answer.unlisted = Some(unlisted);
+        }
+    }
+    answer
+}
+
+fn answer_by_name<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
     let found = db.lookup(query);
     let by_family = db.entries_by_family_name(query.model);
     if let [entry] = by_family.as_slice() {
@@ -64,6 +109,7 @@ pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
             matched_by: Some(MatchedBy::FamilyName),
             candidates: Vec::new(),
             suggestions: Vec::new(),
+            unlisted: None,
         };
     }
     if !by_family.is_empty() {
@@ -72,6 +118,7 @@ pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
             matched_by: Some(MatchedBy::FamilyName),
             candidates: by_family,
             suggestions: Vec::new(),
+            unlisted: None,
         };
     }
     if found.entry.is_some() {
@@ -80,6 +127,7 @@ pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
             matched_by: Some(MatchedBy::Model),
             candidates: Vec::new(),
             suggestions: Vec::new(),
+            unlisted: None,
         };
     }
     if may_be_truncated(query.model, None, None) {
@@ -90,6 +138,7 @@ pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
                 matched_by: Some(MatchedBy::ModelPrefix),
                 candidates: prefix.entries,
                 suggestions: Vec::new(),
+                unlisted: None,
             };
         }
     }
@@ -98,6 +147,7 @@ pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
         matched_by: None,
         candidates: Vec::new(),
         suggestions: db.nearest_families(query.model, SUGGESTIONS),
+        unlisted: None,
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub(crate) mod build;
 mod classes;
+mod controllers;
 pub mod corpus;
 mod entry;
 mod error;
@@ -19,6 +20,7 @@ mod raw;
 mod spans;
 mod traits;
 mod truncated;
+mod unlisted;
 mod validate;
 
 use std::path::Path;
@@ -30,6 +32,10 @@ pub use classes::{
     controller_maker, ClassQuery, ClassRule, Classification, Evidence, EvidenceKind,
     EMBEDDED_CLASSES, EMBEDDED_CLASSES_ORIGIN,
 };
+pub use controllers::{
+    parse_hex_u16, ControllerMatch, ControllerRule, PciId, PciIds, EMBEDDED_CONTROLLERS,
+    EMBEDDED_CONTROLLERS_ORIGIN, EMBEDDED_PCI_IDS,
+};
 pub use entry::{
     AdvisoryRule, CapacityRule, CrowdResult, DriveEntry, FirmwareRule, PlatformMatch,
     ResultContext, SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES,
@@ -40,6 +46,7 @@ pub use matching::{canonical_model, normalize_model, ModelForms};
 pub use query::{Advisory, DriveQuery, Lookup, PlatformQuery};
 pub use traits::{Class, Dram, EntryInterface, Nand};
 pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
+pub use unlisted::{worst, UnlistedGrade};
 pub use validate::{result_context_problems, IssueLevel, ValidationIssue};
 
 /// Schema version of `data/*.toml` this build reads.
@@ -83,6 +90,12 @@ pub struct Database {
     /// Classes for drives without an entry (`data/classes.toml`, always the embedded file).
     #[serde(skip)]
     pub classes: Vec<ClassRule>,
+    /// What NVMe controllers' PCI ids imply (`data/controllers.toml`, always embedded).
+    #[serde(skip)]
+    pub controllers: Vec<ControllerRule>,
+    /// Names of NVMe controller PCI ids (`data/pci-ids/nvme.ids`, always embedded).
+    #[serde(skip)]
+    pub pci_ids: PciIds,
     #[serde(skip)]
     pub clients: Vec<ClientNeeds>,
     /// Consensus clients, which share the execution client's disk.
@@ -181,6 +194,8 @@ impl Database {
     ) -> Result<Database, DbError> {
         let mut db = build::database(drives_text, drives_origin, clients_text, clients_origin)?;
         db.classes = classes::parse(EMBEDDED_CLASSES, EMBEDDED_CLASSES_ORIGIN)?;
+        db.controllers = controllers::parse(EMBEDDED_CONTROLLERS, EMBEDDED_CONTROLLERS_ORIGIN)?;
+        db.pci_ids = PciIds::parse(EMBEDDED_PCI_IDS);
         Ok(db)
     }
 
@@ -195,6 +210,16 @@ impl Database {
     /// probe saw. `None` when nothing is known.
     pub fn classify(&self, q: &ClassQuery) -> Option<Classification<'_>> {
         classes::classify(self, q)
+    }
+
+    /// The grade of a drive no entry names: its class and the generic rules that reach it.
+    pub fn grade_unlisted(&self, q: &ClassQuery) -> UnlistedGrade<'_> {
+        unlisted::grade(self, q)
+    }
+
+    /// The NVMe controller a PCI vendor:device id names, with what its specification implies.
+    pub fn controller(&self, id: PciId) -> Option<ControllerMatch<'_>> {
+        controllers::find(&self.controllers, &self.pci_ids, id)
     }
 
     /// Matches a drive: model regexes first, then capacity rules, then firmware rules.

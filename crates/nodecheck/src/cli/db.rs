@@ -34,8 +34,34 @@ pub struct DbLookupArgs {
     /// Capacity: `2TB`, `1.5TiB`, `500G` or bytes.
     #[arg(long, value_parser = units::size::parse_capacity)]
     pub capacity: Option<u64>,
+    /// The NVMe controller's PCI id as `lspci -nn` shows it (`1987:5012`), or only its vendor
+    /// (`1987`): named through the vendored pci.ids, it is evidence like in `check`.
+    #[arg(long, value_name = "VENDOR:DEVICE", value_parser = parse_pci_id)]
+    pub pci_id: Option<(u16, Option<u16>)>,
+    /// How the drive is attached (`nvme`, `sata`, `sas`, `usb`): classes are per interface.
+    /// Implied `nvme` by `--pci-id`.
+    #[arg(long, value_parser = ["nvme", "sata", "sas", "usb"])]
+    pub interface: Option<String>,
+    /// smartctl's `Model Family:` line (ATA), which some classes read.
+    #[arg(long)]
+    pub model_family: Option<String>,
     #[command(flatten)]
     pub output: FormatArgs,
+}
+
+fn parse_pci_id(text: &str) -> Result<(u16, Option<u16>), String> {
+    let bad =
+        || format!("`{text}` is not a PCI id: give VENDOR:DEVICE in hex (1987:5012) or VENDOR");
+    match text.split_once(':') {
+        Some((v, d)) => Ok((
+            verdict::database::parse_hex_u16(v).ok_or_else(bad)?,
+            Some(verdict::database::parse_hex_u16(d).ok_or_else(bad)?),
+        )),
+        None => Ok((
+            verdict::database::parse_hex_u16(text).ok_or_else(bad)?,
+            None,
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -54,6 +80,11 @@ impl DbCommand {
                 model: args.model,
                 firmware: args.firmware,
                 capacity_bytes: args.capacity,
+                pci_id: args.pci_id,
+                interface: args
+                    .interface
+                    .or_else(|| args.pci_id.map(|_| "nvme".to_owned())),
+                model_family: args.model_family,
                 format: args.output.resolve::<LookupAnswer<'static>>("db lookup")?,
             }),
             DbCommand::List(args) => CommandConfig::DbList(DbListConfig {

@@ -1,12 +1,12 @@
 //! `nodecheck db lookup MODEL` and `nodecheck db list`: the drive database on its own.
 
 use anyhow::Result;
-use verdict::database::{DriveEntry, DriveQuery};
+use verdict::database::{DriveEntry, DriveQuery, EntryInterface};
 use verdict::Grade;
 
 use super::emit;
 use crate::config::{DbListConfig, DbLookupConfig, GlobalOptions};
-use crate::database::answer;
+use crate::database::{answer_with, Evidence};
 use crate::render::database::{Listing, LookupAnswer};
 use crate::render::{self, RenderOptions};
 
@@ -24,7 +24,21 @@ pub fn lookup(config: &DbLookupConfig, global: &GlobalOptions) -> Result<u8> {
         model: &config.model,
         firmware: config.firmware.as_deref(),
         capacity_bytes: config.capacity_bytes,
-        answer: answer(&db, &query),
+        answer: answer_with(
+            &db,
+            &query,
+            Evidence {
+                pci_id: config.pci_id,
+                interface: config.interface.as_deref().and_then(|i| match i {
+                    "nvme" => Some(EntryInterface::Nvme),
+                    "sata" => Some(EntryInterface::Sata),
+                    "sas" => Some(EntryInterface::Sas),
+                    "usb" => Some(EntryInterface::Usb),
+                    _ => None,
+                }),
+                model_family: config.model_family.as_deref(),
+            },
+        ),
     };
     let grade = lookup.answer.grade();
     emit(&render::render(

@@ -2,7 +2,7 @@
 //! the terminal, documents for scripts.
 
 use serde::Serialize;
-use verdict::database::{Advisory, Database, DriveEntry};
+use verdict::database::{Advisory, Database, DriveEntry, UnlistedGrade};
 use verdict::judge::EntrySummary;
 use verdict::Grade;
 
@@ -10,6 +10,13 @@ use super::table::new_table;
 use super::{clip, json, printable, Document, Format, RenderOptions};
 use crate::database::{Answer, MatchedBy};
 use units::size::decimal as format_decimal;
+
+/// Version of the `db lookup --json` and `db list --json` documents; bumped when a field is
+/// renamed or re-typed.
+pub const DB_DOCUMENT_SCHEMA_VERSION: u32 = 1;
+
+/// The widest a family name is printed in `db list` before it wraps (never cut).
+const FAMILY_COLUMN_CHARS: usize = 40;
 
 /// What `db lookup` was asked and what it found.
 pub struct LookupAnswer<'a> {
@@ -36,6 +43,7 @@ impl LookupAnswer<'_> {
     fn document(&self) -> LookupDocument<'_> {
         let found = &self.answer.found;
         LookupDocument {
+            schema_version: DB_DOCUMENT_SCHEMA_VERSION,
             database_version: self.database_version,
             model: self.model,
             firmware: self.firmware,
@@ -61,6 +69,42 @@ impl LookupAnswer<'_> {
                 .iter()
                 .map(|e| FamilyDocument::of(e))
                 .collect(),
+            unlisted: self.answer.unlisted.as_ref().map(UnlistedDocument::of),
+        }
+    }
+}
+
+/// How `db lookup` graded a string no entry names: the class, the evidence for it and the
+/// list's rules it reaches, as `check` reports them.
+#[derive(Debug, Serialize)]
+struct UnlistedDocument<'a> {
+    /// The class rule's id (`samsung-oem-dram`), or `controller`, `host-memory-buffer`,
+    /// `rotational` when probe evidence alone decided.
+    class_id: &'a str,
+    label: String,
+    class: Option<&'static str>,
+    nand: Option<&'static str>,
+    dram: Option<&'static str>,
+    evidence: Vec<&'a str>,
+    /// The list's generic rules the class reaches; the grade is the worst of theirs.
+    rules: Vec<&'a str>,
+    grade: Grade,
+}
+
+impl<'a> UnlistedDocument<'a> {
+    fn of(u: &'a UnlistedGrade<'a>) -> UnlistedDocument<'a> {
+        let c = u.classification.as_ref();
+        UnlistedDocument {
+            class_id: c.map_or("unclassified", |c| c.id()),
+            label: c.map(|c| c.label()).unwrap_or_default(),
+            class: c.and_then(|c| c.class).map(|x| x.as_str()),
+            nand: c.and_then(|c| c.nand).map(|x| x.as_str()),
+            dram: c.and_then(|c| c.dram).map(|x| x.as_str()),
+            evidence: c
+                .map(|c| c.evidence.iter().map(|e| e.text.as_str()).collect())
+                .unwrap_or_default(),
+            rules: u.rules.iter().map(|r| r.id.as_str()).collect(),
+            grade: u.grade,
         }
     }
 }
@@ -81,6 +125,7 @@ impl Document for Listing<'_> {
             // always printed their keys in alphabetical order.
             Format::Json => Some(json::render(
                 &serde_json::to_value(ListDocument {
+                    schema_version: DB_DOCUMENT_SCHEMA_VERSION,
                     database_version: &self.db.version,
                     entries: self.entries.iter().map(|e| ListItem::of(e)).collect(),
                 })
@@ -95,6 +140,7 @@ impl Document for Listing<'_> {
 /// none could be (`candidates`) or is close to (`suggestions`).
 #[derive(Debug, Serialize)]
 struct LookupDocument<'a> {
+    schema_version: u32,
     database_version: &'a str,
     model: &'a str,
     firmware: Option<&'a str>,
@@ -109,6 +155,8 @@ struct LookupDocument<'a> {
     candidates: Vec<FamilyDocument<'a>>,
     /// The nearest families when nothing matched.
     suggestions: Vec<FamilyDocument<'a>>,
+    /// The class and the list's rules for a string no entry names (`null` otherwise).
+    unlisted: Option<UnlistedDocument<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -148,6 +196,10 @@ fn render_lookup(lookup: &LookupAnswer<'_>, options: &RenderOptions) -> String {
         asked.push_str(&format!(", {}", format_decimal(c)));
     }
     let found = &answer.found;
+    if let (None, Some(unlisted)) = (found.entry, &answer.unlisted) {
+        out.push_str(&render_unlisted(&asked, unlisted, options));
+        return out;
+    }
     let Some(entry) = found.entry else {
         out.push_str(&render_unmatched(&asked, answer));
         return out;
@@ -191,6 +243,41 @@ fn render_lookup(lookup: &LookupAnswer<'_>, options: &RenderOptions) -> String {
     out.push_str(&table.to_string());
     out.push('\n');
     out
+}
+
+/// "not in the list; classed as ..., graded ... by the list's rule ...", then the evidence.
+fn render_unlisted(asked: &str, u: &UnlistedGrade<'_>, options: &RenderOptions) -> String {
+    let Some(c) = &u.classification else {
+        return String::new();
+    };
+    let rules: Vec<String> = u.rules.iter().map(|r| format!("`{}`", r.id)).collect();
+    let graded = if rules.is_empty() {
+        "no rule of the list grades it, so the grade is unknown".to_string()
+    } else {
+        format!(
+            "graded {} by the list's rule {}",
+            u.grade.as_str(),
+            rules.join(" and ")
+        )
+    };
+    let mut table = new_table(options);
+    table.set_header(["", ""]);
+    table.add_row(["asked".to_string(), asked.to_string()]);
+    table.add_row(["grade".to_string(), u.grade.as_str().to_uppercase()]);
+    table.add_row(["class".to_string(), c.label()]);
+    let part = |v: Option<&'static str>| v.unwrap_or("unknown").to_string();
+    table.add_row(["NAND".to_string(), part(c.nand.map(|n| n.label()))]);
+    table.add_row(["DRAM".to_string(), part(c.dram.map(|d| d.label()))]);
+    for e in &c.evidence {
+        table.add_row(["evidence".to_string(), e.text.clone()]);
+    }
+    for r in &u.rules {
+        table.add_row([format!("rule {}", r.id), r.notes.trim().to_string()]);
+    }
+    format!(
+        "{asked}: not in the list; classed as {}, {graded}.\n{table}\n",
+        c.label()
+    )
 }
 
 fn family_list(entries: &[&DriveEntry]) -> String {
@@ -269,6 +356,7 @@ impl<'a> ListItem<'a> {
 /// `db list --json`.
 #[derive(Debug, Serialize)]
 struct ListDocument<'a> {
+    schema_version: u32,
     database_version: &'a str,
     entries: Vec<ListItem<'a>>,
 }
@@ -279,7 +367,7 @@ fn render_list(db: &Database, entries: &[&DriveEntry], options: &RenderOptions) 
     for e in entries {
         let s = EntrySummary::of(e, e.nand, e.dram);
         table.add_row([
-            clip(&s.family, 40),
+            wrap(&s.family, FAMILY_COLUMN_CHARS),
             e.interface.label().to_string(),
             e.grade.to_string(),
             s.nand.unwrap_or_else(|| "-".into()),
@@ -292,4 +380,48 @@ fn render_list(db: &Database, entries: &[&DriveEntry], options: &RenderOptions) 
         entries.len(),
         db.version
     )
+}
+
+/// Breaks a family name at spaces (or `/`) so no line is wider than `width` characters; a
+/// single word longer than that stays whole. Nothing is cut: `db lookup` must find every name
+/// `db list` prints.
+fn wrap(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let fits = line.is_empty() || line.chars().count() + 1 + word.chars().count() <= width;
+        if !fits {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn wrap_keeps_every_character_and_bounds_lines() {
+        let name =
+            "Western Digital WD Red / Red Plus / Red Pro (CMR hard disks, WD40EFZX and friends)";
+        let wrapped = wrap(name, 40);
+        assert_eq!(wrapped.replace('\n', " "), name);
+        assert!(
+            wrapped.lines().all(|l| l.chars().count() <= 40),
+            "{wrapped}"
+        );
+        assert_eq!(wrap("short", 40), "short");
+        assert_eq!(
+            wrap("Averyveryveryverylongwordwithoutanyspaceatall", 10)
+                .lines()
+                .count(),
+            1
+        );
+    }
 }

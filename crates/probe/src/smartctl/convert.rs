@@ -3,7 +3,8 @@
 
 use super::{AtaAttribute, SmartctlReport};
 use crate::facts::{
-    AtaDetails, Drive, Facts, Health, HealthSource, Interface, ModelSource, SCHEMA_VERSION,
+    AtaDetails, Drive, Facts, Health, HealthSource, Interface, ModelSource, NvmeDetails,
+    SCHEMA_VERSION,
 };
 
 /// One NVMe data unit is 1000 blocks of 512 bytes.
@@ -155,6 +156,10 @@ impl SmartctlReport {
         fill(&mut drive.firmware, self.firmware.clone());
         fill(&mut drive.serial, self.serial.clone());
         fill(&mut drive.model_family, self.model_family.clone());
+        if let Some(vendor) = self.nvme_pci_vendor_id {
+            let nvme = drive.nvme.get_or_insert_with(NvmeDetails::default);
+            fill(&mut nvme.pci_vendor_id, Some(format!("0x{vendor:04x}")));
+        }
         fill(&mut drive.capacity_bytes, self.capacity_bytes);
         fill(&mut drive.interface, self.interface());
         if drive.rotation_rate_rpm.is_none() {

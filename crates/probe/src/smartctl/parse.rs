@@ -122,6 +122,8 @@ pub fn parse(json: &[u8]) -> Result<SmartctlReport, SmartctlError> {
         device_type: string_at(device, "type"),
         protocol: string_at(device, "protocol"),
         model_family: string_at(Some(&value), "model_family"),
+        nvme_pci_vendor_id: u64_at(root.get("nvme_pci_vendor"), "id")
+            .and_then(|id| u16::try_from(id).ok()),
         model_name: string_at(Some(&value), "model_name"),
         serial: string_at(Some(&value), "serial_number"),
         firmware: string_at(Some(&value), "firmware_version"),

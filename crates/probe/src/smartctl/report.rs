@@ -76,6 +76,8 @@ pub struct SmartctlReport {
     /// `device.protocol`: `ATA`, `SCSI` or `NVMe`.
     pub protocol: Option<String>,
     pub model_family: Option<String>,
+    /// NVMe `nvme_pci_vendor.id`: the controller's PCI vendor id (Identify Controller VID).
+    pub nvme_pci_vendor_id: Option<u16>,
     pub model_name: Option<String>,
     pub serial: Option<String>,
     pub firmware: Option<String>,

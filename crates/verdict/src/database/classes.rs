@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::build::{read, IdSet};
 use super::error::{DbError, ErrorKind};
-use super::{Class, Database, Dram, EntryInterface, ModelForms, Nand, Traits};
+use super::{
+    Class, ControllerMatch, Database, Dram, EntryInterface, ModelForms, Nand, PciId, Traits,
+};
 
 /// The classes file compiled into the binary.
 pub const EMBEDDED_CLASSES: &str = include_str!("../../../../data/classes.toml");
@@ -34,6 +36,12 @@ pub struct ClassRule {
     pub models: Vec<Regex>,
     #[serde(rename = "models")]
     pub model_patterns: Vec<String>,
+    /// smartmontools drivedb family names (smartctl's `Model Family:`, JSON `model_family`)
+    /// that also mean this class, for ATA drives whose model string alone does not say.
+    #[serde(skip)]
+    pub families: Vec<Regex>,
+    #[serde(default, rename = "families")]
+    pub family_patterns: Vec<String>,
     /// When set, the class only applies to drives whose NVMe controller is by one of these
     /// makers (see [`controller_maker`]).
     #[serde(default)]
@@ -54,6 +62,10 @@ impl ClassRule {
     pub fn matches_forms(&self, forms: &ModelForms) -> bool {
         !forms.is_empty() && self.models.iter().any(|re| forms.matched_by(re))
     }
+
+    pub fn matches_family(&self, family: Option<&str>) -> bool {
+        family.is_some_and(|f| self.families.iter().any(|re| re.is_match(f.trim())))
+    }
 }
 
 /// What a classification is asked about: the model and what the probe knows besides it.
@@ -67,6 +79,10 @@ pub struct ClassQuery<'a> {
     pub hmb: Option<bool>,
     /// The maker of the NVMe controller, from its PCI vendor id ([`controller_maker`]).
     pub controller: Option<&'a str>,
+    /// The NVMe controller's PCI vendor and device id (sysfs `device/vendor`, `device/device`).
+    pub pci_id: Option<PciId>,
+    /// smartctl's ATA `model_family` (smartmontools drivedb), where the report has one.
+    pub model_family: Option<&'a str>,
 }
 
 /// Makers of client NVMe controllers by PCI vendor id (sysfs `device/vendor`, `0x1987`, or the
@@ -81,12 +97,7 @@ const CONTROLLER_MAKERS: &[(u16, &str)] = &[
 
 /// The controller maker for a PCI vendor id written as sysfs does (`0x1987`) or bare hex.
 pub fn controller_maker(pci_vendor: &str) -> Option<&'static str> {
-    let hex = pci_vendor.trim();
-    let hex = hex
-        .strip_prefix("0x")
-        .or_else(|| hex.strip_prefix("0X"))
-        .unwrap_or(hex);
-    let id = u16::from_str_radix(hex, 16).ok()?;
+    let id = super::parse_hex_u16(pci_vendor)?;
     CONTROLLER_MAKERS
         .iter()
         .find(|(vid, _)| *vid == id)
@@ -103,6 +114,10 @@ pub enum EvidenceKind {
     Rotational,
     /// The NVMe controller requests a host memory buffer, which DRAM-less controllers do.
     HostMemoryBuffer,
+    /// The NVMe controller's PCI device id names a controller whose specification says.
+    ControllerModel,
+    /// smartctl's ATA model family (smartmontools drivedb) named the class.
+    ModelFamily,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -119,6 +134,8 @@ pub struct Classification<'a> {
     pub class: Option<Class>,
     pub nand: Option<Nand>,
     pub dram: Option<Dram>,
+    /// The NVMe controller its PCI id named, when that was evidence.
+    pub controller: Option<ControllerMatch<'a>>,
     pub evidence: Vec<Evidence>,
 }
 
@@ -143,6 +160,12 @@ impl Classification<'_> {
             (None, Some(EvidenceKind::HostMemoryBuffer)) => {
                 "DRAM-less NVMe (asks for a host memory buffer)".into()
             }
+            (None, Some(EvidenceKind::ControllerModel)) => {
+                match self.controller.as_ref().and_then(|c| c.rule) {
+                    Some(rule) => format!("NVMe drive on {}", rule.controller),
+                    None => "NVMe drive (controller named by PCI id)".into(),
+                }
+            }
             (None, _) => "Unclassified".into(),
         }
     }
@@ -154,6 +177,7 @@ impl Classification<'_> {
             (Some(rule), _) => &rule.id,
             (None, Some(EvidenceKind::Rotational)) => "rotational",
             (None, Some(EvidenceKind::HostMemoryBuffer)) => "host-memory-buffer",
+            (None, Some(EvidenceKind::ControllerModel)) => "controller",
             (None, _) => "unclassified",
         }
     }
@@ -179,6 +203,11 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError>
                 ));
             }
             c.models = ctx.regexes(&c.model_patterns, &format!("{at}.models"), "model pattern")?;
+            c.families = ctx.regexes(
+                &c.family_patterns,
+                &format!("{at}.families"),
+                "family pattern",
+            )?;
             Ok(())
         },
     )?;
@@ -190,7 +219,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError>
 /// memory buffer request means no DRAM of its own.
 pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classification<'a>> {
     let forms = ModelForms::new(q.model);
-    let rule = db.classes.iter().find(|r| {
+    let fits = |r: &&ClassRule| {
         let interface_fits = match (r.interface, q.interface) {
             (Some(want), Some(have)) => want == have,
             _ => true,
@@ -201,13 +230,29 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
                     .iter()
                     .any(|want| want.eq_ignore_ascii_case(c))
             });
-        interface_fits && controller_fits && r.matches_forms(&forms)
-    });
+        interface_fits && controller_fits
+    };
+    let by_model = db
+        .classes
+        .iter()
+        .filter(fits)
+        .find(|r| r.matches_forms(&forms));
+    let by_family = match by_model {
+        Some(_) => None,
+        None => db
+            .classes
+            .iter()
+            .filter(fits)
+            .find(|r| r.matches_family(q.model_family)),
+    };
+    let rule = by_model.or(by_family);
+    let controller = q.pci_id.and_then(|id| db.controller(id));
     let mut out = Classification {
         rule,
         class: rule.map(|r| r.class),
         nand: rule.and_then(|r| r.nand),
         dram: rule.and_then(|r| r.dram),
+        controller: None,
         evidence: Vec::new(),
     };
     if q.rotational == Some(true) {
@@ -227,10 +272,29 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
             (false, Some(c)) => format!(" Controller: {c}."),
             _ => String::new(),
         };
+        let (kind, family) = match by_family {
+            Some(_) => (
+                EvidenceKind::ModelFamily,
+                format!(
+                    "smartctl names the model family \"{}\": ",
+                    q.model_family.unwrap_or_default().trim()
+                ),
+            ),
+            None => (EvidenceKind::PartNumber, String::new()),
+        };
         out.evidence.push(Evidence {
-            kind: EvidenceKind::PartNumber,
-            text: format!("{}{controller} (class `{}`)", rule.evidence.trim(), rule.id),
+            kind,
+            text: format!(
+                "{family}{}{controller} (class `{}`)",
+                rule.evidence.trim(),
+                rule.id
+            ),
         });
+    }
+    if out.class != Some(Class::Hdd) {
+        if let Some(found) = controller {
+            apply_controller(&mut out, found, &db.pci_ids.version);
+        }
     }
     if q.hmb == Some(true) && out.class != Some(Class::Hdd) {
         out.evidence.push(Evidence {
@@ -240,6 +304,24 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
         out.dram = Some(Dram::Hmb);
     }
     (!out.evidence.is_empty()).then_some(out)
+}
+
+/// What the controller's PCI id adds: its DRAM (the hardware outranks a part-number scheme's
+/// typical make-up), its NAND or class where the id names one drive line, and the evidence.
+fn apply_controller<'a>(out: &mut Classification<'a>, found: ControllerMatch<'a>, version: &str) {
+    let Some(rule) = found.rule else {
+        return;
+    };
+    if rule.dram.is_some() {
+        out.dram = rule.dram;
+    }
+    out.nand = out.nand.or(rule.nand);
+    out.class = out.class.or(rule.class);
+    out.evidence.push(Evidence {
+        kind: EvidenceKind::ControllerModel,
+        text: found.describe(version),
+    });
+    out.controller = Some(found);
 }
 
 /// Problems `cargo xtask db-check` reports for the classes: citations, examples that do not

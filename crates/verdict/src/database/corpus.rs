@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{ClassQuery, Database, DriveQuery, EntryInterface};
+use super::{controller_maker, parse_hex_u16, ClassQuery, Database, DriveQuery, EntryInterface};
+use crate::model::Grade;
 
 /// The share of the random sample (`data/corpus/sample`) allowed to get neither a family nor a
 /// class before `cargo xtask db-coverage` fails: the [`SAMPLE_UNKNOWN_TARGET_PERCENT`], now that
@@ -15,10 +16,36 @@ pub const SAMPLE_UNKNOWN_GATE_PERCENT: f64 = SAMPLE_UNKNOWN_TARGET_PERCENT;
 /// The unknown share the database aims for on the random sample.
 pub const SAMPLE_UNKNOWN_TARGET_PERCENT: f64 = 5.0;
 
-/// Column names, in order, of every corpus file.
+/// Column names, in order, of the name tables (model strings as a collection's tables print
+/// them: these check entry patterns, not what a drive reports).
 pub const CORPUS_COLUMNS: [&str; 7] = [
     "model", "vendor", "capacity", "firmware", "kind", "expect", "source",
 ];
+
+/// Column names, in order, of report rows: one report file each, every field copied from it
+/// (smartctl's `Model Number:`/`Device Model:`, `Firmware Version:`, the capacity in bytes,
+/// `Model Family:`, NVMe `PCI Vendor ID`/`Subsystem ID`), the report's path as source.
+pub const REPORT_COLUMNS: [&str; 9] = [
+    "model",
+    "firmware",
+    "capacity",
+    "model_family",
+    "pci_vendor",
+    "pci_subsystem",
+    "kind",
+    "expect",
+    "source",
+];
+
+/// What a corpus row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowKind {
+    /// A name from a collection's table: checked against entry patterns only.
+    Name,
+    /// A drive's identity copied from one report file: classified and graded like the probe does.
+    Report,
+}
 
 /// The drive kinds the sources sort reports into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -93,6 +120,12 @@ pub struct CorpusRow {
     pub kind: Kind,
     pub expect: Expect,
     pub source: String,
+    pub row_kind: RowKind,
+    /// smartctl's `Model Family:` (report rows).
+    pub model_family: Option<String>,
+    /// The NVMe controller's PCI vendor id and subsystem vendor id (report rows).
+    pub pci_vendor: Option<u16>,
+    pub pci_subsystem: Option<u16>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -129,36 +162,83 @@ pub fn parse_corpus(text: &str, origin: &str) -> Result<Vec<CorpusRow>, CorpusEr
         message,
     };
     let mut rows = Vec::new();
-    let mut header_seen = false;
+    let mut header: Option<RowKind> = None;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.starts_with('#') || raw.trim().is_empty() {
             continue;
         }
         let fields: Vec<&str> = raw.split('\t').collect();
-        if !header_seen {
-            if fields != CORPUS_COLUMNS {
+        let Some(row_kind) = header else {
+            header = if fields == CORPUS_COLUMNS {
+                Some(RowKind::Name)
+            } else if fields == REPORT_COLUMNS {
+                Some(RowKind::Report)
+            } else {
                 return Err(err(
                     line,
-                    format!("header must be `{}`", CORPUS_COLUMNS.join("<TAB>")),
+                    format!(
+                        "header must be `{}` or `{}`",
+                        CORPUS_COLUMNS.join("<TAB>"),
+                        REPORT_COLUMNS.join("<TAB>")
+                    ),
                 ));
-            }
-            header_seen = true;
+            };
             continue;
+        };
+        let want = match row_kind {
+            RowKind::Name => CORPUS_COLUMNS.len(),
+            RowKind::Report => REPORT_COLUMNS.len(),
+        };
+        if fields.len() != want {
+            return Err(err(line, format!("{} fields, want {want}", fields.len())));
         }
-        let [model, vendor, capacity, firmware, kind, expect, source] = fields[..] else {
-            return Err(err(
-                line,
-                format!("{} fields, want {}", fields.len(), CORPUS_COLUMNS.len()),
-            ));
+        let dash = |s: &str| (s != "-").then(|| s.to_owned());
+        let (
+            model,
+            vendor,
+            capacity,
+            firmware,
+            family,
+            pci_vendor,
+            pci_subsystem,
+            kind,
+            expect,
+            source,
+        ) = match row_kind {
+            RowKind::Name => (
+                fields[0], fields[1], fields[2], fields[3], "-", "-", "-", fields[4], fields[5],
+                fields[6],
+            ),
+            RowKind::Report => (
+                fields[0], "", fields[2], fields[1], fields[3], fields[4], fields[5], fields[6],
+                fields[7], fields[8],
+            ),
         };
         if model.trim().is_empty() {
             return Err(err(line, "empty model".into()));
         }
-        let capacity_bytes = match capacity {
-            "-" => None,
-            c => Some(parse_capacity(c).ok_or_else(|| err(line, format!("bad capacity `{c}`")))?),
+        let capacity_bytes = match (capacity, row_kind) {
+            ("-", _) => None,
+            (c, RowKind::Name) => {
+                Some(parse_capacity(c).ok_or_else(|| err(line, format!("bad capacity `{c}`")))?)
+            }
+            (c, RowKind::Report) => Some(
+                c.replace(',', "")
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|b| *b > 0)
+                    .ok_or_else(|| err(line, format!("bad capacity in bytes `{c}`")))?,
+            ),
         };
+        let pci = |s: &str| match s {
+            "-" => Ok(None),
+            s => parse_hex_u16(s)
+                .map(Some)
+                .ok_or_else(|| err(line, format!("bad PCI id `{s}`"))),
+        };
+        let pci_vendor = pci(pci_vendor)?;
+        let pci_subsystem = pci(pci_subsystem)?;
         let kind = Kind::parse(kind)
             .ok_or_else(|| err(line, format!("kind `{kind}` is not nvme, ssd or hdd")))?;
         let expect = Expect::parse(expect).ok_or_else(|| {
@@ -176,13 +256,17 @@ pub fn parse_corpus(text: &str, origin: &str) -> Result<Vec<CorpusRow>, CorpusEr
             model: model.to_owned(),
             vendor: vendor.to_owned(),
             capacity_bytes,
-            firmware: (firmware != "-").then(|| firmware.to_owned()),
+            firmware: dash(firmware),
             kind,
             expect,
             source: source.to_owned(),
+            row_kind,
+            model_family: dash(family),
+            pci_vendor,
+            pci_subsystem,
         });
     }
-    if !header_seen {
+    if header.is_none() {
         return Err(err(0, "no header line".into()));
     }
     Ok(rows)
@@ -199,6 +283,9 @@ pub struct Outcome {
     pub class: Option<String>,
     /// The first generic rule of the list the class reaches, if any.
     pub generic: Option<String>,
+    /// The grade the user sees: the entry's (capacity and firmware rules applied), or the
+    /// worst of the list's generic rules the class reaches, as `triage` and `check` judge it.
+    pub grade: Grade,
 }
 
 impl Outcome {
@@ -224,35 +311,35 @@ pub fn evaluate_row(db: &Database, row: &CorpusRow) -> Outcome {
     if let Some(f) = &row.firmware {
         q = q.firmware(f);
     }
-    let entry = db.lookup(&q).entry.map(|e| e.id.clone());
-    let (class, generic) = if entry.is_some() {
-        (None, None)
-    } else {
-        let interface = Some(row.kind.interface());
-        // linuxhw files a drive without a brand of its own under its controller's PCI vendor,
-        // so for NVMe rows the source's vendor column is the controller maker a probe would see.
-        let controller = (row.kind == Kind::Nvme).then_some(row.vendor.as_str());
-        match db.classify(&ClassQuery {
-            model: &row.model,
-            interface,
-            controller,
-            ..ClassQuery::default()
-        }) {
-            Some(c) => {
-                let generic = db
-                    .generic_matches(&c.traits(interface))
-                    .first()
-                    .map(|g| g.id.clone());
-                (Some(c.id().to_owned()), generic)
-            }
-            None => (None, None),
-        }
-    };
+    let lookup = db.lookup(&q);
+    let entry = lookup.entry.map(|e| e.id.clone());
+    if entry.is_some() {
+        return Outcome {
+            entries,
+            entry,
+            class: None,
+            generic: None,
+            grade: lookup.grade,
+        };
+    }
+    let interface = Some(row.kind.interface());
+    // What the probe and `triage` know besides the string: the controller maker from the PCI
+    // vendor id the report prints (NVMe identify VID), smartctl's ATA model family.
+    let vendor = row.pci_vendor.map(|v| format!("{v:04x}"));
+    let unlisted = db.grade_unlisted(&ClassQuery {
+        model: &row.model,
+        interface,
+        controller: vendor.as_deref().and_then(controller_maker),
+        model_family: row.model_family.as_deref(),
+        rotational: (row.kind == Kind::Hdd && row.row_kind == RowKind::Report).then_some(true),
+        ..ClassQuery::default()
+    });
     Outcome {
         entries,
-        entry,
-        class,
-        generic,
+        entry: None,
+        class: unlisted.classification.as_ref().map(|c| c.id().to_owned()),
+        generic: unlisted.rules.first().map(|g| g.id.clone()),
+        grade: unlisted.grade,
     }
 }
 
@@ -283,6 +370,12 @@ pub struct Coverage {
     pub per_generic: BTreeMap<String, usize>,
     /// Rows with neither an entry nor a class.
     pub unknown: usize,
+    /// Report rows per drive kind, and of those the ones whose grade is unknown (a class that
+    /// reaches no rule of the list is no answer).
+    pub graded_rows: BTreeMap<Kind, usize>,
+    pub grade_unknown: BTreeMap<Kind, usize>,
+    /// The report rows whose grade is unknown, to work on.
+    pub grade_unknown_rows: Vec<Mismatch>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -303,6 +396,14 @@ impl Coverage {
         } else {
             100.0 * self.unknown as f64 / self.rows as f64
         }
+    }
+
+    /// Share of report rows of `kind` whose grade is unknown, in percent; `None` without rows.
+    pub fn grade_unknown_percent(&self, kind: Kind) -> Option<f64> {
+        let rows = *self.graded_rows.get(&kind)?;
+        (rows > 0).then(|| {
+            100.0 * self.grade_unknown.get(&kind).copied().unwrap_or(0) as f64 / rows as f64
+        })
     }
 
     pub fn matched_percent(&self) -> f64 {
@@ -343,7 +444,21 @@ pub fn evaluate(db: &Database, rows: &[CorpusRow]) -> Coverage {
         if let Some(g) = &outcome.generic {
             *cov.per_generic.entry(g.clone()).or_default() += 1;
         }
-        let as_expected = got == row.expect && outcome.entries.len() <= 1;
+        if row.row_kind == RowKind::Report {
+            *cov.graded_rows.entry(row.kind).or_default() += 1;
+            if outcome.grade == Grade::Unknown {
+                *cov.grade_unknown.entry(row.kind).or_default() += 1;
+                cov.grade_unknown_rows.push(mismatch());
+            }
+        }
+        // A name from a table is not a drive's identity: it checks entry patterns (a listed name
+        // resolves to its entry, an unlisted one to none), not classes.
+        let as_expected = match (row.row_kind, &row.expect) {
+            (RowKind::Name, Expect::Class(_) | Expect::Nothing) => {
+                outcome.entry.is_none() && outcome.entries.is_empty()
+            }
+            _ => got == row.expect && outcome.entries.len() <= 1,
+        };
         match &row.expect {
             Expect::Entry(_) => {
                 cov.labelled += 1;

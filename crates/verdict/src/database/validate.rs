@@ -91,6 +91,9 @@ pub(crate) fn validate(db: &Database) -> Vec<ValidationIssue> {
     for (class, message) in super::classes::validate(db, &source_ids) {
         issues.error(&class, message);
     }
+    for (id, message) in super::controllers::validate(&db.controllers, &db.pci_ids, &source_ids) {
+        issues.error(&format!("controller {id}"), message);
+    }
     check_consensus(db, &source_ids, &mut issues);
 
     issues.0

@@ -387,6 +387,11 @@ fn generic<'a>(
         rotational: hard_disk.then_some(true),
         hmb: drive.hmb,
         controller,
+        pci_id: drive
+            .nvme
+            .as_ref()
+            .and_then(|n| verdict_pci_id(n.pci_vendor_id.as_deref(), n.pci_device_id.as_deref())),
+        model_family: drive.model_family.as_deref(),
     });
     let traits = match &class {
         Some(c) => c.traits(interface),
@@ -434,6 +439,11 @@ fn generic<'a>(
         out.push(f);
     }
     (grade, matched, class)
+}
+
+/// The controller's PCI id from the probe's sysfs attributes (`0x1987`, `0x5012`).
+fn verdict_pci_id(vendor: Option<&str>, device: Option<&str>) -> Option<crate::database::PciId> {
+    crate::database::PciId::from_parts(vendor?, device?)
 }
 
 /// NC105. Critical on the drive's own word or the database; when only the kernel's flag says

@@ -1,0 +1,148 @@
+//! `db lookup` answers like `triage` for every drive of the report corpus, and every family
+//! name `db list` prints is one `db lookup` finds.
+
+mod cli_support;
+
+use std::path::PathBuf;
+
+use cli_support::{json_of, run, stdout, triage};
+use serde_json::{json, Value};
+use verdict::database::corpus::{parse_corpus, CorpusRow, Kind, RowKind};
+
+fn report_rows() -> Vec<CorpusRow> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus");
+    let mut rows = Vec::new();
+    for dir in [root.clone(), root.join("sample")] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .expect("corpus dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "tsv"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("readable");
+            let name = f.display().to_string();
+            rows.extend(
+                parse_corpus(&text, &name)
+                    .expect("corpus parses")
+                    .into_iter()
+                    .filter(|r| r.row_kind == RowKind::Report),
+            );
+        }
+    }
+    rows
+}
+
+/// The smartctl JSON a report row stands for: only the fields the report printed.
+fn smartctl_json(row: &CorpusRow) -> Value {
+    let nvme = row.kind == Kind::Nvme;
+    let mut doc = json!({
+        "json_format_version": [1, 0],
+        "smartctl": {"version": [7, 4], "exit_status": 0},
+        "device": {
+            "name": if nvme { "/dev/nvme0" } else { "/dev/sda" },
+            "type": if nvme { "nvme" } else { "sat" },
+            "protocol": if nvme { "NVMe" } else { "ATA" },
+        },
+        "model_name": row.model,
+    });
+    if let Some(fw) = &row.firmware {
+        doc["firmware_version"] = json!(fw);
+    }
+    if let Some(bytes) = row.capacity_bytes {
+        doc["user_capacity"] = json!({"bytes": bytes});
+    }
+    if let Some(family) = &row.model_family {
+        doc["model_family"] = json!(family);
+    }
+    if let Some(vendor) = row.pci_vendor {
+        doc["nvme_pci_vendor"] =
+            json!({"id": vendor, "subsystem_id": row.pci_subsystem.unwrap_or(vendor)});
+    }
+    if !nvme {
+        doc["rotation_rate"] = json!(if row.kind == Kind::Hdd { 7200 } else { 0 });
+    }
+    doc
+}
+
+fn lookup_grade(row: &CorpusRow) -> String {
+    let mut args: Vec<String> = vec![
+        "db".into(),
+        "lookup".into(),
+        row.model.clone(),
+        "--json".into(),
+    ];
+    if let Some(fw) = &row.firmware {
+        args.extend(["--firmware".into(), fw.clone()]);
+    }
+    if let Some(bytes) = row.capacity_bytes {
+        args.extend(["--capacity".into(), bytes.to_string()]);
+    }
+    match row.pci_vendor {
+        Some(vendor) => args.extend(["--pci-id".into(), format!("{vendor:04x}")]),
+        None => args.extend(["--interface".into(), "sata".into()]),
+    }
+    if let Some(family) = &row.model_family {
+        args.extend(["--model-family".into(), family.clone()]);
+    }
+    let doc: Value = json_of(&run(&args));
+    doc["grade"].as_str().expect("grade").to_owned()
+}
+
+#[test]
+fn db_lookup_and_triage_give_the_same_grade_for_every_report_row() {
+    let rows = report_rows();
+    assert!(!rows.is_empty(), "no report rows in data/corpus");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut disagree = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let path = dir.path().join(format!("row{i}.json"));
+        std::fs::write(&path, smartctl_json(row).to_string()).expect("written");
+        let report: Value = json_of(&triage(&path, &["--json"]));
+        let triaged = report["drives"][0]["grade"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
+        let looked_up = lookup_grade(row);
+        if triaged != looked_up {
+            disagree.push(format!(
+                "{}:{} `{}`: triage {triaged}, db lookup {looked_up}",
+                row.origin, row.line, row.model
+            ));
+        }
+    }
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+}
+
+#[test]
+fn every_family_db_list_prints_is_found_by_db_lookup() {
+    let listing: Value = json_of(&run(["db", "list", "--json"]));
+    assert_eq!(listing["schema_version"], 1, "{listing}");
+    let table = stdout(&run(["db", "list"]));
+    assert!(!table.contains('…'), "db list cuts a name:\n{table}");
+    let entries = listing["entries"].as_array().expect("entries");
+    assert!(entries.len() > 50);
+    let flat: String = table.split_whitespace().collect::<Vec<_>>().join(" ");
+    for e in entries {
+        let family = e["family"].as_str().expect("family");
+        let id = e["id"].as_str().expect("id");
+        // The table wraps long names over lines of its cell: every word is printed, in order.
+        let words: Vec<&str> = family.split_whitespace().collect();
+        let mut rest = flat.as_str();
+        for w in &words {
+            let at = rest
+                .find(w)
+                .unwrap_or_else(|| panic!("db list does not print `{w}` of `{family}`"));
+            rest = &rest[at + w.len()..];
+        }
+        let doc: Value = json_of(&run(["db", "lookup", family, "--json"]));
+        assert_eq!(doc["schema_version"], 1);
+        let found = doc["entry"]["id"].as_str().map(str::to_owned).or_else(|| {
+            doc["candidates"]
+                .as_array()
+                .filter(|c| c.iter().any(|c| c["id"] == id))
+                .map(|_| id.to_owned())
+        });
+        assert_eq!(found.as_deref(), Some(id), "db lookup '{family}': {doc}");
+    }
+}
