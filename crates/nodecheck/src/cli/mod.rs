@@ -349,7 +349,7 @@ impl TryFrom<CheckArgs> for CheckConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Format;
+    use crate::config::{ClientName, ConsensusName, Format};
     use clap::CommandFactory;
 
     #[test]
