@@ -122,4 +122,3 @@ pub fn year_month(as_of: &str) -> Option<(u32, u32)> {
     }
     Some((year, month))
 }
-

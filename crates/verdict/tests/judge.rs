@@ -423,6 +423,7 @@ fn a_huge_model_string_is_clipped_in_the_text() {
     facts.drives[0].model = Some("X".repeat(100_000));
     let v = run(&facts);
     let f = one(&v, "NC103");
-    assert!(f.detail.len() < 400, "{} bytes", f.detail.len());
+    // The model is clipped; the rest is the finding's own sentences and the class evidence.
+    assert!(f.detail.len() < 1_000, "{} bytes", f.detail.len());
     assert!(f.detail.contains('…'));
 }

@@ -410,6 +410,7 @@ fn generic<'a>(
         .unwrap_or_default();
     let mut grade = Grade::Unknown;
     let mut matched = false;
+    let mut shown: Vec<Grade> = Vec::new();
     for rule in db.generic_matches(&traits) {
         matched = true;
         grade = if grade == Grade::Unknown {
@@ -417,10 +418,12 @@ fn generic<'a>(
         } else {
             grade.max(rule.grade)
         };
-        // NC105 already says all there is about a hard disk.
-        if hard_disk {
+        // NC105 already says all there is about a hard disk; a later rule that agrees with
+        // one already shown (tlc-and-dram after data-center) adds nothing.
+        if hard_disk || shown.contains(&rule.grade) {
             continue;
         }
+        shown.push(rule.grade);
         let mut f = Finding::new(
             Code::GenericRule,
             grade_severity(rule.grade),

@@ -85,6 +85,8 @@ fn quirk_errors(text: &str) -> Vec<String> {
         .filter(|i| i.level == IssueLevel::Error)
         .map(|i| i.to_string())
         .filter(|line| !class_prefixes.iter().any(|p| line.starts_with(p)))
+        // Controllers, like classes, cite the shipped file's sources.
+        .filter(|line| !line.starts_with("error: controller "))
         .collect()
 }
 
