@@ -384,3 +384,41 @@ fn a_running_client_is_found_and_its_own_figures_read() {
         assert!(report["notes"].to_string().contains("cgroup"), "{report:#}");
     }
 }
+
+/// `--save` and `--output` are written like every nodecheck file (issue 21): a link planted
+/// at the name is refused and its target left alone, a missing directory is refused, both
+/// before a minute of sampling is spent.
+#[test]
+fn watch_refuses_a_planted_link_or_a_missing_directory_before_sampling() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").expect("victim");
+    let link = dir.path().join("readings.json");
+    std::os::unix::fs::symlink(&victim, &link).expect("symlink");
+    let missing = dir.path().join("no-such-dir").join("out.prom");
+    for (option, target) in [
+        ("--save", &link),
+        ("--output", &link),
+        ("--output", &missing),
+    ] {
+        let started = std::time::Instant::now();
+        let out = nodecheck()
+            .args(["watch", "--for", "60s", "-q", option])
+            .arg(target)
+            .arg(dir.path())
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{option} {}: {}",
+            target.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "{option}: refused only after sampling"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep me");
+}

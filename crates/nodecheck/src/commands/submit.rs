@@ -200,11 +200,60 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
     let block = ResultBlock {
         drives: ResultDrives { results: vec![row] },
     };
-    let toml = toml::to_string(&block).context("cannot write the result block as TOML")?;
+    let toml =
+        escape_hidden(&toml::to_string(&block).context("cannot write the result block as TOML")?);
     Ok(format!(
         "# nodecheck result for {}\n{toml}",
         toml_quoted(model)
     ))
+}
+
+/// `toml` with every invisible or bidi character (U+202E, U+200B, ...) written as a TOML
+/// `\uXXXX` escape, so the block shows on a terminal as it is and still reads back as the same
+/// string. They can only stand inside quoted strings: keys and numbers are ASCII.
+fn escape_hidden(toml: &str) -> String {
+    let mut out = String::with_capacity(toml.len());
+    for c in toml.chars() {
+        if c != '\n' && crate::render::is_hidden_or_control(c) {
+            let code = u32::from(c);
+            if code > 0xFFFF {
+                out.push_str(&format!("\\U{code:08X}"));
+            } else {
+                out.push_str(&format!("\\u{code:04X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::escape_hidden;
+
+    #[test]
+    fn hidden_characters_become_escapes_that_read_back_the_same() {
+        let model = "Samsung\u{202E}SSD\u{200B} 990\u{FEFF}";
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct Row {
+            model: String,
+        }
+        let toml = escape_hidden(
+            &toml::to_string(&Row {
+                model: model.into(),
+            })
+            .expect("toml"),
+        );
+        assert!(
+            toml.chars()
+                .all(|c| c == '\n' || !crate::render::is_hidden_or_control(c)),
+            "{toml:?}"
+        );
+        assert!(toml.contains("\\u202E"), "{toml}");
+        let back: Row = toml::from_str(&toml).expect("reads back");
+        assert_eq!(back.model, model);
+    }
 }
 
 /// What the result was measured through, for the crowd data (db-check refuses a nodecheck

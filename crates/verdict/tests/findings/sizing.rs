@@ -31,24 +31,28 @@ fn judge(facts: &probe::Facts, choice: &NodeChoice) -> verdict::judge::Verdict {
     judge_choice(facts, None, db(), choice)
 }
 
-/// Every execution client with every consensus client mode, in every history mode it has a
+/// Every execution client with every consensus client in both its modes, in every history mode it has a
 /// figure for, at the boundaries: 13 months of growth left is enough, 11 months warns, a
 /// byte short of today's databases is critical.
 #[test]
 fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
     let db = db();
-    let lighthouse = db.consensus_client("lighthouse").expect("lighthouse");
     let mut checked = 0;
-    for client in &db.clients {
+    let pairs = db
+        .clients
+        .iter()
+        .flat_map(|c| db.consensus.iter().map(move |cl| (c, cl)));
+    for (client, consensus) in pairs {
         for figure in &client.history {
             for mode in [ConsensusMode::Default, ConsensusMode::Supernode] {
-                let cl = lighthouse
-                    .figure(mode)
-                    .expect("a lighthouse figure per mode");
+                let cl = consensus.figure(mode).expect("a consensus figure per mode");
                 let need = figure.disk_bytes + cl.disk_bytes;
                 let growth = figure.growth_bytes_per_month + cl.growth_bytes_per_month;
-                let node = choice(&client.name, Some("lighthouse"), Some(figure.mode), mode);
-                let case = format!("{} {:?} + lighthouse {:?}", client.name, figure.mode, mode);
+                let node = choice(&client.name, Some(&consensus.name), Some(figure.mode), mode);
+                let case = format!(
+                    "{} {:?} + {} {:?}",
+                    client.name, figure.mode, consensus.name, mode
+                );
                 for (capacity, severity, title) in [
                     (
                         need + 13 * growth,
@@ -69,7 +73,11 @@ fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
                     // The figures and their dates are in the finding.
                     assert!(f.detail.contains(&figure.as_of), "{case}: {}", f.detail);
                     assert!(f.detail.contains(&client.display), "{case}: {}", f.detail);
-                    assert!(f.detail.contains("Lighthouse"), "{case}: {}", f.detail);
+                    assert!(
+                        f.detail.contains(&consensus.display),
+                        "{case}: {}",
+                        f.detail
+                    );
                     if severity == Severity::Ok {
                         assert!(f.detail.contains("about 13 months"), "{case}: {}", f.detail);
                         assert!(f.fix.is_none(), "{case}");
@@ -89,8 +97,8 @@ fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
     }
     assert_eq!(
         checked,
-        5 * 3 * 2 * 3,
-        "five clients, three modes, two CL modes, three sizes"
+        5 * 5 * 3 * 2 * 3,
+        "five execution and five consensus clients, three history modes, two consensus modes, three sizes"
     );
 }
 

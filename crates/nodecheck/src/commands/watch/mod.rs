@@ -25,6 +25,13 @@ use crate::render::{self, watch::progress_line, RenderOptions};
 
 pub fn run(config: &WatchConfig, global: &GlobalOptions) -> Result<u8> {
     let root = Root::live();
+    // Checked before sampling, so a long run is not thrown away at the end: the files are
+    // written as every nodecheck output file is (a new file beside, renamed into place,
+    // never through a link, never into a FIFO or device).
+    for file in config.save.iter().chain(&config.output) {
+        crate::output_file::check_target(file)
+            .map_err(|err| UsageError(format!("cannot write {}: {err}", file.display())))?;
+    }
     let path = choose_path(config, global);
     if !path.is_dir() {
         return Err(UsageError(format!(
@@ -149,7 +156,7 @@ pub fn run(config: &WatchConfig, global: &GlobalOptions) -> Result<u8> {
     };
     if let Some(file) = &config.save {
         let text = serde_json::to_string_pretty(&saved)? + "\n";
-        std::fs::write(file, text)
+        crate::output_file::write_bytes(file, text.as_bytes())
             .with_context(|| format!("cannot save the readings to {}", file.display()))?;
         say(
             global,
@@ -167,7 +174,8 @@ pub fn run(config: &WatchConfig, global: &GlobalOptions) -> Result<u8> {
     let options = RenderOptions::for_stdout(global.verbosity).redacting(redactor);
     let text = render::render(&report, config.format, &options)?;
     match &config.output {
-        Some(file) => write_atomically(file, &text)?,
+        Some(file) => crate::output_file::write_bytes(file, text.as_bytes())
+            .with_context(|| format!("cannot write {}", file.display()))?,
         None => emit(&text)?,
     }
     let code = report.exit_code();
@@ -303,28 +311,6 @@ fn sample(
         next += config.interval;
     }
     samples
-}
-
-/// Writes `text` to a temporary file beside `file` and renames it over `file`, so a reader
-/// (node_exporter's textfile collector) sees the old file or the new one, never half of one.
-fn write_atomically(file: &Path, text: &str) -> Result<()> {
-    use std::io::Write;
-    let dir = match file.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".nodecheck-watch-")
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    temporary.write_all(text.as_bytes())?;
-    temporary.as_file().sync_all()?;
-    let permissions = std::os::unix::fs::PermissionsExt::from_mode(0o644);
-    temporary.as_file().set_permissions(permissions)?;
-    temporary
-        .persist(file)
-        .with_context(|| format!("cannot write {}", file.display()))?;
-    Ok(())
 }
 
 /// Prints a watch report in `format` (triage's path for watch-like inputs).
