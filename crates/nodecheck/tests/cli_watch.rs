@@ -385,7 +385,7 @@ fn a_running_client_is_found_and_its_own_figures_read() {
     }
 }
 
-/// `--save` and `--output` are written like every nodecheck file (issue 21): a link planted
+/// `--save` and `--output` are written like every nodecheck file: a link planted
 /// at the name is refused and its target left alone, a missing directory is refused, both
 /// before a minute of sampling is spent.
 #[test]
