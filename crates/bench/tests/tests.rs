@@ -1,6 +1,8 @@
 //! The bench crate's integration tests, as one test binary (one link, one run) with a module
 //! per subject, like ripgrep's `tests/tests.rs`.
 
+// Nothing allocated per I/O.
+mod allocations;
 // The simulated drives told apart by the behaviour workloads.
 mod behaviour_models;
 // Short real runs of the behaviour tests on this machine's disk.
@@ -12,3 +14,6 @@ mod mock_device;
 // The whole run and both real engines on this machine's disk.
 mod real_disk;
 mod support;
+
+#[global_allocator]
+static GLOBAL: allocations::CountingAllocator = allocations::CountingAllocator;

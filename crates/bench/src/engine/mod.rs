@@ -13,10 +13,10 @@ mod worker;
 
 pub use buffer::AlignedBuffer;
 pub use guard::{FreeSpace, SpaceWatch, SPACE_CHECK_INTERVAL};
+pub use worker::run;
 
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -355,53 +355,6 @@ pub trait IoQueue {
             ),
             std::io::Error::from_raw_os_error(i32::try_from(errno).unwrap_or(libc::EIO)),
         )
-    }
-}
-
-/// Runs `work` on `engine` through the one loop of every I/O path (`worker`): each I/O is
-/// checked against the target (no write to a read-only target, aligned, inside it), free space
-/// is watched while jobs write, each worker is pinned as the target asks, and every I/O is
-/// timed from its commit to its reaping; the first refusal or failure stops every job and is
-/// returned.
-pub fn run(engine: &dyn Engine, work: Work<'_, '_>) -> Result<(), BenchError> {
-    let target = work.target;
-    let depth = work.queue_depth.max(1);
-    let guard = guard::Guard::new(target, engine.max_io_bytes());
-    let outcome = if engine.simulated() {
-        let Work { jobs, tick, .. } = work;
-        let slots = u32::try_from(jobs.len())
-            .unwrap_or(u32::MAX)
-            .saturating_mul(depth);
-        let outcome = engine.open(target, slots, 0).and_then(|mut queue| {
-            let never = AtomicBool::new(false);
-            worker::drive(
-                &mut *queue,
-                jobs,
-                depth,
-                &guard,
-                &never,
-                worker::Clock::Virtual,
-            )
-        });
-        tick();
-        outcome
-    } else {
-        worker::run_workers(work, |job, abort, epoch| {
-            let seed = u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            let mut queue = engine.open(target, depth, seed)?;
-            worker::drive(
-                &mut *queue,
-                &mut [job],
-                depth,
-                &guard,
-                abort,
-                worker::Clock::Real(epoch),
-            )
-        })
-    };
-    match (guard.into_error(), outcome) {
-        (Some(refused), _) => Err(refused),
-        (None, outcome) => outcome,
     }
 }
 

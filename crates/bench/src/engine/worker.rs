@@ -13,14 +13,54 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::guard::Guard;
-use super::{Completion, IoQueue, Target, Work};
+use super::{Completion, Engine, IoQueue, Target, Work};
 use crate::error::BenchError;
 use crate::workload::{Direction, Io, Job};
+
+/// Runs `work` on `engine` through the one loop of every I/O path (below): each I/O is
+/// checked against the target (no write to a read-only target, aligned, inside it), free space
+/// is watched while jobs write, each worker is pinned as the target asks, and every I/O is
+/// timed from its commit to its reaping; the first refusal or failure stops every job and is
+/// returned.
+pub fn run(engine: &dyn Engine, work: Work<'_, '_>) -> Result<(), BenchError> {
+    let target = work.target;
+    let depth = work.queue_depth.max(1);
+    let guard = Guard::new(target, engine.max_io_bytes());
+    let outcome = if engine.simulated() {
+        let Work { jobs, tick, .. } = work;
+        let slots = u32::try_from(jobs.len())
+            .unwrap_or(u32::MAX)
+            .saturating_mul(depth);
+        let outcome = engine.open(target, slots, 0).and_then(|mut queue| {
+            let never = AtomicBool::new(false);
+            drive(&mut *queue, jobs, depth, &guard, &never, Clock::Virtual)
+        });
+        tick();
+        outcome
+    } else {
+        run_workers(work, |job, abort, epoch| {
+            let seed = u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let mut queue = engine.open(target, depth, seed)?;
+            drive(
+                &mut *queue,
+                &mut [job],
+                depth,
+                &guard,
+                abort,
+                Clock::Real(epoch),
+            )
+        })
+    };
+    match (guard.into_error(), outcome) {
+        (Some(refused), _) => Err(refused),
+        (None, outcome) => outcome,
+    }
+}
 
 /// Where the loop reads the time: the monotonic clock since the start of the run, or the mock
 /// device's virtual clock.
 #[derive(Clone, Copy)]
-pub(super) enum Clock {
+enum Clock {
     Real(Instant),
     Virtual,
 }
@@ -58,7 +98,7 @@ struct JobState {
 /// Runs `jobs` on `queue`, each with up to `depth` I/O in flight (slots `job * depth ..`), until
 /// every job stopped issuing and every I/O in flight completed. The first failure stops the
 /// jobs from issuing; what is in flight is still reaped unless the queue itself failed.
-pub(super) fn drive(
+fn drive(
     queue: &mut dyn IoQueue,
     jobs: &mut [&mut dyn Job],
     depth: u32,
@@ -232,7 +272,7 @@ fn commit(
 
 /// Runs one worker per job on scoped threads (pinned as `target` asks), ticking on the calling
 /// thread.
-pub(super) fn run_workers<F>(work: Work<'_, '_>, worker: F) -> Result<(), BenchError>
+fn run_workers<F>(work: Work<'_, '_>, worker: F) -> Result<(), BenchError>
 where
     F: Fn(&mut dyn Job, &AtomicBool, Instant) -> Result<(), BenchError> + Sync,
 {
