@@ -30,7 +30,7 @@ pub mod pci;
 pub mod platform;
 pub mod power;
 pub mod pressure;
-pub mod probe;
+pub mod gather;
 pub mod process_io;
 pub mod processes;
 pub mod root;
@@ -44,6 +44,6 @@ pub mod zfs;
 
 pub use error::ProbeError;
 pub use facts::*;
-pub use probe::{probe, ProbeOptions};
+pub use gather::{probe, ProbeOptions};
 pub use root::Root;
 pub use zfs::ZfsFacts;
