@@ -62,7 +62,7 @@ impl Gaps {
 ///
 /// On the live machine `path` must exist (it is resolved and `stat`ed); under another root it
 /// is taken lexically and need not exist.
-pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, ProbeError> {
+pub fn probe_path(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, ProbeError> {
     let live = root.is_live();
     let privileged = live && nix::unistd::geteuid().is_root();
     let mut gaps = Gaps::default();

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ::probe::fixture;
-use ::probe::probe as run_probe;
+use ::probe::probe_path;
 use ::probe::{
     AtimeMode, ControllerMode, Drive, Facts, HealthSource, Interface, LayerKind, ProbeOptions, Root,
 };
@@ -37,7 +37,7 @@ fn tree_only() -> ProbeOptions {
 
 fn real(scenario: &str) -> Facts {
     let root = Root::at(tree(scenario)).expect("real tree");
-    run_probe(&root, Path::new(DATADIR), &tree_only())
+    probe_path(&root, Path::new(DATADIR), &tree_only())
         .unwrap_or_else(|err| panic!("{scenario}: {err}"))
 }
 
@@ -45,7 +45,7 @@ fn hand_written(name: &str) -> Facts {
     let scenario = fixture::scenario_named(name).expect("fixture");
     let dir = build_scenario(scenario);
     let root = Root::at(dir.path()).expect("root");
-    run_probe(&root, Path::new(scenario.probe_path), &tree_only()).expect("probe")
+    probe_path(&root, Path::new(scenario.probe_path), &tree_only()).expect("probe")
 }
 
 /// Categorical facts keep their value; every other fact becomes whether it was established.

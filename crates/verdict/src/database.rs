@@ -238,11 +238,7 @@ impl Database {
 
     /// The cloud/VPS entry for this machine: DMI-matched entries first, then the entry of any
     /// cloud volume among `models` (the machine's drive model strings).
-    pub fn lookup_platform(
-        &self,
-        p: &probe::facts::Platform,
-        models: &[&str],
-    ) -> Option<&DriveEntry> {
+    pub fn lookup_platform(&self, p: &probe::Platform, models: &[&str]) -> Option<&DriveEntry> {
         self.lookup_platform_query(&PlatformQuery::from(p), models)
     }
 

@@ -6,8 +6,8 @@ mod judge_support;
 
 use judge_support::*;
 use probe::fixture::{scenario_named, SCENARIOS};
-use probe::root::Root;
 use probe::ProbeOptions;
+use probe::Root;
 use verdict::judge::Verdict;
 use verdict::{Grade, Severity};
 
@@ -16,7 +16,7 @@ fn judged(name: &str) -> Verdict {
     let dir = tempfile::tempdir().expect("tempdir");
     (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let root = Root::at(dir.path()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let facts = probe::probe(
+    let facts = probe::probe_path(
         &root,
         std::path::Path::new(scenario.probe_path),
         &ProbeOptions::default(),
@@ -32,7 +32,7 @@ fn every_scenario_is_judged_without_panicking() {
         (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
         let root = Root::at(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
         // Hostile trees may fail to probe; that is the probe's answer, not the judge's.
-        let Ok(facts) = probe::probe(
+        let Ok(facts) = probe::probe_path(
             &root,
             std::path::Path::new(scenario.probe_path),
             &ProbeOptions::default(),

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use bench::BenchReport;
-use probe::root::Root;
 use probe::Facts;
+use probe::Root;
 use units::text::shell_quote;
 
 use super::{emit, is_root, measure, say, UsageError};
@@ -57,7 +57,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         replayed_smartctl,
         ..config.probe.clone()
     };
-    let facts = probe::probe(&root, &path, &options)
+    let facts = probe::probe_path(&root, &path, &options)
         .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.

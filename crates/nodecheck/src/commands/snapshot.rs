@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use probe::root::Root;
+use probe::Root;
 
 use super::{is_root, say};
 use crate::config::{GlobalOptions, SnapshotConfig};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use bench::{BenchReport, BenchTarget, Plan};
-use probe::root::Root;
+use probe::Root;
 use probe::{Drive, Facts, Interface};
 use serde::Serialize;
 

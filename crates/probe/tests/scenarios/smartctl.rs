@@ -39,7 +39,7 @@ fn probe_with_smartctl(root_dir: &Path, reports: Vec<PathBuf>) -> Facts {
         smartctl_json: reports,
         ..ProbeOptions::default()
     };
-    run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe")
+    probe_path(&root, Path::new(fixture::DATADIR), &opts).expect("probe")
 }
 
 /// The md RAID1 scenario (two SATA drives) built in `root/` of a fresh directory, so saved

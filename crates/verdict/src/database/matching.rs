@@ -289,8 +289,7 @@ fn pick_by_truncated_prefix<'a>(
     model: &str,
     q: &DriveQuery,
 ) -> Option<&'a DriveEntry> {
-    if q.interface == Some(probe::facts::Interface::Nvme) || model.chars().count() != SCSI_MODEL_LEN
-    {
+    if q.interface == Some(probe::Interface::Nvme) || model.chars().count() != SCSI_MODEL_LEN {
         return None;
     }
     let prefix = model.to_lowercase();

@@ -44,7 +44,7 @@ pub fn run(config: &WatchConfig, global: &GlobalOptions) -> Result<u8> {
         run_smartctl: false,
         ..probe::ProbeOptions::default()
     };
-    let facts = probe::probe(&root, &path, &options)
+    let facts = probe::probe_path(&root, &path, &options)
         .with_context(|| format!("cannot find the storage under {}", path.display()))?;
     let mut notes = Vec::new();
     let mut needs_root = Vec::new();
