@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nodecheck::render::drives_page::render_drives_markdown;
+use xtask::drives_page::render_drives_markdown;
 use verdict::database::{parse_result_block, Database, DriveQuery};
 
 fuzz_target!(|data: &[u8]| {

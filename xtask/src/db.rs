@@ -37,7 +37,7 @@ pub fn check(args: &[String]) -> Result<()> {
         }
     };
 
-    let rendered = nodecheck::render::drives_page::render_drives_markdown(&db);
+    let rendered = xtask::drives_page::render_drives_markdown(&db);
     let doc_path = root.join(DRIVES_DOC);
     match fs::read_to_string(&doc_path) {
         Ok(current) if current == rendered => {}
@@ -101,7 +101,7 @@ pub fn docs(args: &[String]) -> Result<()> {
         bail!("docs: fix the {errors} database error(s) first");
     }
     let path = root.join(DRIVES_DOC);
-    let rendered = nodecheck::render::drives_page::render_drives_markdown(&db);
+    let rendered = xtask::drives_page::render_drives_markdown(&db);
     let unchanged = fs::read_to_string(&path).is_ok_and(|current| current == rendered);
     if unchanged {
         println!("docs: {DRIVES_DOC} already up to date");

@@ -25,10 +25,11 @@ mod zfs;
 
 // Readers of one raw format or one kernel interface, public as namespaces because callers use
 // them on their own: the snapshot's redaction re-encodes ATA identify dumps, `watch` samples
-// `diskstats` and cgroups, the bench reads interrupts, io_uring limits and free space, and
+// `diskstats` and cgroups, the commands look for a client's datadir when given no path, the bench reads interrupts, io_uring limits and free space, and
 // the fuzz targets and proptests feed each parser hostile bytes.
 pub mod ata;
 pub mod cgroup;
+pub mod datadir;
 pub mod diskstats;
 pub mod extents;
 pub mod fstab;

@@ -10,7 +10,6 @@ use units::text::shell_quote;
 
 use super::{emit, is_root, measure, say, UsageError};
 use crate::config::{BenchDepth, CheckConfig, Format, GlobalOptions, SourceChoice};
-use crate::datadir;
 use crate::redact::Redactor;
 use crate::render::{self, plot, RenderOptions};
 use crate::report::{self, DatadirNote};
@@ -218,12 +217,12 @@ fn choose_path(
             .unwrap_or_else(|| PathBuf::from("/"));
         return (path, None);
     }
-    match datadir::detect(Path::new("/"), &datadir::home_dirs()) {
+    match super::detect_datadir() {
         Some(found) => {
             let note = DatadirNote {
                 path: found.path.display().to_string(),
                 detected: true,
-                client: found.client.map(|c| c.id().to_string()),
+                client: found.client.map(str::to_string),
                 others: found
                     .others
                     .iter()

@@ -12,7 +12,6 @@ use serde::Serialize;
 
 use super::{emit, say};
 use crate::config::{GlobalOptions, SubmitConfig};
-use crate::datadir;
 use crate::report::Report;
 
 /// The benchmark id in `data/drives.toml`'s `[[benchmarks]]` that nodecheck's randrw is.
@@ -102,7 +101,7 @@ fn from_report(file: &Path) -> Result<(Facts, BenchReport)> {
 fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, BenchReport)> {
     let path = match &config.path {
         Some(p) => p.clone(),
-        None => datadir::detect(Path::new("/"), &datadir::home_dirs())
+        None => super::detect_datadir()
             .map(|d| d.path)
             .unwrap_or_else(|| PathBuf::from(".")),
     };

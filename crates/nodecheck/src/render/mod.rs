@@ -6,13 +6,11 @@
 //!
 //! The check report has one module per format ([`table`], [`markdown`], [`discord`],
 //! [`prometheus`], [`json`]); the smaller documents keep their formats together
-//! ([`bench`], [`facts`], [`database`]). [`plot`] draws the behaviour tests as SVG and PNG, and
-//! [`drives_page`] the drive database as `docs/drives.md`.
+//! ([`bench`], [`facts`], [`database`]). [`plot`] draws the behaviour tests as SVG and PNG.
 
 pub mod bench;
 pub mod database;
 pub mod discord;
-pub mod drives_page;
 pub mod facts;
 pub mod json;
 pub mod markdown;
