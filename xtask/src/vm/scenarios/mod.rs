@@ -62,7 +62,7 @@ impl Scenario {
         script.push_str(&format!(
             "if ! sh /scenarios/{}-setup.sh; then\n    echo \"{}\" >&3\n    poweroff -f\nfi\n",
             self.name,
-            super::guest::SETUP_FAILED
+            super::check::SETUP_FAILED
         ));
         script.push_str(&format!(
             "run probe nodecheck probe --json {DATADIR}\n\
