@@ -3,8 +3,8 @@
 
 mod cli_support;
 
-use cli_support::skip::skip;
 use std::time::Duration;
+use test_support::skip;
 
 use cli_support::{
     assert_contains, assert_succeeded, codes_in, json_of, nodecheck, run, run_ok, stderr, stdout,

@@ -3,10 +3,10 @@
 
 mod cli_support;
 
-use cli_support::skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
+use test_support::skip;
 
 use cli_support::{json_of, nodecheck, run_ok, stderr};
 use nodecheck::report::Report;

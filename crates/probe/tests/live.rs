@@ -3,7 +3,7 @@
 mod support;
 
 use std::path::Path;
-use support::skip::skip;
+use test_support::skip;
 
 use ::probe::probe_path;
 use ::probe::{Interface, ProbeOptions, Root};

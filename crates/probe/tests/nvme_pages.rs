@@ -5,7 +5,7 @@ mod support;
 
 use std::path::Path;
 use support::ascii_field;
-use support::skip::skip;
+use test_support::skip;
 
 use probe::nvme::{
     admin_identify_controller, admin_smart_log, parse_identify_controller, parse_smart_log,

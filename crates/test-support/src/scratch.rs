@@ -1,11 +1,15 @@
-//! Scratch directories for tests that read with O_DIRECT. The bench crate's test support
-//! module includes this file too (`#[path]`).
+//! Scratch directories for tests that read with O_DIRECT.
 
-/// A scratch directory on a disk-backed file system inside the target directory: O_DIRECT
-/// needs one, and /tmp may be tmpfs. `prefix` names the test file that made it.
-pub fn scratch(prefix: &str) -> tempfile::TempDir {
+use std::path::Path;
+
+/// A scratch directory under `target_tmpdir`, which a test passes as
+/// `env!("CARGO_TARGET_TMPDIR")`: a disk-backed file system inside the target directory, since
+/// O_DIRECT needs one and /tmp may be tmpfs. (Cargo sets that variable only when it compiles an
+/// integration test, so this crate cannot read it itself.) `prefix` names the test file that
+/// made it.
+pub fn scratch_in(target_tmpdir: impl AsRef<Path>, prefix: &str) -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix(prefix)
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .tempdir_in(target_tmpdir)
         .expect("scratch dir")
 }

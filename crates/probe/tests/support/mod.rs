@@ -10,9 +10,6 @@ use std::path::{Path, PathBuf};
 use probe::fixture::Scenario;
 use probe::{Drive, Facts};
 
-#[path = "../../../nodecheck/tests/cli_support/skip.rs"]
-pub mod skip;
-
 /// A saved capture: `tests/data/<kind>/<name>` (`ata`, `smartctl`, `qemu`, ...).
 pub fn data_path(kind: &str, name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
