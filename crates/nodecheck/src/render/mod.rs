@@ -15,13 +15,11 @@ pub mod facts;
 pub mod json;
 pub mod markdown;
 pub mod plot;
-mod plot_file;
 pub mod prometheus;
 pub mod report;
 pub mod table;
 pub mod text;
 pub mod watch;
-pub mod watch_prometheus;
 
 use std::fmt;
 use std::io::IsTerminal;
