@@ -1,7 +1,5 @@
 //! The probe on the machine running the tests.
 
-mod support;
-
 use std::path::Path;
 use test_support::skip;
 

@@ -1,10 +1,8 @@
 //! NVMe Identify Controller and SMART / Health log parsing from raw pages, the pages built back
 //! from parsed fields, and the admin ioctl's error paths.
 
-mod support;
-
+use crate::support::ascii_field;
 use std::path::Path;
-use support::ascii_field;
 use test_support::skip;
 
 use probe::nvme::{

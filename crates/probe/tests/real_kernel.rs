@@ -7,18 +7,16 @@
 //! mode and driver, layer kinds, TRIM through the stack). Models, serials and sizes differ by
 //! design and are not compared.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::{assert_drive, build_scenario, data_path, only_drive};
 use ::probe::fixture;
 use ::probe::probe_path;
 use ::probe::{
     AtimeMode, ControllerMode, Drive, Facts, HealthSource, Interface, LayerKind, ProbeOptions, Root,
 };
 use serde_json::Value;
-use support::{assert_drive, build_scenario, data_path, only_drive};
 
 const DATADIR: &str = "/var/lib/ethereum";
 

@@ -1,18 +1,16 @@
 //! What a recording Root lists is enough to replay the probe: copy exactly those files,
 //! directories and symlinks into a fresh tree, probe the copy, get the same facts.
 
-mod support;
-
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+use crate::support::build_scenario;
 use ::probe::fixture::SCENARIOS;
 use ::probe::probe_path;
 use ::probe::space::SNAPSHOT_STATVFS;
 use ::probe::{AccessKind, AccessedPath};
 use ::probe::{Facts, ProbeOptions, Root};
-use support::build_scenario;
 
 /// What `nodecheck snapshot` does with the list, minus the archive.
 fn copy_accessed(root: &Root, accessed: &[AccessedPath], dest: &Path) {

@@ -7,12 +7,10 @@ mod platforms;
 mod setups;
 mod smartctl;
 mod stacks;
-#[path = "../support/mod.rs"]
-mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{assert_drive, data_path, only_drive};
+use crate::support::{assert_drive, data_path, only_drive};
 
 use ::probe::fixture::{self, SCENARIOS};
 use ::probe::probe_path;

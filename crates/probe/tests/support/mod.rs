@@ -2,9 +2,6 @@
 //! `tests/data/`, fixture scenarios built into temporary trees, and the `SKIPPED` line for a
 //! test this machine cannot run.
 
-// Each test file uses a different part of this module.
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 
 use probe::fixture::Scenario;
