@@ -11,6 +11,8 @@ use crate::report::{grade_word, Report};
 pub const LIMIT: usize = 2000;
 /// Room kept for the footer that says what was left out.
 const FOOTER_ROOM: usize = 120;
+/// A finding cut shorter than this says too little to be worth its room.
+const MIN_CUT_LINE: usize = 60;
 
 pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
     let redact = |line: String| {
@@ -40,21 +42,26 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
         one_line(&text::stack(facts), 120).replace('`', "'"),
     )));
     for drive in &facts.drives {
-        let grade = report
+        let grades = report
             .drives
             .iter()
             .find(|g| g.drive == drive.name)
-            .map(|g| format!(" · {}", g.grade))
+            .map(|g| {
+                format!(
+                    " · database grade {} · verdict {}",
+                    g.database_grade, g.verdict
+                )
+            })
             .unwrap_or_default();
         out.push(redact(format!(
-            "💾 {} {} fw {} · {} · {} · {}{}",
+            "💾 {}: model {} · firmware {} · {} · {} · temperature {}{}",
             one_line(&drive.name, 16),
             text::model(drive, 48),
             text::firmware(drive),
             text::capacity(drive),
             text::interface(drive.interface),
             text::temperature(drive),
-            grade,
+            grades,
         )));
     }
     if let Some(bench) = &report.bench {
@@ -64,6 +71,10 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
         {
             out.push(redact(format!("⏱ {}", one_line(&line, 200))));
         }
+    }
+    // What the reader must know to read the rest (a replay, drive facts only, not root).
+    for note in &report.notes {
+        out.push_cut(redact(format!("ℹ️ {}", one_line(note, LIMIT))));
     }
 
     let problems: Vec<_> = report
@@ -81,7 +92,7 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
         let fix = f
             .fix
             .as_deref()
-            .map(|fix| format!(" → {}", one_line(fix, 160)))
+            .map(|fix| format!(" → {}", one_line(fix, LIMIT)))
             .unwrap_or_default();
         let line = redact(format!(
             "{mark} {} {}{}",
@@ -89,7 +100,7 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
             one_line(&f.title, 120),
             fix
         ));
-        if !out.push(line) {
+        if !out.push_cut(line) {
             left_out += 1;
         }
     }
@@ -109,7 +120,34 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
     message.push_str(&redact(footer));
     message.push('\n');
     // The budget above already keeps it short; this makes the limit a guarantee.
-    clip(&message, LIMIT - 1)
+    cut_outside_code(&message, LIMIT - 1)
+}
+
+/// `text` cut to at most `max` characters (an ellipsis included), never inside a code span:
+/// a command cut in the middle pastes as a different command, and an open backtick turns the
+/// rest of the message into code. The cut falls before the span that does not fit.
+pub fn cut_outside_code(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut in_code = false;
+    // The last character index (exclusive) where a cut leaves every span closed.
+    let mut safe = 0;
+    for (n, c) in text.chars().enumerate() {
+        if n + 1 > max.saturating_sub(1) {
+            break;
+        }
+        if c == '`' {
+            in_code = !in_code;
+            if !in_code {
+                safe = n + 1;
+            }
+        } else if !in_code {
+            safe = n + 1;
+        }
+    }
+    let kept: String = text.chars().take(safe).collect();
+    format!("{}…", kept.trim_end())
 }
 
 /// `line` with its mentions made inert outside code spans, which Discord shows verbatim and
@@ -172,6 +210,19 @@ impl Message {
         true
     }
 
+    /// The whole line when it fits; otherwise the part of it that fits, cut outside code
+    /// spans, when that keeps more than its first words.
+    fn push_cut(&mut self, line: String) -> bool {
+        if self.push(line.clone()) {
+            return true;
+        }
+        let room = self.budget.saturating_sub(self.used + 1);
+        if room < MIN_CUT_LINE {
+            return false;
+        }
+        self.push(cut_outside_code(&line, room))
+    }
+
     fn finish(self) -> String {
         self.text
     }
@@ -224,7 +275,8 @@ mod tests {
             drives: vec![DriveGrade {
                 drive: "sd0".into(),
                 model: None,
-                grade: Grade::Bad,
+                database_grade: Grade::Good,
+                verdict: Grade::Bad,
                 family: None,
                 class: None,
             }],
