@@ -166,3 +166,56 @@ fn the_rules_catch_what_fails_when_pasted() {
         check_pasteable(good).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+#[test]
+fn every_command_in_the_sources_text_pastes() {
+    // Text no fixture prints (rare findings, lookups, errors): each code span of each string
+    // literal, with `format!` arguments standing for a value.
+    let mut problems = Vec::new();
+    let mut spans = 0;
+    for krate in ["probe", "bench", "verdict", "nodecheck"] {
+        let src = workspace().join("crates").join(krate).join("src");
+        for file in text_commands::rust_files(&src) {
+            let source = std::fs::read_to_string(&file).expect("source");
+            for literal in text_commands::string_literals(&source) {
+                let literal = without_format_arguments(&literal);
+                check_spans(
+                    &file.display().to_string(),
+                    &literal,
+                    &mut problems,
+                    &mut spans,
+                );
+            }
+        }
+    }
+    assert!(spans > 200, "the sources' code spans were found ({spans})");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `{name}`, `{}`, `{0:?}` replaced by a plain word, `{{`/`}}` by the brace they print.
+fn without_format_arguments(literal: &str) -> String {
+    let mut out = String::new();
+    let mut chars = literal.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+                out.push_str("VALUE");
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -86,7 +86,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None => {}
     }
 
-    let mut notes = Vec::new();
+    // A saved smartctl output that was not used (unreadable, or another drive's) changes what
+    // the report says about the drive: it is said without -v.
+    let mut notes: Vec<String> = facts
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with(probe::smartctl::merge::SAVED_NOT_USED_PREFIX))
+        .cloned()
+        .collect();
     let bench = if root.is_live() {
         measure::measure(config, &path, &facts, global, &mut notes)
     } else {

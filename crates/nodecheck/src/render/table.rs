@@ -118,7 +118,16 @@ fn drives(report: &Report, options: &RenderOptions, out: &mut String) {
     }
     out.push_str(&table.to_string());
     out.push('\n');
+    wrap_hanging(
+        "Grades:   ",
+        &format!("DB grade is the database's for the model, Verdict the drive's on this machine; these and the other words are explained at {GLOSSARY}"),
+        out,
+    );
 }
+
+/// Where the report's words (QD1, percentiles, IOPS, TRIM, DRAM-less, QLC, HMB, the grades)
+/// are explained.
+pub const GLOSSARY: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/glossary.md");
 
 fn measurements(report: &Report, out: &mut String) {
     let Some(bench) = &report.bench else {
