@@ -419,8 +419,8 @@ fn option_shaped(word: &str) -> bool {
         return name.starts_with(|c: char| c.is_ascii_alphanumeric())
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
     }
-    let short = &word[1..];
-    !short.is_empty() && short.chars().all(|c| c.is_ascii_alphanumeric())
+    // `-x`, `-xvf`, and a short option with its value attached (`-o+discards`).
+    word[1..].starts_with(|c: char| c.is_ascii_alphanumeric())
 }
 
 /// A printed code span that is meant to be pasted into a shell runs as printed: bash parses

@@ -233,7 +233,7 @@ fn identify<'a>(
 
 /// A hardware RAID controller's volume is not a drive model: a measurement of it is of the
 /// controller and its disks together, and is no database result.
-const RAID_VOLUME_FIX: &str = "This is a volume of a RAID controller, not a drive: judge the disks behind it. List them with `sudo smartctl --scan`, read each with `sudo smartctl -j -x -d megaraid,N /dev/sdX` (N from the scan) and run `nodecheck triage` on each output";
+const RAID_VOLUME_FIX: &str = "This is a volume of a RAID controller, not a drive: judge the disks behind it. List them with `sudo smartctl --scan`, read each with `sudo smartctl -j -x -d megaraid,N /dev/sdX` (N from the scan) and run `nodecheck triage FILE.json` on each saved output";
 
 /// Model strings of hardware RAID volumes (Dell PERC, HPE Smart Array, LSI/Broadcom MegaRAID,
 /// IBM/Lenovo ServeRAID).
