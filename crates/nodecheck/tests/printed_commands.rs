@@ -137,11 +137,17 @@ fn every_command_in_the_drive_database_pastes() {
             .replace("\\\"", "\"")
             .replace('\u{0}', "\\");
         for (n, line) in text.lines().enumerate() {
-            let origin = format!("{}:{}", file.display(), n + 1);
-            check_spans(&origin, line, &mut problems, &mut spans);
+            // Spans that quote a part-number pattern (`<7 digits>:ICDPC5ED2ORA<size>T`) are
+            // not commands.
+            for span in code_spans(line).iter().filter(|s| reads_as_command(s)) {
+                spans += 1;
+                if let Err(err) = check_pasteable(span) {
+                    problems.push(format!("{}:{}: {err}", file.display(), n + 1));
+                }
+            }
         }
     }
-    assert!(spans > 50, "the database's commands were found ({spans})");
+    assert!(spans > 20, "the database's commands were found ({spans})");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -155,7 +161,11 @@ fn the_rules_catch_what_fails_when_pasted() {
         "echo 'unclosed",
     ] {
         assert!(check_pasteable(bad).is_err(), "{bad}");
+        // The filter the database and source scans use keeps every one of them.
+        assert!(reads_as_command(bad), "{bad}");
     }
+    assert!(!reads_as_command("</details>"));
+    assert!(!reads_as_command("<7 digits>:ICDPC5ED2ORA<size>T"));
     for good in [
         "systemctl cat -- -.mount",
         "sudo du -xh --max-depth=2 / | sort -h | tail",
@@ -201,7 +211,7 @@ fn reads_as_command(span: &str) -> bool {
     let Some((program, _)) = span.split_once(' ') else {
         return false;
     };
-    program.starts_with(|c: char| c.is_ascii_lowercase())
+    program.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
         && program
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-".contains(c))

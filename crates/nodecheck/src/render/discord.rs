@@ -382,8 +382,9 @@ mod tests {
 
     #[test]
     fn below_the_limit_nothing_is_cut_and_the_caveats_stay() {
-        // Three findings with 500-character fixes: about 1,700 characters in all.
-        let report = ordinary(3, 500);
+        // Three findings with 400-character fixes: about 1,800 characters in all, so the
+        // old 160-character cut of each fix would show here.
+        let report = ordinary(3, 400);
         let text = render(&report, None);
         assert!(text.chars().count() < LIMIT, "{}", text.chars().count());
         for i in 0..3 {
