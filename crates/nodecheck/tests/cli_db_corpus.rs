@@ -99,7 +99,7 @@ fn db_lookup_and_triage_give_the_same_grade_for_every_report_row() {
         let path = dir.path().join(format!("row{i}.json"));
         std::fs::write(&path, smartctl_json(row).to_string()).expect("written");
         let report: Value = json_of(&triage(&path, &["--json"]));
-        let triaged = report["drives"][0]["grade"]
+        let triaged = report["drives"][0]["database_grade"]
             .as_str()
             .unwrap_or("?")
             .to_owned();

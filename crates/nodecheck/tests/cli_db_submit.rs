@@ -38,6 +38,21 @@ fn lookup_of_an_unknown_model_says_unknown_and_exits_1() {
     assert_contains(&stdout(&out), "unknown");
 }
 
+#[test]
+fn lookup_of_an_empty_model_is_a_usage_error_not_an_unknown_drive() {
+    for blank in ["", "   "] {
+        let out = run(["db", "lookup", blank]);
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(nodecheck::exit_codes::USAGE)),
+            "{out:?}"
+        );
+        let err = cli_support::stderr(&out);
+        assert_contains(&err, "give the model string");
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
+}
+
 /// `db lookup ARGS --json`: the exit code and the document.
 fn lookup_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
     let out = run([&["db", "lookup"], args, &["--json"]].concat());
@@ -257,4 +272,20 @@ fn submit_refuses_a_report_without_measurements() {
     let out = submit_from(&saved);
     assert_eq!(out.status.code(), Some(4));
     assert_contains(&stderr(&out), "--bench full");
+}
+
+#[test]
+fn submit_on_a_file_says_so_before_announcing_a_benchmark() {
+    let (_dir, file) = cli_support::written("afile.txt", "not a directory\n");
+    let out = run([std::ffi::OsStr::new("submit"), file.as_os_str()]);
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(nodecheck::exit_codes::COULD_NOT_CHECK)),
+        "{out:?}"
+    );
+    let err = cli_support::stderr(&out);
+    assert_contains(&err, "is not a directory");
+    assert_contains(&err, "--from");
+    assert!(!err.contains("Running the full benchmark"), "{err}");
+    assert!(!err.contains("invalid plan"), "{err}");
 }

@@ -194,11 +194,11 @@ fn check_of_this_machine_gives_a_correct_verdict_within_30_seconds() {
     }
 }
 
-/// The progress bar's own line (`QD1 4k random read     [====>   ]`), not the report's
-/// `QD1 4k random read: p50 ...` line.
+/// The progress bar's own line (`QD1 4 KiB random read     [====>   ]`), not the report's
+/// `QD1 4 KiB random read: p50 ...` line.
 fn has_bar(text: &str) -> bool {
     text.lines().any(|l| {
-        l.strip_prefix("QD1 4k random read")
+        l.strip_prefix("QD1 4 KiB random read")
             .is_some_and(|rest| rest.trim_start().starts_with('['))
     })
 }

@@ -68,11 +68,21 @@ pub struct DriveVerdict {
     pub name: String,
     pub model: Option<String>,
     pub firmware: Option<String>,
+    /// The drive's verdict on this machine: the database's grade made worse by any finding
+    /// about this drive (failing SMART, a throttling link).
     pub grade: Grade,
+    /// The database's grade for the model, firmware and capacity (what `db lookup` answers),
+    /// or a generic rule's, whatever this machine does to the drive.
+    #[serde(default = "unknown_grade")]
+    pub database_grade: Grade,
     pub entry: Option<EntrySummary>,
     /// For a drive without an entry: the class its part number or the probe evidence implies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<ClassSummary>,
+}
+
+fn unknown_grade() -> Grade {
+    Grade::Unknown
 }
 
 /// The class of a drive the database does not list, and the evidence that decided it.
@@ -366,6 +376,7 @@ fn drive_verdict(
         model: drive.model.clone(),
         firmware: drive.firmware.clone(),
         grade,
+        database_grade: identity.grade,
         entry: identity
             .entry
             .map(|e| EntrySummary::of(e, identity.nand, identity.dram)),

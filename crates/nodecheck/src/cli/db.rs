@@ -27,6 +27,7 @@ pub enum DbCommand {
 #[derive(Debug, Args)]
 pub struct DbLookupArgs {
     /// The model string as the drive reports it (`Samsung SSD 980 PRO 2TB`).
+    #[arg(value_parser = non_blank_model)]
     pub model: String,
     /// Firmware revision (`5B2QGXA7`).
     #[arg(long)]
@@ -47,6 +48,15 @@ pub struct DbLookupArgs {
     pub model_family: Option<String>,
     #[command(flatten)]
     pub output: FormatArgs,
+}
+
+/// An empty model matches nothing and would print ": unknown": refuse it as a usage error.
+fn non_blank_model(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("give the model string the drive reports (`nodecheck probe` shows it)".into())
+    } else {
+        Ok(text.to_string())
+    }
 }
 
 fn parse_pci_id(text: &str) -> Result<(u16, Option<u16>), String> {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use bench::BenchReport;
 use probe::Facts;
 use probe::Root;
@@ -29,6 +29,13 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         SourceChoice::Root(dir) => {
             let root = Root::at(dir)
                 .with_context(|| format!("cannot replay the tree at {}", dir.display()))?;
+            // Said in the reader's terms rather than as the mount table the probe misses.
+            if !dir.join("proc/self/mountinfo").exists() {
+                bail!(
+                    "{} is not a replayed machine: it has no proc/self/mountinfo; --root takes the directory a `nodecheck snapshot -o node.tar.gz` archive unpacks to (or give the archive itself with --snapshot)",
+                    dir.display()
+                );
+            }
             let manifest = snapshot::read_manifest(&root);
             (root, manifest)
         }
@@ -72,9 +79,20 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         Some(note) if note.detected => say(
             global,
             &format!(
-                "Checking {} ({} datadir found; pass a PATH to check another)",
+                "Checking {} ({} datadir found; {})",
                 note.path,
-                note.client.as_deref().unwrap_or("client")
+                note.client.as_deref().unwrap_or("client"),
+                match note.others.as_slice() {
+                    [] => "pass a PATH to check another".to_string(),
+                    others => format!(
+                        "also found {}: pass it as PATH to check it",
+                        others
+                            .iter()
+                            .map(|o| shell_quote(o))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
             ),
         ),
         Some(_) => say(
@@ -85,7 +103,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None => {}
     }
 
-    let mut notes = Vec::new();
+    // A saved smartctl output that was not used (unreadable, or another drive's) changes what
+    // the report says about the drive: it is said without -v.
+    let mut notes: Vec<String> = facts
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with(probe::smartctl::merge::SAVED_NOT_USED_PREFIX))
+        .cloned()
+        .collect();
     let bench = if root.is_live() {
         measure::measure(config, &path, &facts, global, &mut notes)
     } else {

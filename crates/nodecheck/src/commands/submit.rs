@@ -105,6 +105,13 @@ fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, 
             .map(|d| d.path)
             .unwrap_or_else(|| PathBuf::from(".")),
     };
+    // Said before the 150 GiB run is announced, not after.
+    if !path.is_dir() {
+        bail!(
+            "{} is not a directory: submit measures the drive under a directory (the node's data directory); to submit a saved report, give it with --from",
+            path.display()
+        );
+    }
     let facts = super::probe::probe_facts(&Root::live(), &path, &probe::ProbeOptions::default())?;
     single_drive(&facts)?;
     say(

@@ -307,7 +307,7 @@ fn render_unmatched(asked: &str, answer: &Answer<'_>) -> String {
         ),
         Some(MatchedBy::ModelPrefix) => format!(
             "{asked}: {}. The name is cut short (a SCSI INQUIRY product holds 16 characters), and it could be:\n{}\
-             Read the full model with `sudo smartctl -d sat -i /dev/<drive>` and look that up.\n",
+             Read the full model with `sudo smartctl -d sat -i /dev/DRIVE` and look that up.\n",
             answer.grade().as_str(),
             family_list(&answer.candidates)
         ),

@@ -138,20 +138,48 @@ pub fn clip(text: &str, kept: usize) -> String {
 
 /// The finding of one of `entry`'s database advisories; `drive` names the drive it is about
 /// when the machine may have several.
+/// What an advisory is about in a few words, for its title and so the verdict line: the
+/// text's first sentence or clause when short, and the update when the fix is one.
+fn advisory_headline(text: &str, fix: Option<&str>) -> String {
+    let end = [". ", ": "]
+        .iter()
+        .filter_map(|stop| text.find(stop))
+        .min()
+        .unwrap_or(text.len());
+    let head = text[..end].trim_end_matches('.');
+    let mut headline = if head.chars().count() <= 100 {
+        head.to_string()
+    } else {
+        "database advisory".to_string()
+    };
+    let update = fix.is_some_and(|f| f.to_ascii_lowercase().contains("update"));
+    if head.starts_with("Firmware ") && update {
+        headline.push_str("; update the firmware");
+    }
+    headline
+}
+
 pub(crate) fn database_advisory(
     entry: &DriveEntry,
     advisory: &Advisory,
     drive: Option<&str>,
 ) -> Finding {
-    let text = format!("{} [{}]", advisory.text.trim(), advisory.code);
+    // The rule's id (`samsung-990-pro/before-1b2qjxd7`) is the curators' name for it, not
+    // the reader's: the text says what the rule is about.
+    let text = advisory.text.trim();
     let detail = match drive {
         Some(name) => format!("{name}: {text}"),
-        None => text,
+        None => text.to_string(),
     };
     let mut f = Finding::new(
         Code::DatabaseAdvisory,
         advisory.severity,
-        format!("{} {}: database advisory", entry.vendor, entry.family),
+        format!(
+            "{} {}: {}",
+            entry.vendor,
+            entry.family,
+            advisory_headline(text, advisory.fix.as_deref())
+        ),
         detail,
     );
     if let Some(name) = drive {

@@ -123,7 +123,7 @@ fn noatime_fix(mount: &MountFacts) -> String {
             ),
         },
         FstabEntry::NoLine => format!(
-            "/etc/fstab has no line for {mp}: it is mounted by a systemd mount unit or the image's own set-up. Add `noatime` to `Options=` in the unit (`systemctl cat {}`; a cloud image may set it in its cloud-init `mounts:`), then apply it now: `{remount}`",
+            "/etc/fstab has no line for {mp}: it is mounted by a systemd mount unit or the image's own set-up. Add `noatime` to `Options=` in the unit (`systemctl cat -- {}`; a cloud image may set it in its cloud-init `mounts:`), then apply it now: `{remount}`",
             shell_quote(&mount_unit_name(mp))
         ),
         FstabEntry::Unreadable => format!(

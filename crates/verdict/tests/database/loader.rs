@@ -127,7 +127,7 @@ fn load_errors_point_at_the_fault() {
             "{name}: message must start with file:line:col: {msg}"
         );
         assert!(
-            msg.contains("\n  fix: "),
+            msg.contains("; fix: ") && !msg.contains('\n'),
             "{name}: message must carry a fix: {msg}"
         );
         for words in case.says {

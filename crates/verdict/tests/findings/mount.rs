@@ -65,10 +65,17 @@ fn nc501_without_an_fstab_line_names_the_mount_unit() {
         "{fix}"
     );
     assert!(
-        fix.contains(r"systemctl cat 'mnt-eth\x20data.mount'"),
+        fix.contains(r"systemctl cat -- 'mnt-eth\x20data.mount'"),
         "{fix}"
     );
     assert!(fix.contains("remount,noatime '/mnt/eth data'"), "{fix}");
+
+    // The root file system's unit starts with a dash: without `--` systemctl reads it as
+    // options (`invalid option -- '.'`).
+    let m = facts.mount.as_mut().expect("mount");
+    m.mount_point = "/".into();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
+    assert!(fix.contains("`systemctl cat -- -.mount`"), "{fix}");
 
     facts.mount.as_mut().expect("mount").fstab = FstabEntry::Unreadable;
     let fix = fix_of(&run_for(&facts, "geth"), "NC501");
