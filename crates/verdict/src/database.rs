@@ -27,6 +27,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::behaviour_thresholds::BehaviourThresholds;
+
 pub use crate::clients::{ClientCatalog, ClientNeeds, ConsensusNeeds, ProcessNames, Sizing};
 pub use classes::{
     controller_maker, ClassQuery, ClassRule, Classification, Evidence, EvidenceKind,
@@ -104,6 +106,11 @@ pub struct Database {
     /// The list's sizing advice (`[sizing]` in data/clients.toml).
     #[serde(skip)]
     pub sizing: Option<Sizing>,
+    /// What behaviour, QD1 latency and cache speed are judged by (`data/behaviour.toml`,
+    /// always the embedded file). The database carries them so that a verdict is a function
+    /// of its inputs alone; a test or a caller with other limits replaces them here.
+    #[serde(skip, default = "BehaviourThresholds::embedded")]
+    pub thresholds: BehaviourThresholds,
 }
 
 /// A document the data cites.

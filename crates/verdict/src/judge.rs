@@ -3,44 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour_thresholds::BehaviourThresholds;
-use crate::clients::{ClientNeeds, ConsensusMode, HistoryMode};
-use crate::code::Code;
 use crate::database::Database;
-use crate::findings::{self, identity::DriveIdentity, ClientFailure, Clients};
+use crate::findings::context::{Context, Node};
+use crate::findings::{self, identity::DriveIdentity, ClientFailure, Fit};
 use crate::model::{Finding, Grade, Severity};
 
-/// Whose needs the verdict applies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ClientChoice {
-    /// Every client's needs; the verdict names the most demanding client that fails.
-    Strictest,
-    /// One client by its database name (`geth`, `nethermind`, `besu`, `erigon`, `reth`).
-    Named(String),
-}
-
-/// Whose needs the verdict applies and how the node keeps its data: the execution client,
-/// the consensus client on the same disk (its `--cl` name), the history mode (`None`: each
-/// client's own default) and the consensus client's mode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeChoice {
-    pub client: ClientChoice,
-    pub consensus: Option<String>,
-    pub history: Option<HistoryMode>,
-    pub consensus_mode: ConsensusMode,
-}
-
-impl NodeChoice {
-    /// `client` with the consensus client `consensus`, each in its default mode.
-    pub fn new(client: ClientChoice, consensus: Option<&str>) -> NodeChoice {
-        NodeChoice {
-            client,
-            consensus: consensus.map(str::to_owned),
-            history: None,
-            consensus_mode: ConsensusMode::Default,
-        }
-    }
-}
+pub use crate::node::{ClientChoice, NodeChoice};
 
 /// The judge's answer. It is not a document of its own: the binary's report carries its
 /// grade, findings and drives under the report's schema version, and what needs root is the
@@ -163,127 +131,29 @@ pub fn judge_choice(
     db: &Database,
     choice: &NodeChoice,
 ) -> Verdict {
-    let client = &choice.client;
-    let consensus = choice.consensus.as_deref();
+    let node = Node::resolve(db, choice);
+    let ctx = Context::new(facts, bench, db, choice, &node);
+
     let mut findings: Vec<Finding> = Vec::new();
-
-    let consensus = match consensus {
-        None => None,
-        Some(name) => match db.consensus_client(name) {
-            Some(needs) => Some(needs),
-            None => {
-                findings.push(unknown_client(
-                    &format!("consensus client called \"{name}\""),
-                    db.consensus.iter().map(|c| c.name.as_str()),
-                    "its database was not counted",
-                    "Name one of",
-                ));
-                None
-            }
-        },
-    };
-    // Each execution client's needs with the consensus client's on the same disk.
-    let paired: Vec<ClientNeeds> = match consensus {
-        Some(cl) => db
-            .clients
-            .iter()
-            .map(|c| c.paired_with(cl, choice.consensus_mode))
-            .collect(),
-        None => db.clients.clone(),
-    };
-    let named = |strictest: bool, needs| clients_of(needs, strictest, consensus, db, choice);
-    let strictest = || named(true, paired.iter().collect());
-
-    let (clients, client_label) = match client {
-        ClientChoice::Strictest => (strictest(), "strictest".to_owned()),
-        ClientChoice::Named(name) => match paired
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
-        {
-            Some(needs) => (named(false, vec![needs]), needs.name.clone()),
-            None => {
-                findings.push(unknown_client(
-                    &format!("client called \"{name}\""),
-                    db.clients.iter().map(|c| c.name.as_str()),
-                    "judged against the strictest needs instead",
-                    "Name one of the known clients",
-                ));
-                (strictest(), "strictest".to_owned())
-            }
-        },
-    };
-
     let mut failures: Vec<ClientFailure> = Vec::new();
-    let (identity_findings, identities) = findings::identity::check(facts, db);
-    findings.extend(identity_findings);
-    findings.extend(findings::health::check(facts, &identities));
-    findings.extend(findings::during_run::check(facts, bench));
-    findings.extend(findings::trim::check(facts, db));
-    findings.extend(findings::controller::check(facts));
-    findings.extend(findings::power::check(facts));
-    findings.extend(findings::mount::check(facts));
-    findings.extend(findings::capacity::check(facts, &clients, &mut failures));
-    findings.extend(findings::platform::check(
-        facts,
-        db,
-        findings::platform::Measured::of(bench),
-    ));
-    findings.extend(findings::virtual_disks::check(facts, bench));
-    findings.extend(findings::zfs::check(facts, bench.is_some()));
-    let mut bench_fast = false;
-    if let Some(report) = bench {
-        let mut outcome = findings::bench::check(report, &clients, &mut failures);
-        bench_fast = outcome.fast;
-        let share = facts.mount.as_ref().and_then(|m| m.network.as_ref());
-        if let (Some(share), Some(qd1)) = (share, report.qd1.as_ref()) {
-            let note = findings::network::latency_note(share, qd1.lat_us.p50);
-            if let (Some(note), Some(latency)) = (
-                note,
-                outcome
-                    .findings
-                    .iter_mut()
-                    .find(|f| f.code == Code::Qd1Latency),
-            ) {
-                latency.detail.push_str(&note);
-            }
-        }
-        findings.extend(outcome.findings);
-        findings.extend(findings::caches::check(facts, report));
-        // The bench measured the path, so an entry is comparable only when one drive is under it.
-        let listed = match (facts.drives.as_slice(), identities.as_slice()) {
-            ([drive], [identity]) => identity.entry.and(drive.model.as_deref()).map(|model| {
-                findings::behaviour::ListedAs {
-                    model,
-                    grade: identity.grade,
-                }
-            }),
-            _ => None,
-        };
-        let behaviour =
-            findings::behaviour::check(report, &BehaviourThresholds::embedded(), listed);
-        // Passing behaviour tests (sync with its write bursts, span) vouch for a drive no list
-        // knows; the behaviour module owns what "passing" means.
-        if findings::behaviour::proves_fit(report, &behaviour) {
-            bench_fast = true;
-        }
-        findings.extend(behaviour);
-        bench_fast &= !findings::caches::answered_by_cache(facts, report);
+    let (mut shown, mut void) = (false, false);
+    for output in findings::run_all(&ctx) {
+        findings.extend(output.findings);
+        failures.extend(output.failures);
+        shown |= output.fit == Fit::Shown;
+        void |= output.fit == Fit::Void;
     }
-    let (_, root_finding) = findings::identity::needs_root(facts);
-    findings.extend(root_finding);
-
     // Stable: within a severity the order is the order the checks ran in.
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 
     let drives: Vec<DriveVerdict> = facts
         .drives
         .iter()
-        .zip(&identities)
+        .zip(&ctx.identities)
         .map(|(drive, identity)| drive_verdict(drive, identity, &findings))
         .collect();
-
-    let grade = fold_grade(&findings, &drives, bench_fast);
-    let failing_client = if clients.strictest {
+    let grade = fold_grade(&findings, &drives, shown && !void);
+    let failing_client = if ctx.clients.strictest {
         most_demanding_failure(&failures)
     } else {
         None
@@ -291,48 +161,12 @@ pub fn judge_choice(
 
     Verdict {
         grade,
-        client: client_label,
+        client: node.label(),
         failing_client,
-        consensus_client: consensus.map(|c| c.name.clone()),
+        consensus_client: node.consensus_name(),
         findings,
         drives,
         database_version: db.version.clone(),
-    }
-}
-
-/// NC509: a client name the database does not know, what was done instead, and the names
-/// it does know. The command line only passes known names; a library caller may not.
-fn unknown_client<'a>(
-    what: &str,
-    known: impl Iterator<Item = &'a str>,
-    instead: &str,
-    fix: &str,
-) -> Finding {
-    let known = known.collect::<Vec<_>>().join(", ");
-    Finding::new(
-        Code::UnknownClient,
-        Severity::Warning,
-        "Unknown client",
-        format!("No {what} in the database (known: {known}); {instead}."),
-    )
-    .with_fix(format!("{fix}: {known}"))
-}
-
-fn clients_of<'a>(
-    needs: Vec<&'a ClientNeeds>,
-    strictest: bool,
-    consensus: Option<&'a crate::clients::ConsensusNeeds>,
-    db: &'a Database,
-    choice: &NodeChoice,
-) -> Clients<'a> {
-    Clients {
-        needs,
-        strictest,
-        consensus,
-        consensus_known: &db.consensus,
-        sizing: db.sizing.as_ref(),
-        history: choice.history,
-        consensus_mode: choice.consensus_mode,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod database;
 pub mod findings;
 pub mod judge;
 pub mod model;
+mod node;
 pub mod setups;
 mod storage_figures;
 pub mod watch;
@@ -15,7 +16,6 @@ pub mod watch;
 pub use clients::{ClientCatalog, ClientNeeds, ConsensusMode, HistoryMode, ProcessNames};
 pub use code::{Code, Family, UnknownCode};
 pub use database::{Database, DbError, DriveEntry, DriveQuery, Lookup};
-pub use judge::{
-    judge, judge_choice, ClientChoice, DriveVerdict, EntrySummary, NodeChoice, Verdict,
-};
+pub use judge::{judge, judge_choice, DriveVerdict, EntrySummary, Verdict};
 pub use model::*;
+pub use node::{ClientChoice, NodeChoice};

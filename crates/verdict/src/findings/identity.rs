@@ -57,6 +57,16 @@ pub fn check<'a>(facts: &Facts, db: &'a Database) -> (Vec<Finding>, Vec<DriveIde
     (out, identities)
 }
 
+/// Who each drive is, without the findings: what the judge's context hands every other check.
+/// The identity check itself runs [`check`], which learns the same on the way to its findings.
+pub fn identities<'a>(facts: &Facts, db: &'a Database) -> Vec<DriveIdentity<'a>> {
+    facts
+        .drives
+        .iter()
+        .map(|drive| identify(drive, db, &media::judge_medium(drive, db), &mut Vec::new()))
+        .collect()
+}
+
 fn identify<'a>(
     drive: &Drive,
     db: &'a Database,
