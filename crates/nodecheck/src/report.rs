@@ -6,7 +6,7 @@
 use bench::BenchReport;
 use probe::Facts;
 use serde::{Deserialize, Serialize};
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Finding, Grade, Severity};
 
 use crate::config::Clients;
@@ -85,7 +85,7 @@ pub struct DriveGrade {
     /// For a drive without an entry: the class its part number or the probe's evidence gives it
     /// (`data/classes.toml`), with that evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<verdict::judge::ClassSummary>,
+    pub class: Option<verdict::ClassSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

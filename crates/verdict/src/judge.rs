@@ -1,102 +1,13 @@
 //! The judge: runs every check over probe facts, bench results and the database, and folds
 //! the findings into one verdict. Pure: no I/O and no terminal formatting.
 
-use serde::{Deserialize, Serialize};
-
 use crate::database::Database;
 use crate::findings::context::{Context, Node};
 use crate::findings::{self, identity::DriveIdentity, ClientFailure, Fit};
 use crate::model::{Finding, Grade, Severity};
+use crate::output::{DriveVerdict, EntrySummary, Verdict};
 
 pub use crate::node::{ClientChoice, NodeChoice};
-
-/// The judge's answer. It is not a document of its own: the binary's report carries its
-/// grade, findings and drives under the report's schema version, and what needs root is the
-/// NC190 finding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub grade: Grade,
-    /// The client whose needs were applied, or `strictest`.
-    pub client: String,
-    /// With [`ClientChoice::Strictest`]: the most demanding client whose needs are not met.
-    pub failing_client: Option<String>,
-    /// The consensus client whose database was counted on the same disk, when one was named.
-    #[serde(default)]
-    pub consensus_client: Option<String>,
-    /// Sorted critical, warning, info, ok; in check order within a severity.
-    pub findings: Vec<Finding>,
-    pub drives: Vec<DriveVerdict>,
-    /// Version of the drive database that judged (`2026.11.30`).
-    #[serde(default)]
-    pub database_version: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DriveVerdict {
-    pub name: String,
-    pub model: Option<String>,
-    pub firmware: Option<String>,
-    pub grade: Grade,
-    pub entry: Option<EntrySummary>,
-    /// For a drive without an entry: the class its part number or the probe evidence implies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<ClassSummary>,
-}
-
-/// The class of a drive the database does not list, and the evidence that decided it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClassSummary {
-    /// The data/classes.toml id, or `rotational` / `host-memory-buffer` when only the probe's
-    /// evidence decided.
-    pub id: String,
-    pub label: String,
-    pub class: Option<String>,
-    pub nand: Option<String>,
-    pub dram: Option<String>,
-    pub evidence: Vec<String>,
-}
-
-impl ClassSummary {
-    pub fn of(c: &crate::database::Classification<'_>) -> ClassSummary {
-        ClassSummary {
-            id: c.id().to_owned(),
-            label: c.label(),
-            class: c.class.map(|x| x.as_str().to_owned()),
-            nand: c.nand.map(|n| n.as_str().to_owned()),
-            dram: c.dram.map(|d| d.as_str().to_owned()),
-            evidence: c.evidence.iter().map(|e| e.text.clone()).collect(),
-        }
-    }
-}
-
-/// The database entry that matched a drive, as lookups show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EntrySummary {
-    pub id: String,
-    pub family: String,
-    pub grade: Grade,
-    pub nand: Option<String>,
-    pub dram: Option<String>,
-    pub class: String,
-}
-
-impl EntrySummary {
-    /// NAND and DRAM come from the lookup, which applies capacity rules to the entry's own.
-    pub fn of(
-        entry: &crate::database::DriveEntry,
-        nand: Option<crate::database::Nand>,
-        dram: Option<crate::database::Dram>,
-    ) -> EntrySummary {
-        EntrySummary {
-            id: entry.id.clone(),
-            family: format!("{} {}", entry.vendor, entry.family),
-            grade: entry.grade,
-            nand: nand.map(|n| n.as_str().to_owned()),
-            dram: dram.map(|d| d.as_str().to_owned()),
-            class: entry.class.as_str().to_owned(),
-        }
-    }
-}
 
 pub fn judge(
     facts: &probe::Facts,

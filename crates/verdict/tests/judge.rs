@@ -6,7 +6,7 @@ mod judge_support;
 use bench::EngineKind;
 use judge_support::*;
 use probe::{AtimeMode, Facts, Health, Interface, IoUringStatus, LayerKind, Unavailable};
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Grade, Severity};
 
 fn unknown_drive() -> Facts {

@@ -8,7 +8,7 @@ use judge_support::*;
 use probe::fixture::{scenario_named, SCENARIOS};
 use probe::root::Root;
 use probe::ProbeOptions;
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Grade, Severity};
 
 fn judged(name: &str) -> Verdict {

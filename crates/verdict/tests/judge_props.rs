@@ -8,8 +8,8 @@ use bench::{BenchReport, EngineKind};
 use judge_support::*;
 use probe::{AtimeMode, Drive, Facts, Health, Interface, Layer, LayerKind, MountFacts, PcieLink};
 use proptest::prelude::*;
-use verdict::judge::{judge, ClientChoice};
 use verdict::Severity;
+use verdict::{judge, ClientChoice};
 
 fn any_interface() -> impl Strategy<Value = Option<Interface>> {
     prop_oneof![

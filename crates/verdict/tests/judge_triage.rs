@@ -7,7 +7,7 @@ mod judge_support;
 use std::path::{Path, PathBuf};
 
 use judge_support::*;
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Grade, Severity};
 
 /// The verdict on a saved `smartctl -j` report in `dir` (relative to this crate), as

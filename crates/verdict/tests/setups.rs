@@ -8,8 +8,8 @@ use judge_support::*;
 use probe::fixture::scenario_named;
 use probe::root::Root;
 use probe::{Facts, ProbeOptions};
-use verdict::judge::Verdict;
 use verdict::Severity;
+use verdict::Verdict;
 
 fn facts_of(name: &str) -> Facts {
     let scenario = scenario_named(name).unwrap_or_else(|| panic!("no scenario {name}"));

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use verdict::database::{Advisory, Database, DriveEntry, UnlistedGrade};
-use verdict::judge::EntrySummary;
+use verdict::EntrySummary;
 use verdict::Grade;
 
 use super::table::new_table;

@@ -313,13 +313,8 @@ mod tests {
     fn every_document_draws_the_formats_it_lists() {
         let db = verdict::database::Database::embedded().expect("embedded database");
         let facts = probe::Facts::default();
-        let verdict = verdict::judge::judge_node(
-            &facts,
-            None,
-            &db,
-            &verdict::judge::ClientChoice::Strictest,
-            None,
-        );
+        let verdict =
+            verdict::judge_node(&facts, None, &db, &verdict::ClientChoice::Strictest, None);
         let report = crate::report::build(
             facts.clone(),
             None,

@@ -10,8 +10,8 @@ use crate::database::{
     Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, PrefixCandidates, Traits,
     SCSI_PRODUCT_LEN,
 };
-use crate::judge::ClassSummary;
 use crate::model::{Finding, Grade, Severity};
+use crate::output::ClassSummary;
 
 use super::media::{self, Evidence, Medium, MediumJudgement};
 use super::{clip, format_bytes, format_iops};

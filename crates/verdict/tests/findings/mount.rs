@@ -197,12 +197,12 @@ fn nc509_unknown_client_falls_back_to_strictest() {
     assert_eq!(v.client, "strictest");
 }
 
-fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
-    verdict::judge::judge_node(
+fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::Verdict {
+    verdict::judge_node(
         facts,
         None,
         db(),
-        &verdict::judge::ClientChoice::Named(client.into()),
+        &verdict::ClientChoice::Named(client.into()),
         Some(consensus),
     )
 }

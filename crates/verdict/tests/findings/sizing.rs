@@ -27,7 +27,7 @@ fn choice(
     }
 }
 
-fn judge(facts: &probe::Facts, choice: &NodeChoice) -> verdict::judge::Verdict {
+fn judge(facts: &probe::Facts, choice: &NodeChoice) -> verdict::Verdict {
     judge_choice(facts, None, db(), choice)
 }
 

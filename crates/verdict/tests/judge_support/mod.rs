@@ -13,8 +13,8 @@ use probe::{
     LayerKind, MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
 };
 use verdict::database::Database;
-use verdict::judge::{judge_choice, ClientChoice, EntrySummary, NodeChoice, Verdict};
 use verdict::HistoryMode;
+use verdict::{judge_choice, ClientChoice, EntrySummary, NodeChoice, Verdict};
 use verdict::{Finding, Grade, Severity};
 
 pub const TB: u64 = 1_000_000_000_000;
