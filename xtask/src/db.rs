@@ -84,8 +84,8 @@ pub fn check(args: &[String]) -> Result<()> {
         db.drives.iter().map(|e| e.examples.len()).sum::<usize>(),
         db.generic.len(),
         db.classes.len(),
-        db.clients.len(),
-        db.consensus.len()
+        db.clients.execution.len(),
+        db.clients.consensus.len()
     );
     Ok(())
 }

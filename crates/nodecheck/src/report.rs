@@ -167,7 +167,7 @@ pub fn exit_code(grade: Grade) -> u8 {
 fn client_story(clients: &Clients, detected: bool, verdict: &Verdict) -> String {
     let display = |id: &str| {
         verdict::ClientCatalog::embedded()
-            .clients
+            .execution
             .iter()
             .find(|c| c.name == id)
             .map_or_else(|| id.to_owned(), |c| c.display.clone())

@@ -109,7 +109,7 @@ fn strictest_names_the_client_in_failing_client_and_text() {
     let f = one(&v, "NC511");
     assert!(f.detail.contains(&client.display), "{f:#?}");
     assert!(f.detail.contains("most demanding"), "{f:#?}");
-    for other in &db().clients {
+    for other in &db().clients.execution {
         if other.min_free_bytes > client.min_free_bytes {
             panic!("{} is more demanding than {}", other.name, client.name);
         }

@@ -13,13 +13,13 @@ pub fn check(unknown: &[UnknownName], db: &Database) -> Vec<Finding> {
         .map(|name| match name {
             UnknownName::Consensus(name) => finding(
                 &format!("consensus client called \"{name}\""),
-                db.consensus.iter().map(|c| c.name.as_str()),
+                db.clients.consensus.iter().map(|c| c.name.as_str()),
                 "its database was not counted",
                 "Name one of",
             ),
             UnknownName::Execution(name) => finding(
                 &format!("client called \"{name}\""),
-                db.clients.iter().map(|c| c.name.as_str()),
+                db.clients.execution.iter().map(|c| c.name.as_str()),
                 "judged against the strictest needs instead",
                 "Name one of the known clients",
             ),

@@ -48,10 +48,11 @@ impl<'a> Node<'a> {
         let paired: Vec<ClientNeeds> = match consensus {
             Some(cl) => db
                 .clients
+                .execution
                 .iter()
                 .map(|c| c.paired_with(cl, choice.consensus_mode))
                 .collect(),
-            None => db.clients.clone(),
+            None => db.clients.execution.clone(),
         };
         let named = match &choice.client {
             ClientChoice::Strictest => None,
@@ -116,8 +117,8 @@ impl<'a> Context<'a> {
             needs,
             strictest: node.named.is_none(),
             consensus: node.consensus,
-            consensus_known: &db.consensus,
-            sizing: db.sizing.as_ref(),
+            consensus_known: &db.clients.consensus,
+            sizing: db.clients.sizing.as_ref(),
             history: choice.history,
             consensus_mode: choice.consensus_mode,
         };

@@ -105,7 +105,7 @@ fn consensus_clients_and_sizing_are_present_and_validated() {
         db.consensus_client("LIGHTHOUSE").map(|c| c.name.as_str()),
         Some("lighthouse")
     );
-    let sizing = db.sizing.as_ref().expect("sizing");
+    let sizing = db.clients.sizing.as_ref().expect("sizing");
     assert_eq!(sizing.conservative_disk_bytes, 4_000_000_000_000);
 
     let errors = |clients: &str| -> Vec<String> {
@@ -264,13 +264,20 @@ fn shown_names_are_the_serialized_names() {
 #[test]
 fn size_figures_older_than_the_allowed_age_are_errors() {
     let db = db();
-    let max_age = db.sizing.as_ref().expect("sizing").max_figure_age_months;
+    let max_age = db
+        .clients
+        .sizing
+        .as_ref()
+        .expect("sizing")
+        .max_figure_age_months;
     let oldest = db
         .clients
+        .execution
         .iter()
         .flat_map(|c| c.history.iter().map(|f| f.as_of.clone()))
         .chain(
-            db.consensus
+            db.clients
+                .consensus
                 .iter()
                 .flat_map(|c| c.storage.iter().map(|f| f.as_of.clone())),
         )
