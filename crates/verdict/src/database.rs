@@ -30,26 +30,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::behaviour_thresholds::BehaviourThresholds;
 
-pub use crate::clients::{ClientCatalog, ClientNeeds, ConsensusNeeds, ProcessNames, Sizing};
+pub use crate::clients::{ClientCatalog, ClientNeeds, ConsensusNeeds, Sizing};
 pub use classes::{
-    controller_maker, ClassQuery, ClassRule, Classification, Evidence, EvidenceKind,
-    EMBEDDED_CLASSES, EMBEDDED_CLASSES_ORIGIN,
+    controller_maker, ClassQuery, ClassRule, Classification, EMBEDDED_CLASSES,
+    EMBEDDED_CLASSES_ORIGIN,
 };
 pub use controllers::{
     parse_hex_u16, ControllerMatch, ControllerRule, PciId, PciIds, EMBEDDED_CONTROLLERS,
     EMBEDDED_CONTROLLERS_ORIGIN, EMBEDDED_PCI_IDS,
 };
 pub use entry::{
-    AdvisoryRule, CapacityRule, CrowdResult, DriveEntry, FirmwareRule, PlatformMatch,
-    ResultContext, SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES,
+    CrowdResult, DriveEntry, PlatformMatch, ResultContext, SmartAttributeQuirk,
+    BAD_SECTOR_ATTRIBUTES,
 };
-pub use error::{DbError, ErrorKind, Position};
-pub use generic::{GenericRule, TraitMatch, Traits};
+pub use error::{DbError, ErrorKind};
+pub use generic::{GenericRule, Traits};
 pub use matching::{canonical_model, normalize_model, ModelForms};
 pub use query::{Advisory, DriveQuery, Lookup, PlatformQuery};
 pub use traits::{Class, Dram, EntryInterface, Nand};
 pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
-pub use unlisted::{worst, UnlistedGrade};
+pub use unlisted::UnlistedGrade;
 pub use validate::{result_context_problems, IssueLevel, ValidationIssue};
 
 /// Schema version of `data/*.toml` this build reads.

@@ -4,7 +4,7 @@
 mod judge_support;
 
 use judge_support::db;
-use verdict::database::DriveQuery;
+use verdict::DriveQuery;
 use verdict::Grade;
 
 /// The entry id a model string resolves to, `None` when nothing matches.

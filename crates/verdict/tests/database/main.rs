@@ -11,7 +11,7 @@ mod judge_support;
 use judge_support::db;
 
 use proptest::prelude::*;
-use verdict::database::{
+use verdict::{
     parse_result_block, Database, DbError, DriveQuery, EntryInterface, ErrorKind, IssueLevel,
     PlatformQuery, Traits, EMBEDDED_CLIENTS, EMBEDDED_DRIVES,
 };
@@ -187,7 +187,7 @@ fn generic_rules_follow_the_list() {
             .map(|g| g.id.clone())
             .collect()
     };
-    use verdict::database::{Class, Dram, EntryInterface, Nand};
+    use verdict::{Class, Dram, EntryInterface, Nand};
     let qlc_dramless = Traits {
         nand: Some(Nand::Qlc),
         dram: Some(Dram::Hmb),
@@ -225,7 +225,7 @@ fn generic_rules_follow_the_list() {
 /// files use for it, so a reader can grep a pasted report for what the table printed.
 #[test]
 fn shown_names_are_the_serialized_names() {
-    use verdict::database::{Class, Dram, Nand};
+    use verdict::{Class, Dram, Nand};
     fn check<T: serde::Serialize>(values: &[T], shown: impl Fn(&T) -> String) {
         for value in values {
             let serialized = serde_json::to_value(value).expect("serializes");
@@ -281,7 +281,7 @@ fn size_figures_older_than_the_allowed_age_are_errors() {
                 .iter()
                 .flat_map(|c| c.storage.iter().map(|f| f.as_of.clone())),
         )
-        .filter_map(|as_of| verdict::clients::year_month(&as_of))
+        .filter_map(|as_of| verdict::year_month(&as_of))
         .min()
         .expect("dated figures");
     let months = |(y, m): (u32, u32)| y * 12 + m - 1;

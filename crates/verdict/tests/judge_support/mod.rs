@@ -12,7 +12,7 @@ use probe::{
     AtimeMode, ControllerMode, Drive, Facts, FstabEntry, Health, Interface, IoUringStatus, Layer,
     LayerKind, MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
 };
-use verdict::database::Database;
+use verdict::Database;
 use verdict::HistoryMode;
 use verdict::{judge_choice, ClientChoice, EntrySummary, NodeChoice, Verdict};
 use verdict::{Finding, Grade, Severity};

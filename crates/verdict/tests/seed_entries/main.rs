@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use judge_support::{db, TB};
 use seeds::{NOT_MODEL_MATCHED, SEEDS};
-use verdict::database::{Class, Dram, DriveQuery, Nand};
+use verdict::{Class, Dram, DriveQuery, Nand};
 use verdict::{Grade, Severity};
 
 #[test]
