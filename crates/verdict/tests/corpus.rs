@@ -2,12 +2,10 @@
 //! to its family and no other, every unlisted one to no entry and its expected class, and each
 //! of the list's generic rules is reached by some real unlisted string.
 
-mod judge_support;
-
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use judge_support::db;
+use crate::support::db;
 use verdict::corpus::{
     evaluate, parse_corpus, CorpusRow, Expect, Kind, RowKind, SAMPLE_UNKNOWN_GATE_PERCENT,
 };

@@ -1,10 +1,8 @@
 //! The judge as a whole: grade folding, ordering, the JSON contract, the strictest client,
 //! and snapshots of whole verdicts for representative machines.
 
-mod judge_support;
-
+use crate::support::*;
 use bench::EngineKind;
-use judge_support::*;
 use probe::{AtimeMode, Facts, Health, Interface, IoUringStatus, LayerKind, Unavailable};
 use verdict::Verdict;
 use verdict::{Grade, Severity};

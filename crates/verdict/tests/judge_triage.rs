@@ -2,11 +2,9 @@
 //! prometheus-community/smartctl_exporter): the judge must reach the community's verdict on
 //! each drive from nothing but the saved report, as `nodecheck triage` does.
 
-mod judge_support;
-
 use std::path::{Path, PathBuf};
 
-use judge_support::*;
+use crate::support::*;
 use verdict::Verdict;
 use verdict::{Grade, Severity};
 

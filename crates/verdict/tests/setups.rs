@@ -2,9 +2,7 @@
 //! tuning, a drive passed through to a KVM guest, a plain QEMU volume, cloud volumes by their
 //! provider, btrfs on md.
 
-mod judge_support;
-
-use judge_support::*;
+use crate::support::*;
 use probe::fixture::scenario_named;
 use probe::root::Root;
 use probe::{Facts, ProbeOptions};

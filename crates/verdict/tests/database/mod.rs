@@ -5,10 +5,7 @@ mod loader;
 mod lookup;
 mod validation;
 
-#[path = "../judge_support/mod.rs"]
-mod judge_support;
-
-use judge_support::db;
+use crate::support::db;
 
 use proptest::prelude::*;
 use verdict::{

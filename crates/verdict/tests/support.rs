@@ -2,9 +2,6 @@
 //! which each test then bends to the case it checks. Values follow what the probe reads on
 //! real machines (sysfs sizes, NVMe Identify thresholds, mountinfo options).
 
-// Each test crate that includes this module uses a different part of it.
-#![allow(dead_code)]
-
 use std::sync::OnceLock;
 
 use bench::{BenchReport, EngineKind, LatencySummary, Qd1Result, RandRwResult};
