@@ -13,4 +13,5 @@ mod lookalikes;
 mod seed_entries;
 mod setups;
 mod support;
+mod tidy;
 mod watch;
