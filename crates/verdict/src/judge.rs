@@ -2,7 +2,7 @@
 //! the findings into one verdict. Pure: no I/O and no terminal formatting.
 
 use crate::database::Database;
-use crate::findings::context::{Context, Node};
+use crate::findings::context::{Context, NodeClients};
 use crate::findings::{self, identity::DriveIdentity, ClientFailure, Fit};
 use crate::model::{Finding, Grade, Severity};
 use crate::output::{DriveVerdict, EntrySummary, Verdict};
@@ -42,7 +42,7 @@ pub fn judge_choice(
     db: &Database,
     choice: &NodeChoice,
 ) -> Verdict {
-    let node = Node::resolve(db, choice);
+    let node = NodeClients::resolve(db, choice);
     let ctx = Context::new(facts, bench, db, choice, &node);
 
     let mut findings: Vec<Finding> = Vec::new();

@@ -22,7 +22,7 @@ pub enum UnknownName {
 /// The node's clients resolved against the database. The context borrows the paired needs,
 /// so they are resolved before it is built.
 #[derive(Debug)]
-pub struct Node<'a> {
+pub struct NodeClients<'a> {
     /// Each execution client's needs with the consensus client's on the same disk.
     paired: Vec<ClientNeeds>,
     consensus: Option<&'a ConsensusNeeds>,
@@ -31,8 +31,8 @@ pub struct Node<'a> {
     unknown: Vec<UnknownName>,
 }
 
-impl<'a> Node<'a> {
-    pub fn resolve(db: &'a Database, choice: &NodeChoice) -> Node<'a> {
+impl<'a> NodeClients<'a> {
+    pub fn resolve(db: &'a Database, choice: &NodeChoice) -> NodeClients<'a> {
         let mut unknown = Vec::new();
         let consensus =
             choice
@@ -66,7 +66,7 @@ impl<'a> Node<'a> {
                 found
             }
         };
-        Node {
+        NodeClients {
             paired,
             consensus,
             named,
@@ -107,7 +107,7 @@ impl<'a> Context<'a> {
         bench: Option<&'a BenchReport>,
         db: &'a Database,
         choice: &NodeChoice,
-        node: &'a Node<'a>,
+        node: &'a NodeClients<'a>,
     ) -> Context<'a> {
         let needs = match node.named {
             Some(i) => vec![&node.paired[i]],

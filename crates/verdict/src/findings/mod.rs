@@ -1,4 +1,7 @@
-//! The checks the judge runs, one module per family of findings.
+//! The checks the judge runs, one module per family of findings, and [`CHECKS`], the table
+//! of them: each entry names a check, says what it looks at, lists the codes it emits and
+//! runs it over the one [`Context`] the judge builds. The judge runs the table in order and
+//! folds what comes back; adding a check is adding an entry.
 //!
 //! Codes are stable and grouped by hundreds: NC1xx identity, NC2xx health and temperature,
 //! NC3xx TRIM, NC4xx controller, link and interface, NC5xx mount, file system and capacity,
