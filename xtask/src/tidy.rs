@@ -377,3 +377,59 @@ fn behaviour_tests_do_no_file_io_outside_the_engine() {
         offenders,
     );
 }
+
+/// Engines only submit and complete (crates/bench/src/engine, fio's ioengine ops): nothing
+/// outside the engine module issues, commits or reaps I/O, and no engine reads the clock,
+/// because every I/O is timed by the one loop around them (`engine/worker.rs`), so a latency
+/// of one engine compares with another's and the mock's figures come from the same accounting.
+#[test]
+fn io_is_issued_by_engines_only_and_timed_by_the_one_loop() {
+    const ISSUING: [&str; 9] = [
+        "libc::pread",
+        "libc::pwrite",
+        "io_uring::",
+        "IoUring",
+        "submit_and_wait",
+        "IoQueue for",
+        "dyn IoQueue",
+        ".reap(",
+        "worker::drive",
+    ];
+    const CLOCK: [&str; 3] = ["Instant", "SystemTime", "elapsed()"];
+    let src = workspace_root().join("crates/bench/src");
+    let engine = src.join("engine");
+    let mut files = Vec::new();
+    collect(&src, &mut files);
+    assert!(files.len() > 10, "no bench sources under {}", src.display());
+    let mut offenders = Vec::new();
+    for file in files {
+        let in_engine = file.starts_with(&engine);
+        // The loop and its threads own the clock; the queues of the engines do not read it.
+        let engine_queue = in_engine
+            && !matches!(
+                file.file_name().and_then(|name| name.to_str()),
+                Some("worker.rs")
+            );
+        let text = fs::read_to_string(&file).unwrap();
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        for (number, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            let forbidden: &[&str] = if engine_queue {
+                &CLOCK
+            } else if in_engine {
+                &[]
+            } else {
+                &ISSUING
+            };
+            if let Some(token) = forbidden.iter().find(|token| line.contains(*token)) {
+                offenders.push(format!("{}:{}: {token}", relative(&file), number + 1));
+            }
+        }
+    }
+    assert_none(
+        "I/O issued outside the engines, or timed by an engine instead of the one loop",
+        offenders,
+    );
+}

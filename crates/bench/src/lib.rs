@@ -4,10 +4,10 @@
 //!
 //! Entry point: [`run`] with a [`Plan`] and a [`Progress`], returning a [`BenchReport`]. Every
 //! test runs on one I/O path: a [`Job`] of the test issues [`Io`]s through [`engine::run`],
-//! which checks each one against the [`engine::Target`] (no write to a read-only target, the
-//! free-space reserve held while anything writes) before the chosen [`engine::Engine`]
-//! (io_uring, psync, or the mock device) sees it. The [`behaviour`] tests (sync, cliff, span)
-//! are built on the same engines.
+//! whose one loop checks each one against the [`engine::Target`] (no write to a read-only
+//! target, the free-space reserve held while anything writes), queues it on the chosen
+//! [`engine::Engine`]'s [`engine::IoQueue`] (io_uring, psync, or the mock device), reaps it and
+//! times it. The [`behaviour`] tests (sync, cliff, span) are built on the same engines.
 //!
 //! Two modules are public because they are extension points: [`engine`] (engines, targets and
 //! the mock device) and [`behaviour`] (the behaviour tests, their plans and the simulated

@@ -1,16 +1,14 @@
 //! The three simulated drives are told apart by the behaviour workloads, deterministically.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::GIB;
 use bench::behaviour::cliff::CliffPlan;
 use bench::behaviour::measure;
 use bench::behaviour::models::{DriveModel, MockDrive};
 use bench::behaviour::span::SpanPlan;
 use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::{BehaviourError, CliffStop, SyncPhase};
-use support::GIB;
 
 const GB: f64 = 1e9;
 /// The simulated test file: the community's 150 GiB plus room for the span test to outgrow a

@@ -3,19 +3,17 @@
 //! behind. Small sizes and seconds, so the figures say nothing about the drive; what is
 //! checked is that the workloads really ran against it.
 
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::skip::skip;
+use crate::support::{scratch, MIB};
 use bench::behaviour::cliff::CliffPlan;
 use bench::behaviour::span::SpanPlan;
 use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::{BehaviourTests, CliffStop, SyncPhase, WritePattern};
 use bench::{BenchError, EngineKind};
 use bench::{BenchTarget, NoProgress, Plan};
-use support::skip::skip;
-use support::{scratch, MIB};
 
 fn plan_for(dir: &Path, tests: BehaviourTests) -> Plan {
     let mut plan = Plan::full(BenchTarget::Directory(dir.to_path_buf()));

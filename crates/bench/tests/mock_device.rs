@@ -1,10 +1,9 @@
 //! The mock device makes statistics and stopping exact: every expected number here is computed
 //! by hand from the injected latencies.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::GIB;
 use bench::engine::mock::{
     ConstantLatency, DeviceState, LatencyModel, MockEngine, ScriptedLatency,
 };
@@ -12,7 +11,6 @@ use bench::engine::{Target, Work};
 use bench::CancelToken;
 use bench::{Direction, Io, Job, ProgressCounter, StopCondition};
 use bench::{RandomIoJob, RandomPattern};
-use support::GIB;
 
 /// The simulated device: a 1 GiB span, small enough for exact hand-computed statistics.
 const SPAN: u64 = GIB;

@@ -2,20 +2,18 @@
 //! path (test file, prefill, qd1, randrw, cleanup) and a write-then-verify pass through each
 //! engine.
 
-mod support;
-
 use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::scratch;
+use crate::support::skip::skip;
 use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
 use bench::{BenchTarget, Phase, Plan, Progress};
 use bench::{Direction, Io, Job, ALIGN};
 use bench::{EngineKind, LatencySummary};
-use support::scratch;
-use support::skip::skip;
 
 fn io_uring_available() -> bool {
     match engine::select(EnginePreference::IoUring, EngineConfig::default(), 1 << 20) {

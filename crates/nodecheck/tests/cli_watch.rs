@@ -93,6 +93,47 @@ fn a_saturated_drive_is_storage_bound_and_an_idle_one_is_not() {
     assert_eq!(code, 0);
 }
 
+/// Readings a real kernel gave (Debian's, under QEMU, `cargo xtask vm --update-test-data`):
+/// `watch --save` in the guest beside a 400 MiB dd write, on an NVMe drive and on md RAID1 over
+/// two SATA SSDs. The host's replay gives the figures and the verdict the guest printed live.
+#[test]
+fn a_real_kernels_readings_replay_to_what_the_guest_printed() {
+    for (scenario, devices) in [
+        ("qemu-nvme", &["nvme0n1"][..]),
+        ("qemu-md-raid1", &["md0", "sda", "sdb"][..]),
+    ] {
+        let (replayed, _) = triage_json(&format!("{scenario}.watch.json"));
+        let live: Value = serde_json::from_slice(
+            &std::fs::read(data(&format!("{scenario}.live.json"))).expect("read"),
+        )
+        .expect("the guest's report is JSON");
+        let names: Vec<&str> = replayed["devices"]
+            .as_array()
+            .expect("devices")
+            .iter()
+            .filter_map(|d| d["disk_device"].as_str())
+            .collect();
+        assert_eq!(names, devices, "{scenario}");
+        for key in ["devices", "host_pressure", "latency_probe", "seconds"] {
+            assert_eq!(replayed[key], live[key], "{scenario}: {key}");
+        }
+        assert_eq!(
+            replayed["verdict"]["outcome"], live["verdict"]["outcome"],
+            "{scenario}"
+        );
+        let written: f64 = replayed["devices"]
+            .as_array()
+            .expect("devices")
+            .iter()
+            .filter_map(|d| d["wkB/s"].as_f64())
+            .sum();
+        assert!(
+            written > 0.0,
+            "{scenario}: the dd load's writes are in the counters"
+        );
+    }
+}
+
 #[test]
 fn a_saved_report_is_judged_again_to_the_same_verdict() {
     let (first, _) = triage_json("loop-fio-randrw-psync16.watch.json");

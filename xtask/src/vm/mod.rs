@@ -421,6 +421,7 @@ fn run_scenario(
 
     if opts.update_test_data {
         save_test_data(scenario, &snapshot)?;
+        save_watch_data(scenario, &outcome)?;
     }
     Ok(checks)
 }
@@ -454,6 +455,24 @@ fn save_test_data(scenario: &Scenario, snapshot: &Path) -> Result<()> {
     let _ = fs::remove_dir_all(&dest);
     copy_tree(unpacked.root(), &dest)?;
     eprintln!("vm: saved {}", dest.display());
+    Ok(())
+}
+
+/// The nodecheck tests' watch replay data: what `watch --save` kept in the guest beside the
+/// write load, and the report the live run printed, which the replay must give again.
+fn save_watch_data(scenario: &Scenario, outcome: &Outcome) -> Result<()> {
+    let (Some(saved), Some(live)) = (
+        outcome.runs.get(scenarios::WATCH_SAVED_RUN),
+        outcome.runs.get("watch"),
+    ) else {
+        return Ok(());
+    };
+    let dir = crate::project_root().join("crates/nodecheck/tests/data/watch");
+    let name = scenario.name.replace('_', "-");
+    let saved_path = dir.join(format!("qemu-{name}.watch.json"));
+    fs::write(&saved_path, &saved.stdout)?;
+    fs::write(dir.join(format!("qemu-{name}.live.json")), &live.stdout)?;
+    eprintln!("vm: saved {}", saved_path.display());
     Ok(())
 }
 

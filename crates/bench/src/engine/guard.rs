@@ -1,7 +1,8 @@
-//! The one wrapper every engine runs behind (fio's `td_io_queue`): each I/O a job asks for is
-//! checked against the target before any engine sees it, and while a job writes, the file
-//! system's free space is watched on the engine's clock, so the read-only guard and the
-//! free-space reserve hold for every test on every engine, the mock device included.
+//! The checks of the one loop every engine runs behind (`worker`, fio's `td_io_queue`): each
+//! I/O a job asks for is checked against the target before any engine sees it, and while a job
+//! writes, the file system's free space is watched on the engine's clock, so the read-only
+//! guard and the free-space reserve hold for every test on every engine, the mock device
+//! included.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use super::Target;
 use crate::error::{BenchError, ByteSize};
-use crate::workload::{Direction, Io, Job};
+use crate::workload::{Direction, Io};
 
 /// Where free space is read from while the bench writes: the directory of the test file, by
 /// its descriptor (`fstatvfs`), or a simulated file system in tests.
@@ -120,7 +121,8 @@ impl<'a> Guard<'a> {
         }
     }
 
-    fn refuse(&self, err: BenchError) {
+    /// Ends the run: every worker stops issuing, and `err` is what [`super::run`] returns.
+    pub(super) fn refuse(&self, err: BenchError) {
         self.stopped.store(true, Ordering::Relaxed);
         if let Ok(mut slot) = self.error.lock() {
             slot.get_or_insert(err);
@@ -132,7 +134,16 @@ impl<'a> Guard<'a> {
         self.error.into_inner().ok().flatten()
     }
 
-    fn admit(&self, io: &Io, now: Duration) -> Result<(), BenchError> {
+    /// Whether a refusal ended the run.
+    #[inline]
+    pub(super) fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Relaxed)
+    }
+
+    /// Checks `io` before it is queued: against the target, and against the free-space reserve
+    /// when it writes.
+    #[inline]
+    pub(super) fn admit(&self, io: &Io, now: Duration) -> Result<(), BenchError> {
         self.target.check(io, self.max_io_bytes)?;
         if io.direction == Direction::Write {
             if let Some(watch) = self.target.space_watch() {
@@ -164,39 +175,5 @@ impl<'a> Guard<'a> {
         }
         self.checking.store(false, Ordering::Release);
         reading.map(|_| ())
-    }
-}
-
-/// A job seen through the guard: it stops issuing at the first refusal, its own or another
-/// job's, and the refusal is returned by [`super::run`].
-pub(super) struct Checked<'g, 'a> {
-    pub(super) job: &'g mut dyn Job,
-    pub(super) guard: &'g Guard<'a>,
-}
-
-impl Job for Checked<'_, '_> {
-    #[inline]
-    fn next_io(&mut self, now: Duration) -> Option<Io> {
-        if self.guard.stopped.load(Ordering::Relaxed) {
-            return None;
-        }
-        let io = self.job.next_io(now)?;
-        match self.guard.admit(&io, now) {
-            Ok(()) => Some(io),
-            Err(err) => {
-                self.guard.refuse(err);
-                None
-            }
-        }
-    }
-
-    #[inline]
-    fn fill(&mut self, io: &Io, buf: &mut [u8]) {
-        self.job.fill(io, buf);
-    }
-
-    #[inline]
-    fn complete(&mut self, io: &Io, latency: Duration, now: Duration, data: &[u8]) {
-        self.job.complete(io, latency, now, data);
     }
 }

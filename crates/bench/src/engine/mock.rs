@@ -1,19 +1,21 @@
-//! A simulated device on virtual time, like hyperfine's mock executor: every I/O takes the
-//! latency a [`LatencyModel`] says, completions are delivered in time order, and the jobs see
-//! the virtual clock. Statistics and stopping logic become exact and deterministic to test.
+//! A simulated device on virtual time (fio's null engine, with latencies): every I/O takes the
+//! latency a [`LatencyModel`] says, completions are reaped in time order, and the jobs see the
+//! virtual clock. It is just another engine behind the one loop (`worker`): the target check,
+//! the free-space watch and the timing are the real engines', so statistics and stopping logic
+//! are exact and deterministic to test.
 //!
 //! Models are open: anything implementing [`LatencyModel`] (a drive with an SLC cache that fills
 //! up, a mapping cache that misses beyond a span) plugs in.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::EngineKind;
-use super::{Engine, Work};
+use super::{Completion, Engine, IoQueue, Target};
 use crate::error::BenchError;
-use crate::workload::Io;
+use crate::workload::{Direction, Io};
 
 /// What the simulated device knows when it is asked for an I/O's service time.
 #[derive(Debug, Clone, Copy)]
@@ -41,8 +43,8 @@ pub struct ConstantLatency {
 impl LatencyModel for ConstantLatency {
     fn latency(&mut self, io: &Io, _state: &DeviceState) -> Duration {
         match io.direction {
-            crate::workload::Direction::Read => self.read,
-            crate::workload::Direction::Write => self.write,
+            Direction::Read => self.read,
+            Direction::Write => self.write,
         }
     }
 }
@@ -78,9 +80,8 @@ impl LatencyModel for ScriptedLatency {
 struct Pending {
     done_at: Duration,
     sequence: u64,
-    job: usize,
-    latency: Duration,
-    io: Io,
+    slot: u32,
+    len: u32,
 }
 
 impl PartialEq for Pending {
@@ -103,7 +104,8 @@ impl Ord for Pending {
     }
 }
 
-/// The simulated device as an engine.
+/// The simulated device as an engine. All jobs of a run share one device (one queue on one
+/// virtual clock), so what the model sees in flight is every job's I/O, in a reproducible order.
 pub struct MockEngine {
     model: Mutex<Box<dyn LatencyModel>>,
 }
@@ -121,60 +123,88 @@ impl Engine for MockEngine {
         EngineKind::Mock
     }
 
-    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
-        let Work {
-            queue_depth,
-            jobs,
-            tick,
-            ..
-        } = work;
-        let mut model = self
+    fn simulated(&self) -> bool {
+        true
+    }
+
+    fn open<'e>(
+        &'e self,
+        _target: &Target,
+        slots: u32,
+        _seed: u64,
+    ) -> Result<Box<dyn IoQueue + 'e>, BenchError> {
+        let model = self
             .model
             .lock()
             .map_err(|_| BenchError::Engine("the mock device's model panicked earlier".into()))?;
-        let queue_depth = queue_depth.max(1);
-        let mut pending: BinaryHeap<Reverse<Pending>> =
-            BinaryHeap::with_capacity(jobs.len() * queue_depth as usize);
-        let mut inflight_per_job = vec![0u32; jobs.len()];
-        let mut issuing = vec![true; jobs.len()];
-        let mut now = Duration::ZERO;
-        let mut written_bytes = 0u64;
-        let mut sequence = 0u64;
-        loop {
-            for (index, job) in jobs.iter_mut().enumerate() {
-                while issuing[index] && inflight_per_job[index] < queue_depth {
-                    let Some(io) = job.next_io(now) else {
-                        issuing[index] = false;
-                        break;
-                    };
-                    let state = DeviceState {
-                        now,
-                        inflight: pending.len() as u32,
-                        written_bytes,
-                    };
-                    let latency = model.latency(&io, &state);
-                    if io.direction == crate::workload::Direction::Write {
-                        written_bytes += u64::from(io.len);
-                    }
-                    pending.push(Reverse(Pending {
-                        done_at: now + latency,
-                        sequence,
-                        job: index,
-                        latency,
-                        io,
-                    }));
-                    sequence += 1;
-                    inflight_per_job[index] += 1;
-                }
-            }
-            let Some(Reverse(done)) = pending.pop() else {
-                break;
-            };
-            now = done.done_at;
-            inflight_per_job[done.job] -= 1;
-            jobs[done.job].complete(&done.io, done.latency, now, &[]);
+        Ok(Box::new(MockQueue {
+            model,
+            pending: BinaryHeap::with_capacity(slots as usize),
+            now: Duration::ZERO,
+            written_bytes: 0,
+            sequence: 0,
+        }))
+    }
+}
+
+/// The device of one run: I/O in flight by completion time, and the virtual clock, which moves
+/// to each completion as it is reaped.
+struct MockQueue<'e> {
+    model: MutexGuard<'e, Box<dyn LatencyModel>>,
+    pending: BinaryHeap<Reverse<Pending>>,
+    now: Duration,
+    written_bytes: u64,
+    sequence: u64,
+}
+
+impl IoQueue for MockQueue<'_> {
+    fn virtual_now(&self) -> Duration {
+        self.now
+    }
+
+    /// The simulated device moves no data.
+    fn buffer(&mut self, _slot: u32, _len: u32) -> Option<&mut [u8]> {
+        None
+    }
+
+    fn data(&self, _slot: u32, _len: u32) -> &[u8] {
+        &[]
+    }
+
+    fn queue(&mut self, slot: u32, io: &Io) -> Result<(), BenchError> {
+        let state = DeviceState {
+            now: self.now,
+            inflight: u32::try_from(self.pending.len()).unwrap_or(u32::MAX),
+            written_bytes: self.written_bytes,
+        };
+        let latency = self.model.latency(io, &state);
+        if io.direction == Direction::Write {
+            self.written_bytes += u64::from(io.len);
         }
-        tick();
+        self.pending.push(Reverse(Pending {
+            done_at: self.now + latency,
+            sequence: self.sequence,
+            slot,
+            len: io.len,
+        }));
+        self.sequence += 1;
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), BenchError> {
+        Ok(())
+    }
+
+    /// Completes the earliest I/O only, so that the jobs refill its slot at its own instant:
+    /// the device sees the queue depth the workload keeps.
+    fn reap(&mut self, _min: u32, completions: &mut Vec<Completion>) -> Result<(), BenchError> {
+        if let Some(Reverse(done)) = self.pending.pop() {
+            self.now = done.done_at;
+            completions.push(Completion {
+                slot: done.slot,
+                result: i64::from(done.len),
+            });
+        }
         Ok(())
     }
 }

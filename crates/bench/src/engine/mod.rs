@@ -1,20 +1,24 @@
-//! I/O engines behind one trait: io_uring (preferred), portable `pread`/`pwrite` threads, and a
-//! simulated device for deterministic tests.
+//! I/O engines behind one queue-and-reap interface (fio's ioengine ops): io_uring (preferred),
+//! portable `pread`/`pwrite` threads, and a simulated device for deterministic tests. An engine
+//! only opens an [`IoQueue`] and submits and completes on it; [`run`] is the one loop around
+//! every engine (`worker`, fio's `td_io_queue`/`td_io_getevents`), which checks each I/O
+//! against the target, pins the workers, and times and accounts every I/O.
 
 mod buffer;
 mod guard;
 pub mod mock;
 pub mod psync;
 pub mod uring;
+mod worker;
 
 pub use buffer::AlignedBuffer;
 pub use guard::{FreeSpace, SpaceWatch, SPACE_CHECK_INTERVAL};
+pub use worker::run;
 
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use strum::{Display, IntoStaticStr};
@@ -253,7 +257,8 @@ impl<'a, 'j> Work<'a, 'j> {
     }
 }
 
-/// An I/O engine: runs jobs against a target until every job stops issuing and all I/O completed.
+/// An I/O engine: how a queue of I/O is opened on a target. Everything else of a run (asking
+/// the jobs, checking, pinning, timing, accounting) is [`run`]'s, the same for every engine.
 pub trait Engine: Send + Sync {
     fn kind(&self) -> EngineKind;
 
@@ -269,10 +274,22 @@ pub trait Engine: Send + Sync {
         u32::MAX
     }
 
-    /// The engine's own loop: runs the work's jobs to their end and returns the first error, the
-    /// other jobs told to stop and drained first. Called through [`run`], which checks every
-    /// I/O before the engine sees it; never called directly.
-    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError>;
+    /// A simulated device: all jobs of a run share one queue on the calling thread and its
+    /// virtual clock ([`IoQueue::virtual_now`]), which makes a run reproducible. Real engines
+    /// get one queue and one (pinned) thread per job and the monotonic clock.
+    fn simulated(&self) -> bool {
+        false
+    }
+
+    /// Opens a queue of `slots` I/O in flight at once on `target` (called on the worker's
+    /// thread, once it is pinned, so that rings and buffers are set up where they are used).
+    /// `seed` varies the buffers' initial content.
+    fn open<'e>(
+        &'e self,
+        target: &Target,
+        slots: u32,
+        seed: u64,
+    ) -> Result<Box<dyn IoQueue + 'e>, BenchError>;
 
     /// Something the report should say about how the engine ran (e.g. it had to do without
     /// registered buffers). Empty when it ran as configured.
@@ -281,135 +298,63 @@ pub trait Engine: Send + Sync {
     }
 }
 
-/// Runs `work` on `engine` behind the one guard of every I/O path (see `guard`): each I/O is
-/// checked against the target (no write to a read-only target, aligned, inside it) and free
-/// space is watched while jobs write; the first refusal stops every job and is returned.
-pub fn run(engine: &dyn Engine, work: Work<'_, '_>) -> Result<(), BenchError> {
-    let Work {
-        target,
-        queue_depth,
-        jobs,
-        tick,
-    } = work;
-    let guard = guard::Guard::new(target, engine.max_io_bytes());
-    let mut checked: Vec<guard::Checked<'_, '_>> = jobs
-        .iter_mut()
-        .map(|job| guard::Checked {
-            job: &mut **job,
-            guard: &guard,
-        })
-        .collect();
-    let mut refs: Vec<&mut dyn Job> = checked.iter_mut().map(|job| job as &mut dyn Job).collect();
-    let outcome = engine.drive(Work::new(target, queue_depth, &mut refs, tick));
-    drop(refs);
-    drop(checked);
-    match (guard.into_error(), outcome) {
-        (Some(refused), _) => Err(refused),
-        (None, outcome) => outcome,
+/// One finished I/O as an engine reports it: its slot and, as in an io_uring CQE, the bytes
+/// transferred or a negative errno.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i64,
+}
+
+/// What an engine implements (fio's `queue`, `commit`, `getevents`/`event`): slots `0..slots`
+/// of buffers, I/O queued into a slot, handed to the device by `commit`, completions reaped.
+/// A slot is queued again only after its completion was reaped.
+pub trait IoQueue {
+    /// `queue` does the I/O itself (fio's `FIO_Q_COMPLETED`): its latency is timed around
+    /// `queue`, not from `commit`.
+    fn synchronous(&self) -> bool {
+        false
     }
-}
 
-/// Runs one worker per job on scoped threads (pinned as `target` asks), ticking on the calling
-/// thread.
-pub(crate) fn run_workers<F>(work: Work<'_, '_>, worker: F) -> Result<(), BenchError>
-where
-    F: Fn(&mut dyn Job, &AtomicBool, Instant) -> Result<(), BenchError> + Sync,
-{
-    let Work {
-        target, jobs, tick, ..
-    } = work;
-    let _caller = CallerPinned::new(target);
-    let abort = AtomicBool::new(false);
-    let epoch = Instant::now();
-    let (sender, receiver) = mpsc::channel::<Result<(), BenchError>>();
-    std::thread::scope(|scope| {
-        let mut spawn_error = None;
-        let mut spawned = 0;
-        for job in jobs.iter_mut() {
-            let sender = sender.clone();
-            let abort = &abort;
-            let worker = &worker;
-            let job: &mut dyn Job = &mut **job;
-            let spawned_thread = std::thread::Builder::new()
-                .name("nodecheck-io".into())
-                // Workers keep only a few locals; 256 KiB keeps 64 portable threads cheap.
-                .stack_size(256 * 1024)
-                .spawn_scoped(scope, move || {
-                    target.pin_worker();
-                    let result = worker(job, abort, epoch);
-                    if result.is_err() {
-                        abort.store(true, Ordering::Relaxed);
-                    }
-                    let _ = sender.send(result);
-                });
-            match spawned_thread {
-                Ok(_) => spawned += 1,
-                Err(err) => {
-                    abort.store(true, Ordering::Relaxed);
-                    spawn_error = Some(BenchError::io("spawning an I/O thread", err));
-                    break;
-                }
-            }
-        }
-        drop(sender);
-        let mut first_error = spawn_error;
-        let mut finished = 0;
-        let mut last_tick = Instant::now();
-        while finished < spawned {
-            match receiver.recv_timeout(Duration::from_millis(20)) {
-                Ok(result) => {
-                    finished += 1;
-                    if let Err(err) = result {
-                        first_error.get_or_insert(err);
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            if last_tick.elapsed() >= Duration::from_millis(100) {
-                tick();
-                last_tick = Instant::now();
-            }
-        }
-        tick();
-        match first_error {
-            Some(err) => Err(err),
-            None => Ok(()),
-        }
-    })
-}
-
-/// While pinned workers run, the calling thread, which wakes every 20 ms to collect results and
-/// tick progress, runs on their CPUs too; its own affinity is restored afterwards.
-///
-/// This is the layout fio has when pinned (`cpus_allowed` applies to all its threads, and its
-/// main thread wakes every 10 ms beside the job). It matters on a VM: on the project's KVM test
-/// VM, a QD1 worker whose CPU saw nothing but its own completions measured 33-37 µs p50, the
-/// same worker with the ticking thread on its CPU 31-33 µs, in ten alternating pairs (a bare C
-/// loop doing fio's exact system calls showed the same 4 µs with and without a process waking
-/// every 10 ms on its CPU). A node's CPUs are never idle but for one reader either, so the
-/// figure with company is also the one closer to what a client sees.
-struct CallerPinned {
-    previous: Option<Vec<usize>>,
-}
-
-impl CallerPinned {
-    fn new(target: &Target) -> Self {
-        let previous = target.cpus().and_then(|cpus| {
-            let previous = crate::affinity::allowed_cpus().ok()?;
-            crate::affinity::pin_current_thread(cpus).ok()?;
-            Some(previous)
-        });
-        CallerPinned { previous }
+    /// Commit after this many queued I/O (fio's `iodepth_batch_submit`); the loop also commits
+    /// whatever is queued before it reaps.
+    fn commit_batch(&self) -> u32 {
+        1
     }
-}
 
-impl Drop for CallerPinned {
-    fn drop(&mut self) {
-        if let Some(previous) = &self.previous {
-            // Best effort: the set came from sched_getaffinity a moment ago.
-            let _ = crate::affinity::pin_current_thread(previous);
-        }
+    /// The device's clock, for a [`Engine::simulated`] engine.
+    fn virtual_now(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    /// The buffer of `slot`, `len` bytes, for a write's content; `None` on a device that moves
+    /// no data.
+    fn buffer(&mut self, slot: u32, len: u32) -> Option<&mut [u8]>;
+
+    /// What a completed read of `len` bytes left in `slot` (empty on a device that moves no
+    /// data).
+    fn data(&self, slot: u32, len: u32) -> &[u8];
+
+    /// Queues `io` in `slot`. An error means the queue itself is unusable; a failed I/O is a
+    /// completion with a negative result.
+    fn queue(&mut self, slot: u32, io: &Io) -> Result<(), BenchError>;
+
+    /// Hands what was queued to the device.
+    fn commit(&mut self) -> Result<(), BenchError>;
+
+    /// Appends the completions there are, waiting for at least `min` when there are none.
+    /// `completions` has room for every slot: reaping never allocates.
+    fn reap(&mut self, min: u32, completions: &mut Vec<Completion>) -> Result<(), BenchError>;
+
+    /// The error of an I/O that failed with `errno`.
+    fn failure(&self, io: &Io, errno: i64) -> BenchError {
+        BenchError::io(
+            format!(
+                "{} of {} bytes at offset {}",
+                io.direction, io.len, io.offset
+            ),
+            std::io::Error::from_raw_os_error(i32::try_from(errno).unwrap_or(libc::EIO)),
+        )
     }
 }
 

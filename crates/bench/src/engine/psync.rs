@@ -1,15 +1,15 @@
 //! The portable engine: one thread per outstanding I/O doing `pread`/`pwrite`, for kernels and
-//! sandboxes where io_uring is unavailable. Same jobs, same statistics, same queue depth.
+//! sandboxes where io_uring is unavailable. A synchronous engine (fio's psync): `queue` does the
+//! I/O, `reap` hands its completion back; same jobs, same statistics, same queue depth (split
+//! into one job per outstanding I/O by [`Engine::layout`]).
 
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use super::EngineKind;
-use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Work};
+use super::{AlignedBuffer, Completion, Engine, EngineConfig, IoQueue, Target};
 use crate::error::BenchError;
-use crate::workload::{Direction, Io, Job};
+use crate::workload::{Direction, Io};
 
 pub struct PsyncEngine {
     config: EngineConfig,
@@ -34,82 +34,87 @@ impl Engine for PsyncEngine {
         self.config.max_io_bytes
     }
 
-    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
-        let (target, queue_depth) = (work.target, work.queue_depth);
-        if queue_depth > 1 {
+    fn open<'e>(
+        &'e self,
+        target: &Target,
+        slots: u32,
+        seed: u64,
+    ) -> Result<Box<dyn IoQueue + 'e>, BenchError> {
+        if slots > 1 {
             return Err(BenchError::Engine(format!(
-                "the portable engine runs one I/O per thread, not {queue_depth}; split the \
+                "the portable engine runs one I/O per thread, not {slots}; split the \
                  queue depth into jobs with layout()"
             )));
         }
-        let fd = target.raw_fd()?;
-        let max_io = self.config.max_io_bytes;
-        run_workers(work, |job, abort, epoch| {
-            worker(fd, max_io, job, abort, epoch)
-        })
+        Ok(Box::new(PsyncQueue {
+            fd: target.raw_fd()?,
+            buffer: AlignedBuffer::new(self.config.max_io_bytes as usize, seed)?,
+            done: None,
+        }))
     }
 }
 
-fn worker(
+/// One thread's `pread`/`pwrite` on its one buffer.
+struct PsyncQueue {
     fd: RawFd,
-    max_io: u32,
-    job: &mut dyn Job,
-    abort: &AtomicBool,
-    epoch: Instant,
-) -> Result<(), BenchError> {
-    let mut buffer = AlignedBuffer::new(max_io as usize, epoch.elapsed().as_nanos() as u64)?;
-    loop {
-        if abort.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        let Some(io) = job.next_io(epoch.elapsed()) else {
-            return Ok(());
-        };
-        let buf = &mut buffer.as_mut_slice()[..io.len as usize];
-        if io.direction == Direction::Write {
-            job.fill(&io, buf);
-        }
-        let started = Instant::now();
-        let transferred = transfer(fd, &io, buf)?;
-        let done = Instant::now();
-        if transferred != io.len as usize {
-            return Err(BenchError::Engine(format!(
-                "short {} of {} bytes at offset {}: {transferred} bytes",
-                io.direction, io.len, io.offset
-            )));
-        }
-        let data: &[u8] = if io.direction == Direction::Read {
-            buf
-        } else {
-            &[]
-        };
-        job.complete(&io, done - started, done - epoch, data);
-    }
+    buffer: AlignedBuffer,
+    /// The I/O `queue` did, until it is reaped.
+    done: Option<Completion>,
 }
 
-fn transfer(fd: RawFd, io: &Io, buf: &mut [u8]) -> Result<usize, BenchError> {
-    let offset = i64::try_from(io.offset)
-        .map_err(|_| BenchError::Engine(format!("offset {} out of range", io.offset)))?;
-    loop {
-        // SAFETY: buf is valid for buf.len() bytes and fd is open for the duration of the run.
-        let result = unsafe {
-            match io.direction {
-                Direction::Read => libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), offset),
-                Direction::Write => libc::pwrite(fd, buf.as_ptr().cast(), buf.len(), offset),
+impl IoQueue for PsyncQueue {
+    fn synchronous(&self) -> bool {
+        true
+    }
+
+    fn buffer(&mut self, _slot: u32, len: u32) -> Option<&mut [u8]> {
+        self.buffer.as_mut_slice().get_mut(..len as usize)
+    }
+
+    fn data(&self, _slot: u32, len: u32) -> &[u8] {
+        self.buffer.as_slice().get(..len as usize).unwrap_or(&[])
+    }
+
+    fn queue(&mut self, slot: u32, io: &Io) -> Result<(), BenchError> {
+        let offset = i64::try_from(io.offset)
+            .map_err(|_| BenchError::Engine(format!("offset {} out of range", io.offset)))?;
+        let Some(buf) = self.buffer.as_mut_slice().get_mut(..io.len as usize) else {
+            return Err(BenchError::Engine(format!(
+                "an I/O of {} bytes does not fit the {}-byte buffer",
+                io.len,
+                self.buffer.len()
+            )));
+        };
+        let result = loop {
+            // SAFETY: buf is valid for buf.len() bytes and fd is open for the duration of the run.
+            let result = unsafe {
+                match io.direction {
+                    Direction::Read => {
+                        libc::pread(self.fd, buf.as_mut_ptr().cast(), buf.len(), offset)
+                    }
+                    Direction::Write => {
+                        libc::pwrite(self.fd, buf.as_ptr().cast(), buf.len(), offset)
+                    }
+                }
+            };
+            if result >= 0 {
+                break result as i64;
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                break -i64::from(err.raw_os_error().unwrap_or(libc::EIO));
             }
         };
-        if result >= 0 {
-            return Ok(result as usize);
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(BenchError::io(
-                format!(
-                    "{} of {} bytes at offset {}",
-                    io.direction, io.len, io.offset
-                ),
-                err,
-            ));
-        }
+        self.done = Some(Completion { slot, result });
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), BenchError> {
+        Ok(())
+    }
+
+    fn reap(&mut self, _min: u32, completions: &mut Vec<Completion>) -> Result<(), BenchError> {
+        completions.extend(self.done.take());
+        Ok(())
     }
 }

@@ -1,21 +1,20 @@
 //! The io_uring engine: one ring per worker thread, the file registered, buffers registered as
-//! fixed buffers, SQEs for a whole batch pushed then submitted with one `io_uring_enter`,
-//! completions reaped straight from the CQ ring (waiting in the kernel only when none is there
-//! yet). No async runtime, nothing allocated per I/O. This is what fio's io_uring engine does
-//! with `fixedbufs=1 registerfiles=1`.
+//! fixed buffers; `queue` pushes an SQE, `commit` hands what was pushed to the kernel with one
+//! `io_uring_enter`, `reap` takes completions straight from the CQ ring (waiting in the kernel
+//! only when none is there yet). No async runtime, nothing allocated per I/O. This is what
+//! fio's io_uring engine does with `fixedbufs=1 registerfiles=1`.
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::os::fd::RawFd;
 use std::sync::Mutex;
-use std::time::Instant;
 
 use io_uring::{opcode, squeue, types, IoUring};
 use probe::iouring::memlock_limit;
 
 use super::EngineKind;
-use super::{run_workers, AlignedBuffer, Engine, EngineConfig, Work};
+use super::{AlignedBuffer, Completion, Engine, EngineConfig, IoQueue, Target};
 use crate::error::BenchError;
-use crate::workload::{Direction, Io, Job};
+use crate::workload::{Direction, Io};
 
 /// SQPOLL thread idle time before it sleeps and needs a wakeup, in milliseconds.
 const SQPOLL_IDLE_MS: u32 = 2000;
@@ -127,23 +126,9 @@ pub fn probe(
     Ok((config, reason))
 }
 
-#[derive(Clone, Copy)]
-struct Slot {
-    io: Io,
-    submitted: Instant,
-}
-
 impl Engine for UringEngine {
     fn kind(&self) -> EngineKind {
         EngineKind::IoUring
-    }
-
-    fn drive(&self, work: Work<'_, '_>) -> Result<(), BenchError> {
-        let (target, queue_depth) = (work.target, work.queue_depth.max(1));
-        let fd = target.raw_fd()?;
-        run_workers(work, |job, abort, epoch| {
-            self.run_worker(fd, queue_depth, job, abort, epoch)
-        })
     }
 
     fn max_io_bytes(&self) -> u32 {
@@ -153,33 +138,27 @@ impl Engine for UringEngine {
     fn notes(&self) -> Vec<String> {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
-}
 
-impl UringEngine {
-    fn run_worker(
-        &self,
-        fd: std::os::fd::RawFd,
-        queue_depth: u32,
-        job: &mut dyn Job,
-        abort: &AtomicBool,
-        epoch: Instant,
-    ) -> Result<(), BenchError> {
-        let max_io = self.config.max_io_bytes;
-        let slot_len = max_io as usize;
-        let qd = queue_depth as usize;
-        let mut ring = build_ring(&self.config, queue_depth.next_power_of_two())
+    fn open<'e>(
+        &'e self,
+        target: &Target,
+        slots: u32,
+        seed: u64,
+    ) -> Result<Box<dyn IoQueue + 'e>, BenchError> {
+        let fd = target.raw_fd()?;
+        let slots = slots.max(1);
+        let slot_len = self.config.max_io_bytes as usize;
+        let ring = build_ring(&self.config, slots.next_power_of_two())
             .map_err(|err| BenchError::Unsupported(explain_setup_error(&err)))?;
-        let mut buffers = AlignedBuffer::new(qd * slot_len, epoch.elapsed().as_nanos() as u64)?;
-        let base = buffers.as_mut_ptr();
-
+        let mut buffers = AlignedBuffer::new(slots as usize * slot_len, seed)?;
         let mut fixed_buffers = false;
         if self.config.fixed_buffers {
             let iovec = libc::iovec {
-                iov_base: base.cast(),
+                iov_base: buffers.as_mut_ptr().cast(),
                 iov_len: buffers.len(),
             };
-            // SAFETY: `buffers` is freed only after the ring is closed (explicit drops below), so
-            // the registration never outlives the memory.
+            // SAFETY: the ring is closed before `buffers` is freed (the field order of
+            // `UringQueue`), so the registration never outlives the memory.
             match unsafe { ring.submitter().register_buffers(&[iovec]) } {
                 Ok(()) => fixed_buffers = true,
                 Err(err) => self.note(format!(
@@ -190,163 +169,113 @@ impl UringEngine {
             }
         }
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
-
-        let mut slots = vec![
-            Slot {
-                io: Io {
-                    offset: 0,
-                    len: 0,
-                    direction: Direction::Read
-                },
-                submitted: epoch,
-            };
-            qd
-        ];
-        let mut free: Vec<u32> = (0..queue_depth).rev().collect();
-        // Slots pushed since the last submission, stamped once the kernel has taken them.
-        let mut batch: Vec<u32> = Vec::with_capacity(qd);
-        let submit_batch = self.config.submit_batch.max(1) as usize;
-        let mut inflight = 0usize;
-        let mut issuing = true;
-        let mut failure: Option<BenchError> = None;
-
-        loop {
-            if issuing {
-                if abort.load(Ordering::Relaxed) {
-                    issuing = false;
-                }
-                let now = Instant::now();
-                let since_start = now - epoch;
-                let (submitter, mut submission, _) = ring.split();
-                while issuing {
-                    let Some(&slot) = free.last() else { break };
-                    let Some(io) = job.next_io(since_start) else {
-                        issuing = false;
-                        break;
-                    };
-                    // engine::run checked the I/O against the target; the buffer bound is
-                    // checked again here because the pointer arithmetic below relies on it.
-                    if io.len > max_io {
-                        failure = Some(BenchError::Engine(format!(
-                            "an I/O of {} bytes does not fit the {max_io}-byte buffers",
-                            io.len
-                        )));
-                        issuing = false;
-                        break;
-                    }
-                    free.pop();
-                    let offset_in_buffer = slot as usize * slot_len;
-                    // SAFETY: offset_in_buffer + io.len <= qd * slot_len (checked io.len <= max_io).
-                    let buf = unsafe { base.add(offset_in_buffer) };
-                    if io.direction == Direction::Write {
-                        // SAFETY: this slot is free: no I/O in flight uses it, and the slice
-                        // ends before it is submitted.
-                        let slot_buf =
-                            unsafe { std::slice::from_raw_parts_mut(buf, io.len as usize) };
-                        job.fill(&io, slot_buf);
-                    }
-                    let entry = build_entry(&io, buf, fd, fixed_file, fixed_buffers)
-                        .user_data(u64::from(slot));
-                    // SAFETY: the buffer stays valid and untouched until the completion for this
-                    // slot is reaped (the slot is not reused before), and the ring has at least
-                    // `qd` entries, so the push cannot overflow.
-                    if unsafe { submission.push(&entry) }.is_err() {
-                        free.push(slot);
-                        break;
-                    }
-                    slots[slot as usize] = Slot { io, submitted: now };
-                    batch.push(slot);
-                    inflight += 1;
-                    if batch.len() >= submit_batch {
-                        submission.sync();
-                        if let Err(err) = enter(|| submitter.submit()) {
-                            failure = Some(err);
-                            issuing = false;
-                            break;
-                        }
-                        stamp(&mut slots, &mut batch);
-                    }
-                }
-            }
-            if inflight == 0 {
-                break;
-            }
-            if !batch.is_empty() {
-                if let Err(err) = enter(|| ring.submit()) {
-                    failure.get_or_insert(err);
-                    break;
-                }
-                stamp(&mut slots, &mut batch);
-            }
-            // Buffered reads of cached data complete during submission: no need to wait then.
-            if ring.completion().is_empty() {
-                if let Err(err) = enter(|| ring.submit_and_wait(1)) {
-                    failure.get_or_insert(err);
-                    // The ring is unusable; in-flight I/O is dropped with it.
-                    break;
-                }
-            }
-            let reaped_at = Instant::now();
-            let since_start = reaped_at - epoch;
-            for cqe in ring.completion() {
-                let Ok(index) = usize::try_from(cqe.user_data()) else {
-                    continue;
-                };
-                let Some(slot) = slots.get(index).copied() else {
-                    continue;
-                };
-                inflight = inflight.saturating_sub(1);
-                free.push(index as u32);
-                let result = cqe.result();
-                if result < 0 {
-                    let err = io::Error::from_raw_os_error(-result);
-                    failure.get_or_insert(io_failure(&slot.io, err, self.config.iopoll));
-                    issuing = false;
-                    continue;
-                }
-                if result as u32 != slot.io.len {
-                    failure.get_or_insert(BenchError::Engine(format!(
-                        "short {} of {} bytes at offset {}: {} bytes",
-                        slot.io.direction, slot.io.len, slot.io.offset, result
-                    )));
-                    issuing = false;
-                    continue;
-                }
-                let latency = reaped_at.saturating_duration_since(slot.submitted);
-                let data: &[u8] = if slot.io.direction == Direction::Read {
-                    // SAFETY: the kernel finished writing this slot; nothing else aliases it now.
-                    unsafe {
-                        std::slice::from_raw_parts(base.add(index * slot_len), slot.io.len as usize)
-                    }
-                } else {
-                    &[]
-                };
-                job.complete(&slot.io, latency, since_start, data);
-            }
-        }
-        // Unregister (by closing the ring) before the buffers are freed.
-        drop(ring);
-        drop(buffers);
-        match failure {
-            Some(err) => Err(err),
-            None => Ok(()),
-        }
+        Ok(Box::new(UringQueue {
+            ring,
+            buffers,
+            slot_len,
+            fd,
+            fixed_file,
+            fixed_buffers,
+            unsubmitted: false,
+            iopoll: self.config.iopoll,
+            submit_batch: self.config.submit_batch,
+        }))
     }
 }
 
-/// Marks the requests just submitted as submitted now. Latency is measured like fio's completion
-/// latency (clat): from the moment the kernel has taken the request to its reaping. Submission
-/// cost (on a VM, the virtqueue kick) is the engine's, not the drive's; fio leaves it out too,
-/// so the figures compare.
-#[inline]
-fn stamp(slots: &mut [Slot], batch: &mut Vec<u32>) {
-    let submitted = Instant::now();
-    for &slot in batch.iter() {
-        if let Some(entry) = slots.get_mut(slot as usize) {
-            entry.submitted = submitted;
+/// One worker's ring and its registered buffers, a slot of `slot_len` bytes per I/O in flight.
+struct UringQueue {
+    // Declared before `buffers`: the ring is closed (and the buffers unregistered) first.
+    ring: IoUring,
+    buffers: AlignedBuffer,
+    slot_len: usize,
+    fd: RawFd,
+    fixed_file: bool,
+    fixed_buffers: bool,
+    /// SQEs pushed since the last `io_uring_enter`.
+    unsubmitted: bool,
+    iopoll: bool,
+    submit_batch: u32,
+}
+
+impl UringQueue {
+    /// The slot's bytes, if the slot exists and `len` fits it.
+    fn slot_range(&self, slot: u32, len: u32) -> Option<std::ops::Range<usize>> {
+        let start = (slot as usize).checked_mul(self.slot_len)?;
+        let len = len as usize;
+        (len <= self.slot_len && start + len <= self.buffers.len()).then_some(start..start + len)
+    }
+}
+
+impl IoQueue for UringQueue {
+    fn commit_batch(&self) -> u32 {
+        self.submit_batch
+    }
+
+    fn buffer(&mut self, slot: u32, len: u32) -> Option<&mut [u8]> {
+        let range = self.slot_range(slot, len)?;
+        self.buffers.as_mut_slice().get_mut(range)
+    }
+
+    fn data(&self, slot: u32, len: u32) -> &[u8] {
+        match self.slot_range(slot, len) {
+            Some(range) => self.buffers.as_slice().get(range).unwrap_or(&[]),
+            None => &[],
         }
     }
-    batch.clear();
+
+    fn queue(&mut self, slot: u32, io: &Io) -> Result<(), BenchError> {
+        // The pointer handed to the kernel must stay inside this slot of the buffers.
+        let Some(range) = self.slot_range(slot, io.len) else {
+            return Err(BenchError::Engine(format!(
+                "an I/O of {} bytes does not fit the {}-byte buffers",
+                io.len, self.slot_len
+            )));
+        };
+        // SAFETY: `range` lies inside `buffers` (checked above).
+        let buf = unsafe { self.buffers.as_mut_ptr().add(range.start) };
+        let entry = build_entry(io, buf, self.fd, self.fixed_file, self.fixed_buffers)
+            .user_data(u64::from(slot));
+        // SAFETY: the buffer stays valid and untouched until the completion for this slot is
+        // reaped (the loop does not reuse a slot before), and the ring has at least as many
+        // entries as slots, so only a broken caller can overflow it (refused below).
+        if unsafe { self.ring.submission().push(&entry) }.is_err() {
+            return Err(BenchError::Engine(
+                "the io_uring submission queue is full".into(),
+            ));
+        }
+        self.unsubmitted = true;
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), BenchError> {
+        if self.unsubmitted {
+            enter(|| self.ring.submit())?;
+            self.unsubmitted = false;
+        }
+        Ok(())
+    }
+
+    fn reap(&mut self, min: u32, completions: &mut Vec<Completion>) -> Result<(), BenchError> {
+        // Buffered reads of cached data complete during submission: no need to wait then.
+        if min > 0 && self.ring.completion().is_empty() {
+            enter(|| self.ring.submit_and_wait(min as usize))?;
+        }
+        for cqe in self.ring.completion() {
+            let Ok(slot) = u32::try_from(cqe.user_data()) else {
+                continue;
+            };
+            completions.push(Completion {
+                slot,
+                result: i64::from(cqe.result()),
+            });
+        }
+        Ok(())
+    }
+
+    fn failure(&self, io: &Io, errno: i64) -> BenchError {
+        io_failure(io, io::Error::from_raw_os_error(errno as i32), self.iopoll)
+    }
 }
 
 /// An `io_uring_enter`, where an interrupted or momentarily busy ring is not an error: the
@@ -385,7 +314,7 @@ fn io_failure(io: &Io, err: io::Error, iopoll: bool) -> BenchError {
 fn build_entry(
     io: &Io,
     buf: *mut u8,
-    fd: std::os::fd::RawFd,
+    fd: RawFd,
     fixed_file: bool,
     fixed_buffers: bool,
 ) -> squeue::Entry {

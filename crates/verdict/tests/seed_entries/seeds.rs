@@ -50,6 +50,26 @@ pub(super) const SEEDS: &[(&str, &[&str], Grade)] = &[
     ("wd-blue-sn5000", &["WD Blue SN5000 1TB"], Grade::Ugly),
     ("solidigm-p41-plus", &["SOLIDIGM SSDPFKNU020TZ"], Grade::Bad),
     ("teamgroup-mp44", &["TEAM TM8FPW002T"], Grade::Ugly),
+    // Drives sold since 2025 (derived entries): the reported string and the part number.
+    (
+        "wd-black-sn7100",
+        &["WD_BLACK SN7100 2000GB", "WDS200T4X0E"],
+        Grade::Ugly,
+    ),
+    (
+        "wd-black-sn8100",
+        &["WD_BLACK SN8100 2000GB", "WDS200T1X0M"],
+        Grade::Good,
+    ),
+    ("crucial-t710", &["CT2000T710SSD8"], Grade::Good),
+    ("crucial-p510", &["CT1000P510SSD8"], Grade::Ugly),
+    ("lexar-nm1090", &["Lexar SSD NM1090 PRO 2TB"], Grade::Good),
+    ("micron-7500", &["Micron_7500_MTFDKCC1T9TGP"], Grade::Good),
+    (
+        "kioxia-cd8",
+        &["KCD8XRUG1T92", "Dell Ent NVMe CD8 RI 3.84TB"],
+        Grade::Good,
+    ),
     // NVMe, Good: mainstream
     (
         "adata-sx8200-pro",

@@ -12,6 +12,7 @@ fn nvme_drive(checks: &mut Checks, facts: &Value) -> Value {
 
 pub(super) fn expect_nvme(outcome: &Outcome, checks: &mut Checks) {
     let facts = &outcome.probe;
+    expect_watch(outcome, checks, &["nvme0n1"]);
     let drive = nvme_drive(checks, facts);
     checks.eq("model (Identify)", &drive["model"], "QEMU NVMe Ctrl");
     checks.prefix("firmware = QEMU version", &drive["firmware"], "7.2");
@@ -198,6 +199,7 @@ pub(super) fn expect_md_raid1(outcome: &Outcome, checks: &mut Checks) {
     }
     checks.passed_check(&outcome.check, "NC101");
     checks.problem(&outcome.check, "NC504", false);
+    expect_watch(outcome, checks, &["md0", "sda", "sdb"]);
 }
 
 fn expect_lvm_on_crypt(outcome: &Outcome, checks: &mut Checks) {
@@ -347,4 +349,41 @@ pub(super) fn expect_virtio_scsi_qemu_disk(outcome: &Outcome, checks: &mut Check
     checks.finding_mentions(&outcome.check, "NC611", "one hardware queue");
     checks.finding_mentions(&outcome.check, "NC611", "iothread=1");
     checks.absent(&outcome.check, "NC610");
+}
+
+/// `watch` beside the write load on a real kernel: it found `devices` under the data directory,
+/// saw the writes in the kernel's counters, timed its root-only latency probe on the data's
+/// blocks, and gave a verdict; the readings it saved are a whole record.
+fn expect_watch(outcome: &Outcome, checks: &mut Checks, devices: &[&str]) {
+    let watch = outcome.json("watch");
+    checks.number("watch schema version", &watch["schema_version"], 1.0, 100.0);
+    let names: Vec<Value> = watch["devices"]
+        .as_array()
+        .map(|all| all.iter().map(|d| d["disk_device"].clone()).collect())
+        .unwrap_or_default();
+    checks.eq(
+        "watched devices",
+        &Value::from(names),
+        serde_json::json!(devices),
+    );
+    let written: f64 = watch["devices"]
+        .as_array()
+        .map(|all| all.iter().filter_map(|d| d["wkB/s"].as_f64()).sum())
+        .unwrap_or(0.0);
+    checks.number("wkB/s during the dd load", &Value::from(written), 1.0, 1e9);
+    checks.number(
+        "latency probe reads (root)",
+        &watch["latency_probe"]["reads"],
+        1.0,
+        1e6,
+    );
+    checks.present("watch verdict", &watch["verdict"], "outcome");
+    let saved = outcome.json(super::WATCH_SAVED_RUN);
+    checks.eq("saved record format", &saved["nodecheck_watch_samples"], 1);
+    checks.number(
+        "saved readings",
+        &Value::from(saved["samples"].as_array().map_or(0, Vec::len)),
+        2.0,
+        1e6,
+    );
 }

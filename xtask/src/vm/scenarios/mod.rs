@@ -123,6 +123,18 @@ macro_rules! lvm_on_crypt {
     };
 }
 
+/// `watch` beside a write load: a 16 MiB chain file for the latency probe to read, then dd
+/// writes 400 MiB with fsync while watch samples for 4 s and keeps its raw readings with `--save`. The readings come back as [`WATCH_SAVED_RUN`], which
+/// `--update-test-data` keeps as a replay fixture of the nodecheck tests (a real kernel's
+/// diskstats, PSI and inflight counts under load, not numbers written by hand).
+const WATCH_BESIDE_WRITES: (&str, &str) = (
+    "watch",
+    "mkdir -p /var/lib/ethereum/chaindata && head -c 16777216 /dev/urandom > /var/lib/ethereum/chaindata/000001.ldb && sync; (dd if=/dev/zero of=/var/lib/ethereum/load bs=1048576 count=400 conv=fsync 2>/dev/null; sync) & nodecheck watch --json --for 4s --save /tmp/watch.json /var/lib/ethereum; status=$?; wait; rm -f /var/lib/ethereum/load; exit $status",
+);
+/// The run that brings `watch --save`'s file back.
+pub const WATCH_SAVED_RUN: &str = "watch_saved";
+const WATCH_SAVED: (&str, &str) = (WATCH_SAVED_RUN, "cat /tmp/watch.json");
+
 pub const NVME_SERIAL: &str = "NCQEMUNVME01";
 /// One disk seen as sda, formatted ext4 and mounted `noatime` at the data directory.
 const EXT4_NOATIME_ON_SDA: &str = r#"
@@ -153,10 +165,14 @@ wait_for /dev/nvme0n1p1
 /usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/nvme0n1p1
 mount -t ext4 -o noatime /dev/nvme0n1p1 /var/lib/ethereum
 "#,
-        runs: &[(
-            "bench",
-            "nodecheck bench --json --device /dev/nvme0n1 --test qd1 --runtime 2",
-        )],
+        runs: &[
+            (
+                "bench",
+                "nodecheck bench --json --device /dev/nvme0n1 --test qd1 --runtime 2",
+            ),
+            WATCH_BESIDE_WRITES,
+            WATCH_SAVED,
+        ],
         fixture: Some("nvme_degraded_pcie_link"),
         nvme_trace: false,
         expect: expect_nvme,
@@ -265,7 +281,7 @@ wait_for /dev/md0
 /usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/md0
 mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
 "#,
-        runs: &[],
+        runs: &[WATCH_BESIDE_WRITES, WATCH_SAVED],
         fixture: Some("md_raid1"),
         nvme_trace: false,
         expect: expect_md_raid1,
