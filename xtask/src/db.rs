@@ -13,8 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use verdict::behaviour_thresholds::BehaviourThresholds;
-use verdict::database::{self, Database, DriveQuery, IssueLevel};
+use verdict::BehaviourThresholds;
+use verdict::{Database, DriveQuery, IssueLevel};
 
 use crate::project_root;
 
@@ -84,8 +84,8 @@ pub fn check(args: &[String]) -> Result<()> {
         db.drives.iter().map(|e| e.examples.len()).sum::<usize>(),
         db.generic.len(),
         db.classes.len(),
-        db.clients.len(),
-        db.consensus.len()
+        db.clients.execution.len(),
+        db.clients.consensus.len()
     );
     Ok(())
 }
@@ -184,7 +184,7 @@ fn check_extra_file(db: &Database, root: &Path, path: &Path) -> Result<usize> {
         return Ok(errors);
     }
 
-    let results = match database::parse_result_block(&text, &origin) {
+    let results = match verdict::parse_result_block(&text, &origin) {
         Ok(results) => results,
         Err(e) => {
             eprintln!("{e}");
@@ -213,7 +213,7 @@ fn check_extra_file(db: &Database, root: &Path, path: &Path) -> Result<usize> {
                 "neither `nodecheck_version` nor `source`: say where the figures come from".into(),
             );
         }
-        for problem in database::result_context_problems(r) {
+        for problem in verdict::result_context_problems(r) {
             fail(problem);
         }
         let Some(model) = &r.model else {

@@ -331,21 +331,7 @@ fn the_bench_crate_has_no_import_circle() {
 /// Import circles that work in progress is untangling, each with its crate and the reason;
 /// any other circle fails. Remove an entry as soon as its circle is gone (the test then fails
 /// on a stale entry, so the list cannot outlive the knots).
-const KNOWN_CIRCLES: [(&str, &str, &str); 3] = [
-    // The verdict's catalog of clients and the drive database import each other; the verdict
-    // work gives the Database one ClientCatalog, which removes the circle.
-    (
-        "crates/verdict/src",
-        "clients <-> database",
-        "Database owns ClientCatalog",
-    ),
-    // The watch verdict reads its thresholds from behaviour_thresholds, which builds its
-    // table from the watch's types; the verdict work moves the thresholds into the context.
-    (
-        "crates/verdict/src",
-        "behaviour_thresholds <-> watch",
-        "thresholds into the context",
-    ),
+const KNOWN_CIRCLES: [(&str, &str, &str); 1] = [
     // The fact types name ZfsFacts (zfs), zfs looks devices up in stack, and stack builds the
     // facts' Layers. The probe-side stack work (dm table mapping, ZFS cache) reshapes these
     // three files; the lookup by name goes below all three then.
@@ -404,14 +390,7 @@ fn no_crate_has_an_import_circle() {
 
 /// Glob re-exports that work in progress is replacing by name, each with its library and the
 /// reason; any other fails, and so does an entry whose glob is gone.
-const KNOWN_GLOB_RE_EXPORTS: [(&str, &str, &str); 1] = [
-    // The verdict work makes the verdict's modules private with an explicit `pub use` list.
-    (
-        "crates/verdict/src/lib.rs",
-        "pub use model::*;",
-        "verdict's explicit surface",
-    ),
-];
+const KNOWN_GLOB_RE_EXPORTS: [(&str, &str, &str); 0] = [];
 
 /// A library says what it offers by name (`pub use module::{A, B}`), as ripgrep's grep-printer
 /// does: a glob re-export (`pub use module::*`) makes every item of a module public under a

@@ -6,7 +6,7 @@
 use bench::BenchReport;
 use probe::Facts;
 use serde::{Deserialize, Serialize};
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Finding, Grade, Severity};
 
 use crate::config::Clients;
@@ -96,7 +96,7 @@ pub struct DriveGrade {
     /// For a drive without an entry: the class its part number or the probe's evidence gives it
     /// (`data/classes.toml`), with that evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<verdict::judge::ClassSummary>,
+    pub class: Option<verdict::ClassSummary>,
 }
 
 fn unknown_grade() -> Grade {
@@ -182,7 +182,7 @@ pub fn exit_code(grade: Grade) -> u8 {
 fn client_story(clients: &Clients, detected: bool, verdict: &Verdict) -> String {
     let display = |id: &str| {
         verdict::ClientCatalog::embedded()
-            .clients
+            .execution
             .iter()
             .find(|c| c.name == id)
             .map_or_else(|| id.to_owned(), |c| c.display.clone())

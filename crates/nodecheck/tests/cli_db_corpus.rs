@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use cli_support::{json_of, run, stdout, triage};
 use serde_json::{json, Value};
-use verdict::database::corpus::{parse_corpus, CorpusRow, Kind, RowKind};
+use verdict::corpus::{parse_corpus, CorpusRow, Kind, RowKind};
 
 fn report_rows() -> Vec<CorpusRow> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus");

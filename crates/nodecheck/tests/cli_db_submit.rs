@@ -10,7 +10,7 @@ use cli_support::{
     assert_contains, assert_succeeded, codes_in, json_of, nodecheck, run, run_ok, stderr, stdout,
     submit_from, written, Fixture,
 };
-use verdict::database::{self, Database, DriveQuery};
+use verdict::{Database, DriveQuery};
 
 #[test]
 fn lookup_json_has_the_documented_keys() {
@@ -174,7 +174,7 @@ fn list_filters_by_grade() {
 
 #[test]
 fn db_option_overrides_the_embedded_database() {
-    let (_dir, file) = written("drives.toml", database::EMBEDDED_DRIVES);
+    let (_dir, file) = written("drives.toml", verdict::EMBEDDED_DRIVES);
     run_ok(
         nodecheck()
             .arg("--db")
@@ -219,7 +219,7 @@ fn submit_prints_a_block_that_db_check_accepts() {
     );
 
     // What `cargo xtask db-check FILE` checks for a result block.
-    let results = database::parse_result_block(&block, "submit").expect("the block parses as is");
+    let results = verdict::parse_result_block(&block, "submit").expect("the block parses as is");
     assert_eq!(results.len(), 1);
     let r = &results[0];
     let db = Database::embedded().expect("embedded database");

@@ -2,13 +2,11 @@
 //! mountinfo, DMI, systemd) is probed and judged, and the finding that scenario exists for
 //! must come out with its fix. The hostile trees must be judged without a panic.
 
-mod judge_support;
-
-use judge_support::*;
+use crate::support::*;
 use probe::fixture::{scenario_named, SCENARIOS};
 use probe::ProbeOptions;
 use probe::Root;
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Grade, Severity};
 
 fn judged(name: &str) -> Verdict {

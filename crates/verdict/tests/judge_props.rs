@@ -2,14 +2,12 @@
 //! measurements, absurd counters, layers pointing at nothing, and any combination of
 //! missing fields. (The facts may come from a pasted, hand-edited `--json` report.)
 
-mod judge_support;
-
+use crate::support::*;
 use bench::{BenchReport, EngineKind};
-use judge_support::*;
 use probe::{AtimeMode, Drive, Facts, Health, Interface, Layer, LayerKind, MountFacts, PcieLink};
 use proptest::prelude::*;
-use verdict::judge::{judge, ClientChoice};
 use verdict::Severity;
+use verdict::{judge, ClientChoice};
 
 fn any_interface() -> impl Strategy<Value = Option<Interface>> {
     prop_oneof![

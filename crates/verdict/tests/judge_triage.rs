@@ -2,12 +2,10 @@
 //! prometheus-community/smartctl_exporter): the judge must reach the community's verdict on
 //! each drive from nothing but the saved report, as `nodecheck triage` does.
 
-mod judge_support;
-
 use std::path::{Path, PathBuf};
 
-use judge_support::*;
-use verdict::judge::Verdict;
+use crate::support::*;
+use verdict::Verdict;
 use verdict::{Grade, Severity};
 
 /// The verdict on a saved `smartctl -j` report in `dir` (relative to this crate), as

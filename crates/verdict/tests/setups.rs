@@ -2,14 +2,12 @@
 //! tuning, a drive passed through to a KVM guest, a plain QEMU volume, cloud volumes by their
 //! provider, btrfs on md.
 
-mod judge_support;
-
-use judge_support::*;
+use crate::support::*;
 use probe::fixture::scenario_named;
 use probe::Root;
 use probe::{Facts, ProbeOptions};
-use verdict::judge::Verdict;
 use verdict::Severity;
+use verdict::Verdict;
 
 fn facts_of(name: &str) -> Facts {
     let scenario = scenario_named(name).unwrap_or_else(|| panic!("no scenario {name}"));

@@ -64,13 +64,10 @@ fn parse_pci_id(text: &str) -> Result<(u16, Option<u16>), String> {
         || format!("`{text}` is not a PCI id: give VENDOR:DEVICE in hex (1987:5012) or VENDOR");
     match text.split_once(':') {
         Some((v, d)) => Ok((
-            verdict::database::parse_hex_u16(v).ok_or_else(bad)?,
-            Some(verdict::database::parse_hex_u16(d).ok_or_else(bad)?),
+            verdict::parse_hex_u16(v).ok_or_else(bad)?,
+            Some(verdict::parse_hex_u16(d).ok_or_else(bad)?),
         )),
-        None => Ok((
-            verdict::database::parse_hex_u16(text).ok_or_else(bad)?,
-            None,
-        )),
+        None => Ok((verdict::parse_hex_u16(text).ok_or_else(bad)?, None)),
     }
 }
 

@@ -273,7 +273,7 @@ fn needs_root_line(facts: &Facts, path: Option<&Path>, running_as_root: bool) ->
     if !facts.live || running_as_root {
         return None;
     }
-    let (mut missing, _) = verdict::findings::identity::needs_root(facts);
+    let (mut missing, _) = verdict::needs_root(facts);
     if missing.is_empty() {
         return None;
     }

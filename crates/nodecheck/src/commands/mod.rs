@@ -15,8 +15,8 @@ pub mod watch;
 
 use std::io::{self, Write};
 
-use verdict::judge::{ClientChoice, Verdict};
 use verdict::Database;
+use verdict::{ClientChoice, Verdict};
 
 use crate::config::{ClientName, Clients, CommandConfig, Config, ConsensusName};
 

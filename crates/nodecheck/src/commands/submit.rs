@@ -52,7 +52,7 @@ struct ResultRow {
     benchmark: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
-    context: verdict::database::ResultContext,
+    context: verdict::ResultContext,
 }
 
 pub fn run(config: &SubmitConfig, global: &GlobalOptions) -> Result<u8> {
@@ -176,7 +176,7 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
             bench::ByteSize(randrw.span_bytes)
         ));
     }
-    if let Some(word) = verdict::findings::bench::qd1_rule_word(bench).filter(|w| *w != "ok") {
+    if let Some(word) = verdict::qd1_rule_word(bench).filter(|w| *w != "ok") {
         notes.push(format!("QD1 latency {word} by nodecheck's QD1 rule"));
     }
     let context = result_context(facts, drive, bench)?;
@@ -268,7 +268,7 @@ fn result_context(
     facts: &Facts,
     drive: &Drive,
     bench: &BenchReport,
-) -> Result<verdict::database::ResultContext> {
+) -> Result<verdict::ResultContext> {
     let qd1 = bench.qd1.as_ref().ok_or_else(|| {
         anyhow!(
             "the report has no QD1 result; create it with `nodecheck check --bench full --json`"
@@ -293,7 +293,7 @@ fn result_context(
         },
         None => "none".to_string(),
     };
-    Ok(verdict::database::ResultContext {
+    Ok(verdict::ResultContext {
         file_system: facts
             .mount
             .as_ref()
@@ -371,7 +371,7 @@ fn round1(value: f64) -> f64 {
 }
 
 fn interface_id(interface: Interface) -> Option<&'static str> {
-    verdict::database::EntryInterface::from_probe(interface).map(|i| i.as_str())
+    verdict::EntryInterface::from_probe(interface).map(|i| i.as_str())
 }
 
 fn pull_request_steps(facts: &Facts, entry: Option<&str>) -> String {

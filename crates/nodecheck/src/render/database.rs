@@ -2,9 +2,9 @@
 //! the terminal, documents for scripts.
 
 use serde::Serialize;
-use verdict::database::{Advisory, Database, DriveEntry, UnlistedGrade};
-use verdict::judge::EntrySummary;
+use verdict::EntrySummary;
 use verdict::Grade;
+use verdict::{Advisory, Database, DriveEntry, UnlistedGrade};
 
 use super::table::new_table;
 use super::{clip, json, printable, Document, Format, RenderOptions};

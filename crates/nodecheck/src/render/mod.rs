@@ -307,15 +307,10 @@ mod tests {
 
     #[test]
     fn every_document_draws_the_formats_it_lists() {
-        let db = verdict::database::Database::embedded().expect("embedded database");
+        let db = verdict::Database::embedded().expect("embedded database");
         let facts = probe::Facts::default();
-        let verdict = verdict::judge::judge_node(
-            &facts,
-            None,
-            &db,
-            &verdict::judge::ClientChoice::Strictest,
-            None,
-        );
+        let verdict =
+            verdict::judge_node(&facts, None, &db, &verdict::ClientChoice::Strictest, None);
         let report = crate::report::build(
             facts.clone(),
             None,
@@ -336,7 +331,7 @@ mod tests {
         );
         let entries = db.drives.iter().collect();
         draws_exactly_its_formats(&database::Listing { db: &db, entries }, "db list");
-        let query = verdict::database::DriveQuery::new("Samsung SSD 980 PRO 2TB");
+        let query = verdict::DriveQuery::new("Samsung SSD 980 PRO 2TB");
         let lookup = database::LookupAnswer {
             database_version: &db.version,
             model: "Samsung SSD 980 PRO 2TB",

@@ -6,32 +6,30 @@
 use ::bench::{BenchReport, Qd1Result, ReadSpanKind};
 use probe::Facts;
 
-use crate::behaviour_thresholds::{BehaviourThresholds, CacheLimits};
+use crate::behaviour_thresholds::CacheLimits;
 use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 use super::format_latency_us;
 
 /// NC706 and NC707 for a report's QD1 result.
-pub fn check(facts: &Facts, report: &BenchReport) -> Vec<Finding> {
+pub fn check(facts: &Facts, report: &BenchReport, limits: &CacheLimits) -> Vec<Finding> {
     let Some(qd1) = report.qd1.as_ref().filter(|q| q.ios > 0) else {
         return Vec::new();
     };
-    let limits = BehaviourThresholds::embedded().cache;
-    let mut findings: Vec<Finding> = cache_speed(facts, qd1, &limits).into_iter().collect();
+    let mut findings: Vec<Finding> = cache_speed(facts, qd1, limits).into_iter().collect();
     findings.extend(zfs_before_direct_io(facts, qd1));
     findings.extend(unwritten_blocks(qd1));
     findings
 }
 
 /// Whether the QD1 figures are a cache's: the bench then vouches for nothing.
-pub fn answered_by_cache(facts: &Facts, report: &BenchReport) -> bool {
-    let limits = BehaviourThresholds::embedded().cache;
+pub fn answered_by_cache(facts: &Facts, report: &BenchReport, limits: &CacheLimits) -> bool {
     report
         .qd1
         .as_ref()
         .filter(|q| q.ios > 0)
-        .is_some_and(|qd1| cache_speed(facts, qd1, &limits).is_some())
+        .is_some_and(|qd1| cache_speed(facts, qd1, limits).is_some())
 }
 
 fn optane(facts: &Facts) -> bool {

@@ -10,8 +10,8 @@ use crate::database::{
     Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, PrefixCandidates, Traits,
     SCSI_PRODUCT_LEN,
 };
-use crate::judge::ClassSummary;
 use crate::model::{Finding, Grade, Severity};
+use crate::output::ClassSummary;
 
 use super::media::{self, Evidence, Medium, MediumJudgement};
 use super::{clip, format_bytes, format_iops};
@@ -55,6 +55,16 @@ pub fn check<'a>(facts: &Facts, db: &'a Database) -> (Vec<Finding>, Vec<DriveIde
         out.extend(media::check(drive, &medium));
     }
     (out, identities)
+}
+
+/// Who each drive is, without the findings: what the judge's context hands every other check.
+/// The identity check itself runs [`check`], which learns the same on the way to its findings.
+pub fn identities<'a>(facts: &Facts, db: &'a Database) -> Vec<DriveIdentity<'a>> {
+    facts
+        .drives
+        .iter()
+        .map(|drive| identify(drive, db, &media::judge_medium(drive, db), &mut Vec::new()))
+        .collect()
 }
 
 fn identify<'a>(

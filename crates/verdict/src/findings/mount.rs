@@ -281,3 +281,20 @@ fn parity_raid(facts: &Facts, out: &mut Vec<Finding>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::mount_unit_name;
+
+    #[test]
+    fn mount_unit_names_follow_systemd_escape() {
+        assert_eq!(mount_unit_name("/"), "-.mount");
+        assert_eq!(
+            mount_unit_name("/var/lib/ethereum"),
+            "var-lib-ethereum.mount"
+        );
+        assert_eq!(mount_unit_name("/mnt/my-disk/"), r"mnt-my\x2ddisk.mount");
+        assert_eq!(mount_unit_name("/srv/.hidden"), r"srv-.hidden.mount");
+        assert_eq!(mount_unit_name("/.data"), r"\x2edata.mount");
+    }
+}

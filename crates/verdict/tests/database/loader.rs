@@ -190,7 +190,7 @@ benchmark = "nodecheck-randrw"
 /// none.
 #[test]
 fn a_nodecheck_result_needs_its_context() {
-    use verdict::database::result_context_problems;
+    use verdict::result_context_problems;
     let bare = r#"
 [[drives.results]]
 model = "Samsung SSD 980 PRO 2TB"

@@ -130,7 +130,7 @@ fn nc214_sata_crc_errors_point_at_the_cable() {
 
 #[test]
 fn nc706_reads_faster_than_flash_are_named_a_cache_and_vouch_for_nothing() {
-    let limits = verdict::behaviour_thresholds::BehaviourThresholds::embedded().cache;
+    let limits = verdict::BehaviourThresholds::embedded().cache;
     let mut facts = nvme_machine();
     let cached = bench_report(
         latency(limits.flash_min_p50_us - 10.0, 40.0, 90.0),

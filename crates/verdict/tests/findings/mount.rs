@@ -84,19 +84,6 @@ fn nc501_without_an_fstab_line_names_the_mount_unit() {
 }
 
 #[test]
-fn mount_unit_names_follow_systemd_escape() {
-    use verdict::findings::mount::mount_unit_name;
-    assert_eq!(mount_unit_name("/"), "-.mount");
-    assert_eq!(
-        mount_unit_name("/var/lib/ethereum"),
-        "var-lib-ethereum.mount"
-    );
-    assert_eq!(mount_unit_name("/mnt/my-disk/"), r"mnt-my\x2ddisk.mount");
-    assert_eq!(mount_unit_name("/srv/.hidden"), r"srv-.hidden.mount");
-    assert_eq!(mount_unit_name("/.data"), r"\x2edata.mount");
-}
-
-#[test]
 fn nc502_btrfs_and_nc503_zfs() {
     let mut facts = nvme_machine();
     let m = facts.mount.as_mut().expect("mount");
@@ -204,12 +191,12 @@ fn nc509_unknown_client_falls_back_to_strictest() {
     assert_eq!(v.client, "strictest");
 }
 
-fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
-    verdict::judge::judge_node(
+fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::Verdict {
+    verdict::judge_node(
         facts,
         None,
         db(),
-        &verdict::judge::ClientChoice::Named(client.into()),
+        &verdict::ClientChoice::Named(client.into()),
         Some(consensus),
     )
 }
