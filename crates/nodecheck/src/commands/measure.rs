@@ -26,14 +26,15 @@ pub(crate) fn measure(
     let directory = measured_directory(path);
     // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`, but only
     // where files hold data: a block never written is answered from the drive's mapping
-    // table without touching flash. Only a single plain drive qualifies; under RAID, or
-    // with too little data to read, the test file (written in full first) tells more.
+    // table without touching flash. The extents are mapped down the stack (partition, LVM,
+    // dm-crypt, md RAID1/RAID0) to one drive; where that fails, or with too little data to
+    // read, the test file (written in full first) tells more.
     let mut read_why = None;
-    let device = match (is_root(), facts.drives.as_slice()) {
-        (true, [drive]) if depth == BenchDepth::Quick => match data_on_device(facts, &directory) {
-            Ok((ranges, why)) => {
+    let device = match (is_root(), facts.drives.is_empty()) {
+        (true, false) if depth == BenchDepth::Quick => match data_on_device(facts, &directory) {
+            Ok((disk, ranges, why)) => {
                 read_why = Some(why);
-                Some((PathBuf::from("/dev").join(&drive.name), ranges))
+                Some((PathBuf::from("/dev").join(disk), ranges))
             }
             Err(why) => {
                 read_why = Some(format!("{why}; read the test file instead"));
@@ -134,13 +135,13 @@ pub(crate) fn measure(
 /// file would land in a span a drive's own cache can hold.
 pub(crate) const MIN_DATA_BYTES: u64 = bench::QUICK_FILE_BYTES;
 
-/// The byte ranges of the drive that hold the data of the largest files under `directory`,
-/// and the sentence saying so; or why they cannot be read there (file system, stack, too
-/// little data).
+/// The drive and its byte ranges that hold the data of the largest files under `directory`,
+/// and the sentence saying so; or why they cannot be read there (file system, a layer of the
+/// stack nodecheck cannot map, too little data).
 pub(crate) fn data_on_device(
     facts: &Facts,
     directory: &Path,
-) -> Result<(Vec<std::ops::Range<u64>>, String), String> {
+) -> Result<(String, Vec<std::ops::Range<u64>>, String), String> {
     let root = probe::Root::live();
     let fs_type = facts
         .mount
@@ -158,7 +159,6 @@ pub(crate) fn data_on_device(
             probe::extents::FILE_SYSTEMS_WITH_DEVICE_OFFSETS.join(", ")
         ));
     }
-    let offset = device_offset(facts, &root)?;
     let (extents, gap) = probe::extents::data_extents(&root, directory);
     let Some(extents) = extents else {
         return Err(gap.map_or_else(
@@ -166,50 +166,35 @@ pub(crate) fn data_on_device(
             |gap| format!("{}: {}", gap.fact, gap.reason),
         ));
     };
-    if extents.bytes < MIN_DATA_BYTES {
+    let on_disk = probe::mapping::to_disk(&root, &facts.layers, extents.ranges.clone())?;
+    // Under RAID0 or an LVM volume over several drives, only the chosen drive's share counts.
+    let bytes = on_disk.bytes();
+    if bytes < MIN_DATA_BYTES {
         return Err(format!(
-            "only {} of written file data under {} (in {} files; less than {}): too little \
-             to measure the drive's reads on",
-            units::size::binary(extents.bytes),
+            "only {} of written file data under {} (in {} files) lies on {}; less than {}: too \
+             little to measure the drive's reads on",
+            units::size::binary(bytes),
             directory.display(),
             extents.files,
+            on_disk.disk,
             units::size::binary(MIN_DATA_BYTES)
         ));
     }
-    let why = format!(
+    let mut why = format!(
         "{} of written file data in {} extents of the {} largest files under {}",
-        units::size::binary(extents.bytes),
-        extents.ranges.len(),
+        units::size::binary(bytes),
+        on_disk.ranges.len(),
         extents.files,
         directory.display()
     );
-    Ok((extents.shifted(offset), why))
-}
-
-/// Where the mounted file system starts on the drive: 0 on a whole disk, the partition's
-/// start on a partition; device-mapper and md layers move data in ways only their tables
-/// tell, so those are refused.
-fn device_offset(facts: &Facts, root: &probe::Root) -> Result<u64, String> {
-    let Some(top) = facts.layers.iter().find(|layer| layer.depth == 0) else {
-        return Err("the storage stack is unknown".to_string());
-    };
-    match top.kind {
-        probe::LayerKind::Disk => Ok(0),
-        probe::LayerKind::Partition
-            if facts
-                .layers
-                .iter()
-                .any(|l| l.depth == 1 && l.kind == probe::LayerKind::Disk) =>
-        {
-            probe::extents::partition_start_bytes(root, &top.name)
-                .ok_or_else(|| format!("the start of partition {} is unreadable", top.name))
-        }
-        kind => Err(format!(
-            "the file system sits on {} ({kind:?}), whose mapping to the drive nodecheck does \
-             not read",
-            top.name
-        )),
+    if !on_disk.through.is_empty() {
+        why.push_str(&format!(
+            ", mapped through {} to {}",
+            on_disk.through.join(", "),
+            on_disk.disk
+        ));
     }
+    Ok((on_disk.disk, on_disk.ranges, why))
 }
 
 /// The directory whose file system a measurement of `path` uses: PATH itself, or the
