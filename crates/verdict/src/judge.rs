@@ -219,6 +219,7 @@ pub fn judge_choice(
     findings.extend(findings::health::check(facts, &identities));
     findings.extend(findings::during_run::check(facts, bench));
     findings.extend(findings::trim::check(facts, db));
+    findings.extend(findings::crypt::check(facts));
     findings.extend(findings::controller::check(facts));
     findings.extend(findings::power::check(facts));
     findings.extend(findings::mount::check(facts));

@@ -11,6 +11,7 @@ pub mod board;
 pub mod caches;
 pub mod capacity;
 pub mod controller;
+pub mod crypt;
 pub mod during_run;
 pub mod health;
 pub mod identity;
