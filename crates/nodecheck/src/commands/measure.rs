@@ -426,7 +426,7 @@ mod tests {
         );
         let why = zfs_file_size(&facts, 1 << 30, 90 << 30).unwrap_err();
         assert!(
-            why.contains("ARC (16.0 GiB)") && why.contains("100.0 GiB is free"),
+            why.contains("ARC (16.0 GiB)") && why.contains("100 GiB is free"),
             "{why}"
         );
         facts.zfs.as_mut().unwrap().module_version = Some("2.3.1-1".into());
