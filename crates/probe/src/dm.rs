@@ -376,7 +376,7 @@ mod ioctl {
                 data.extend_from_slice(&name);
                 data.extend_from_slice(params.as_bytes());
                 data.push(0);
-                while data.len() % 8 != 0 {
+                while !data.len().is_multiple_of(8) {
                     data.push(0);
                 }
                 let next = data.len() as u32;

@@ -350,7 +350,8 @@ mod tests {
         )
         .unwrap();
         // 512 KiB..1.5 MiB of the volume straddles the two segments at 1 MiB.
-        let mapped = through_table(&table, &[(512 << 10)..(1536 << 10)]).unwrap();
+        let mapped =
+            through_table(&table, std::slice::from_ref(&((512 << 10)..(1536 << 10)))).unwrap();
         assert_eq!(
             mapped["253:0"],
             vec![(2048 * 512 + (512 << 10))..(2048 * 512 + (1 << 20))]
@@ -360,12 +361,12 @@ mod tests {
             vec![(10240 * 512)..(10240 * 512 + (512 << 10))]
         );
 
-        assert!(through_table(&table, &[0..(3 << 20)])
+        assert!(through_table(&table, std::slice::from_ref(&(0..(3 << 20))))
             .unwrap_err()
             .contains("does not cover"));
         let striped =
             crate::dm::parse_table("dm-2", "0 4096 striped 2 128 8:0 2048 8:16 2048\n").unwrap();
-        assert!(through_table(&striped, &[0..4096])
+        assert!(through_table(&striped, std::slice::from_ref(&(0..4096)))
             .unwrap_err()
             .contains("`striped`"));
     }
@@ -375,7 +376,12 @@ mod tests {
         let members = [member("sdb", 1, 2048), member("sda", 0, 4096)];
         let chunk = 512 << 10;
         // Chunks 0..4 of the array: sda, sdb, sda, sdb; the range starts inside chunk 0.
-        let mapped = through_raid0(&[4096..(2 * chunk + 8192)], chunk, &members).unwrap();
+        let mapped = through_raid0(
+            std::slice::from_ref(&(4096..(2 * chunk + 8192))),
+            chunk,
+            &members,
+        )
+        .unwrap();
         let sda = 4096 * 512;
         let sdb = 2048 * 512;
         assert_eq!(
@@ -389,21 +395,21 @@ mod tests {
 
         let mut uneven = members.clone();
         uneven[0].size_kib = Some(1);
-        assert!(through_raid0(&[0..1], chunk, &uneven)
+        assert!(through_raid0(std::slice::from_ref(&(0..1)), chunk, &uneven)
             .unwrap_err()
             .contains("zones"));
-        assert!(through_raid0(&[0..1], 0, &members).is_err());
+        assert!(through_raid0(std::slice::from_ref(&(0..1)), 0, &members).is_err());
         let mut gap = members.clone();
         gap[0].slot = Some(3);
-        assert!(through_raid0(&[0..1], chunk, &gap).is_err());
+        assert!(through_raid0(std::slice::from_ref(&(0..1)), chunk, &gap).is_err());
     }
 
     #[test]
     fn the_lower_device_with_most_data_is_chosen_first_by_name_on_a_tie() {
         let chosen = most_bytes(BTreeMap::from([
-            ("b".to_string(), vec![0..10]),
+            ("b".to_string(), std::iter::once(0..10).collect()),
             ("a".to_string(), vec![0..5, 20..25]),
-            ("c".to_string(), vec![0..3]),
+            ("c".to_string(), std::iter::once(0..3).collect()),
         ]));
         assert_eq!(chosen.unwrap().0, "a");
     }

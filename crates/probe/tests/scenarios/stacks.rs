@@ -193,7 +193,11 @@ fn lvm_on_luks_maps_file_offsets_through_the_tables_to_the_drive() {
     );
 
     // Past the end of the volume's table: refused, not guessed.
-    let beyond = ::probe::mapping::to_disk(&root, &facts.layers, vec![(1 << 40)..(1 << 40) + 4096]);
+    let beyond = ::probe::mapping::to_disk(
+        &root,
+        &facts.layers,
+        std::iter::once((1 << 40)..(1 << 40) + 4096).collect(),
+    );
     assert!(beyond.unwrap_err().contains("does not cover"));
     snapshot("lvm_on_luks", &facts);
 }
@@ -204,14 +208,17 @@ fn lvm_on_luks_maps_file_offsets_through_the_tables_to_the_drive() {
 fn md_raid1_and_an_unread_table_map_or_say_why() {
     let facts = run("md_raid1");
     let root = Root::at(&facts.root_dir).unwrap();
-    let on_disk = ::probe::mapping::to_disk(&root, &facts.layers, vec![0..8192]).unwrap();
+    let on_disk =
+        ::probe::mapping::to_disk(&root, &facts.layers, std::iter::once(0..8192).collect())
+            .unwrap();
     // Member sda1 (first by name, in sync) at 1 MiB, on sda from sector 2048.
     assert_eq!(on_disk.disk, "sda");
     assert_eq!(on_disk.ranges, vec![(2 << 20)..(2 << 20) + 8192]);
 
     let crypt = run("dm_crypt");
     let root = Root::at(&crypt.root_dir).unwrap();
-    let why = ::probe::mapping::to_disk(&root, &crypt.layers, vec![0..8192]).unwrap_err();
+    let why = ::probe::mapping::to_disk(&root, &crypt.layers, std::iter::once(0..8192).collect())
+        .unwrap_err();
     assert!(why.contains("table of dm-0 was not read"), "{why}");
 }
 
