@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use crate::block::{self, DriveHandles};
 use crate::error::ProbeError;
 use crate::facts::{
-    AtimeMode, Drive, Facts, FstabEntry, HealthSource, Interface, Layer, LayerKind, MountFacts,
-    Unavailable, UnavailableReason, SCHEMA_VERSION,
+    AtimeMode, Drive, Facts, FstabEntry, HealthSource, Interface, MountFacts, Unavailable,
+    UnavailableReason, SCHEMA_VERSION,
 };
 use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::space::{self, NoStatvfs};
 use crate::stack;
-use crate::{iouring, network, nvme, platform, smartctl, zfs};
+use crate::{dm, iouring, network, nvme, platform, smartctl, zfs};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeOptions {
@@ -58,38 +58,6 @@ impl Gaps {
     }
 }
 
-/// The table of every device-mapper layer: as root through the ioctl, under a replayed root
-/// from its saved copy when there is one (older snapshots have none, which is no gap).
-fn read_dm_tables(root: &Root, privileged: bool, layers: &mut [Layer], gaps: &mut Gaps) {
-    for layer in layers.iter_mut() {
-        let dm = matches!(
-            layer.kind,
-            LayerKind::Lvm | LayerKind::Crypt | LayerKind::Dm | LayerKind::Multipath
-        ) || layer.name.starts_with("dm-");
-        if !dm {
-            continue;
-        }
-        let fact = format!("device-mapper table of {}", layer.name);
-        if root.is_live() && !privileged {
-            gaps.unavailable.push(Unavailable {
-                fact,
-                reason: UnavailableReason::NeedsRoot,
-            });
-            continue;
-        }
-        let mapper_name = root.read_attr(format!("/sys/block/{}/dm/name", layer.name));
-        match crate::dm::read_table(root, &layer.name, mapper_name.as_deref()) {
-            Ok(table) => layer.dm_table = table,
-            Err(crate::dm::TableError::NotSaved { .. }) => {}
-            Err(crate::dm::TableError::NeedsRoot { .. }) => gaps.unavailable.push(Unavailable {
-                fact,
-                reason: UnavailableReason::NeedsRoot,
-            }),
-            Err(err) => gaps.warnings.push(err.to_string()),
-        }
-    }
-}
-
 /// Probes the storage under `path` as seen through `root`.
 ///
 /// On the live machine `path` must exist (it is resolved and `stat`ed); under another root it
@@ -98,7 +66,6 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
     let live = root.is_live();
     let privileged = live && nix::unistd::geteuid().is_root();
     let mut gaps = Gaps::default();
-
     let (lookup_path, st_dev) = resolve_path(root, path)?;
     let entry = mount_holding(root, &lookup_path, st_dev, &mut gaps)?;
     let mut mount = mount_facts(&entry);
@@ -112,7 +79,7 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
     };
     let mut stack = stack::resolve(root, &tops);
     gaps.unresolved.extend(stack.unresolved.iter().cloned());
-    read_dm_tables(root, privileged, &mut stack.layers, &mut gaps);
+    dm::read_tables(root, privileged, &mut stack.layers, &mut gaps.unavailable);
     let (mut drives, handles) = read_drives(root, &stack);
 
     // Matched before the live extras so that a drive with a saved report is neither said to
