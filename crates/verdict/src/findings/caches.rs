@@ -121,7 +121,13 @@ fn zfs_before_direct_io(facts: &Facts, qd1: &Qd1Result) -> Option<Finding> {
     let file = units::size::binary(qd1.span_bytes);
     let bigger = |arc: u64| {
         let gib = (arc + arc / 8).div_ceil(1 << 30);
-        format!("`nodecheck bench --test qd1 --size {gib}G /var/lib/ethereum` (larger than the ARC's {}, with the space for it)", units::size::binary(arc))
+        // The command is written out whole so that tests can parse it; the size is the ARC's.
+        "`nodecheck bench --test qd1 --size 64G /var/lib/ethereum`"
+            .replace("64G", &format!("{gib}G"))
+            + &format!(
+                " (larger than the ARC's {}, with the space for it)",
+                units::size::binary(arc)
+            )
     };
     let why_not = match zfs.and_then(|z| z.dataset_properties.get("direct")) {
         Some(direct) if direct == "disabled" => {

@@ -13,20 +13,21 @@ use probe::{Facts, LayerKind};
 use crate::code::Code;
 use crate::model::{Finding, Severity};
 
-/// The flags a node's crypt layer should carry, with cryptsetup's option for each and the
+/// The flags a node's crypt layer should carry, with cryptsetup's option for each (without
+/// its dashes) and the
 /// crypttab(5) option that sets it at boot.
 const WANTED: [(&str, &str, &str); 3] = [
     (
         "no_read_workqueue",
-        "--perf-no_read_workqueue",
+        "perf-no_read_workqueue",
         "no-read-workqueue",
     ),
     (
         "no_write_workqueue",
-        "--perf-no_write_workqueue",
+        "perf-no_write_workqueue",
         "no-write-workqueue",
     ),
-    ("allow_discards", "--allow-discards", "discard"),
+    ("allow_discards", "allow-discards", "discard"),
 ];
 
 /// One finding per crypt layer whose table was read; none when no table was read (NC190
@@ -58,7 +59,10 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
             continue;
         }
         let flags: Vec<&str> = missing.iter().map(|(flag, _, _)| *flag).collect();
-        let options: Vec<&str> = WANTED.iter().map(|(_, option, _)| *option).collect();
+        let options: Vec<String> = WANTED
+            .iter()
+            .map(|(_, option, _)| format!("--{option}"))
+            .collect();
         let crypttab: Vec<&str> = WANTED.iter().map(|(_, _, tab)| *tab).collect();
         let queues_missing = flags.iter().any(|f| f.ends_with("workqueue"));
         let why = if queues_missing {
