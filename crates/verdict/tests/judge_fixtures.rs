@@ -204,6 +204,51 @@ fn dm_crypt_without_discards_gets_the_refresh_command() {
     );
 }
 
+/// Ubuntu's encrypted LVM install, its crypt table saved as `dmsetup table` prints it:
+/// opened with discards but with dm-crypt's work queues, so NC507 says so with the refresh
+/// command; with all three flags the check passes; without a table there is no NC507.
+#[test]
+fn luks_work_queues_are_read_from_the_table_and_judged() {
+    let v = judged("lvm_on_luks");
+    let f = one(&v, "NC507");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(
+        f.detail
+            .contains("without no_read_workqueue, no_write_workqueue:"),
+        "{f:#?}"
+    );
+    assert!(!f.detail.contains("allow_discards"), "{f:#?}");
+    assert_eq!(f.subject.as_deref(), Some("dm-0"));
+    assert!(
+        f.fix.as_deref().unwrap_or("").starts_with(
+            "sudo cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue --allow-discards --persistent dm_crypt-0"
+        ),
+        "{f:#?}"
+    );
+    assert!(
+        !has(&judged("dm_crypt"), "NC507"),
+        "no table read, nothing judged"
+    );
+
+    let scenario = scenario_named("lvm_on_luks").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    (scenario.build)(dir.path()).unwrap();
+    std::fs::write(
+        dir.path().join("nodecheck/dm/dm-0.table"),
+        "0 3900596224 crypt aes-xts-plain64 :64:logon:cryptsetup:x-d0 0 259:3 32768 3 allow_discards no_read_workqueue no_write_workqueue\n",
+    )
+    .unwrap();
+    let root = Root::at(dir.path()).unwrap();
+    let facts = probe::probe(
+        &root,
+        std::path::Path::new(scenario.probe_path),
+        &ProbeOptions::default(),
+    )
+    .unwrap();
+    let tuned = run(&facts);
+    assert_eq!(one(&tuned, "NC507").severity, Severity::Ok);
+}
+
 #[test]
 fn vps_and_cloud_volumes() {
     let v = judged("virtio_vps");

@@ -108,7 +108,7 @@ prop_compose! {
         lower in proptest::collection::vec(".{0,6}", 0..3),
         discard in proptest::option::of(any::<u64>()),
     ) -> Layer {
-        Layer { name, kind, detail, depth: 0, lower, discard_max_bytes: discard }
+        Layer { name, kind, detail, depth: 0, lower, discard_max_bytes: discard, dm_table: Vec::new() }
     }
 }
 

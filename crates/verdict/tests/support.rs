@@ -247,6 +247,7 @@ pub fn layer(
         depth,
         lower: lower.iter().map(|s| (*s).into()).collect(),
         discard_max_bytes: Some(discard_max_bytes),
+        dm_table: Vec::new(),
     }
 }
 

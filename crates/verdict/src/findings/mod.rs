@@ -16,6 +16,7 @@ pub mod capacity;
 mod client_names;
 pub(crate) mod context;
 pub mod controller;
+pub mod crypt;
 pub mod during_run;
 pub mod health;
 pub mod identity;
@@ -146,6 +147,12 @@ pub(crate) const CHECKS: &[Check] = &[
             Code::NoPeriodicTrim,
         ],
         run: |ctx| trim::check(ctx.facts, ctx.db).into(),
+    },
+    Check {
+        name: "crypt",
+        docs: "dm-crypt's work-queue and discard flags as the kernel's table holds them (needs root to read).",
+        codes: &[Code::CryptOptions],
+        run: |ctx| crypt::check(ctx.facts).into(),
     },
     Check {
         name: "controller",
