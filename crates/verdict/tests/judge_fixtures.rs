@@ -239,7 +239,7 @@ fn luks_work_queues_are_read_from_the_table_and_judged() {
     )
     .unwrap();
     let root = Root::at(dir.path()).unwrap();
-    let facts = probe::probe(
+    let facts = probe::probe_path(
         &root,
         std::path::Path::new(scenario.probe_path),
         &ProbeOptions::default(),
