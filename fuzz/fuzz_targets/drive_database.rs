@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nodecheck::render::drives_page::render_drives_markdown;
-use verdict::database::{parse_result_block, Database, DriveQuery};
+use verdict::{parse_result_block, Database, DriveQuery};
+use xtask::drives_page::render_drives_markdown;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -13,8 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use verdict::behaviour_thresholds::BehaviourThresholds;
-use verdict::database::{self, Database, DriveQuery, IssueLevel};
+use verdict::BehaviourThresholds;
+use verdict::{Database, DriveQuery, IssueLevel};
 
 use crate::project_root;
 
@@ -37,7 +37,7 @@ pub fn check(args: &[String]) -> Result<()> {
         }
     };
 
-    let rendered = nodecheck::render::drives_page::render_drives_markdown(&db);
+    let rendered = xtask::drives_page::render_drives_markdown(&db);
     let doc_path = root.join(DRIVES_DOC);
     match fs::read_to_string(&doc_path) {
         Ok(current) if current == rendered => {}
@@ -84,8 +84,8 @@ pub fn check(args: &[String]) -> Result<()> {
         db.drives.iter().map(|e| e.examples.len()).sum::<usize>(),
         db.generic.len(),
         db.classes.len(),
-        db.clients.len(),
-        db.consensus.len()
+        db.clients.execution.len(),
+        db.clients.consensus.len()
     );
     Ok(())
 }
@@ -101,7 +101,7 @@ pub fn docs(args: &[String]) -> Result<()> {
         bail!("docs: fix the {errors} database error(s) first");
     }
     let path = root.join(DRIVES_DOC);
-    let rendered = nodecheck::render::drives_page::render_drives_markdown(&db);
+    let rendered = xtask::drives_page::render_drives_markdown(&db);
     let unchanged = fs::read_to_string(&path).is_ok_and(|current| current == rendered);
     if unchanged {
         println!("docs: {DRIVES_DOC} already up to date");
@@ -184,7 +184,7 @@ fn check_extra_file(db: &Database, root: &Path, path: &Path) -> Result<usize> {
         return Ok(errors);
     }
 
-    let results = match database::parse_result_block(&text, &origin) {
+    let results = match verdict::parse_result_block(&text, &origin) {
         Ok(results) => results,
         Err(e) => {
             eprintln!("{e}");
@@ -213,7 +213,7 @@ fn check_extra_file(db: &Database, root: &Path, path: &Path) -> Result<usize> {
                 "neither `nodecheck_version` nor `source`: say where the figures come from".into(),
             );
         }
-        for problem in database::result_context_problems(r) {
+        for problem in verdict::result_context_problems(r) {
             fail(problem);
         }
         let Some(model) = &r.model else {

@@ -8,7 +8,7 @@
 //! describes) and prints the share that gets neither a family nor a class against the target.
 //! Fails below 100 % matched, on any collision or wrong class, on a family without corpus
 //! strings, and when the sample's unknown share exceeds `--max-unknown` (default: the gate in
-//! `verdict::database::corpus`).
+//! `verdict::corpus`).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,7 +16,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use verdict::database::corpus::{
+use verdict::corpus::{
     evaluate, parse_corpus, CorpusRow, Coverage, Kind, Mismatch, SAMPLE_UNKNOWN_GATE_PERCENT,
     SAMPLE_UNKNOWN_TARGET_PERCENT,
 };
@@ -90,8 +90,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let sample_unknown_models: Vec<String> = sample_rows
         .iter()
         .filter(|row| {
-            verdict::database::corpus::evaluate_row(&db, row).got()
-                == verdict::database::corpus::Expect::Nothing
+            verdict::corpus::evaluate_row(&db, row).got() == verdict::corpus::Expect::Nothing
         })
         .map(|row| format!("{} `{}`", row.vendor, row.model))
         .collect();
@@ -185,7 +184,7 @@ fn print_source_line(file: &str, rows: usize, distinct_models: usize) {
     println!("  {file:<42} {rows:>5} rows, {distinct_models:>5} distinct models");
 }
 
-fn print_text(r: &Report, db: &verdict::database::Database) {
+fn print_text(r: &Report, db: &verdict::Database) {
     println!("Corpus of real model strings:");
     for s in &r.sources {
         print_source_line(&s.file, s.rows, s.distinct_models);
@@ -293,13 +292,13 @@ fn kind_name(kind: Kind) -> &'static str {
 }
 
 /// The generic rule a class's own traits reach (probe evidence can still change it).
-fn reached_rule(db: &verdict::database::Database, rule: &verdict::database::ClassRule) -> String {
-    let traits = verdict::database::Traits {
+fn reached_rule(db: &verdict::Database, rule: &verdict::ClassRule) -> String {
+    let traits = verdict::Traits {
         nand: rule.nand,
         dram: rule.dram,
         class: Some(rule.class),
         interface: rule.interface,
-        rotational: Some(rule.class == verdict::database::Class::Hdd),
+        rotational: Some(rule.class == verdict::Class::Hdd),
         virtualized: None,
     };
     match db.generic_matches(&traits).first() {

@@ -133,8 +133,9 @@ fn run_on_file(
         )));
     }
     if !metadata.is_dir() {
-        return Err(BenchError::InvalidPlan(format!(
-            "{} is not a directory",
+        return Err(BenchError::Refused(format!(
+            "{} is not a directory: the bench writes its own test file inside a directory; give \
+             a directory on the drive to measure (the node's data directory)",
             dir.display()
         )));
     }

@@ -3,11 +3,11 @@
 
 use anyhow::{Context, Result};
 use serde::Serialize;
-use verdict::database::{
+use verdict::Grade;
+use verdict::{
     controller_maker, may_be_truncated, ClassQuery, Database, DriveEntry, DriveQuery,
     EntryInterface, Lookup, PciId, UnlistedGrade, EMBEDDED_DRIVES,
 };
-use verdict::Grade;
 
 use crate::config::GlobalOptions;
 

@@ -13,7 +13,6 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod database;
-pub mod datadir;
 pub mod exit_codes;
 pub mod output_file;
 pub mod progress;

@@ -50,7 +50,7 @@ impl Progress for Bars {
         bar.set_style(Self::style(phase));
         bar.set_message(match phase {
             Phase::Prefill => "writing test file",
-            Phase::Qd1 => "QD1 4k random read",
+            Phase::Qd1 => "QD1 4 KiB random read",
             Phase::RandRw => "randrw 75/25 QD64",
             Phase::Sync => "sync: reads + bursts",
             Phase::Cliff => "cliff: sustained writes",

@@ -55,10 +55,11 @@ fn dm_uuid_pattern() -> &'static Regex {
 }
 
 /// The user's directory in `/home/<user>`, and the per-user mount directories of udisks
-/// (`/media/<user>`, `/run/media/<user>`).
+/// (`/media/<user>`, `/run/media/<user>`): at the start of a path only, so a directory that
+/// happens to be called `home` deeper in a path (`/tmp/test/home/.ethereum`) names no user.
 fn user_dir_pattern() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| constant(r#"(/home/|/run/media/|/media/)[^/\s"'`|)\]]+"#))
+    RE.get_or_init(|| constant(r#"(^|[^\w./~-])(/home/|/run/media/|/media/)[^/\s"'`|)\]]+"#))
 }
 
 /// `name=value` for a credential or address option; a value runs to the next comma or blank,
@@ -168,7 +169,7 @@ impl Redactor {
             .replace_all(&out, format!("${{1}}{MARK}"))
             .into_owned();
         out = user_dir_pattern()
-            .replace_all(&out, format!("${{1}}{MARK}"))
+            .replace_all(&out, format!("${{1}}${{2}}{MARK}"))
             .into_owned();
         out
     }
@@ -291,6 +292,18 @@ mod tests {
         assert_eq!(
             r.redact("/media/alice/ssd /run/media/bob_smith/eth /home/carol_test/x"),
             "/media/[redacted]/ssd /run/media/[redacted]/eth /home/[redacted]/x"
+        );
+    }
+
+    #[test]
+    fn a_directory_named_home_deeper_in_a_path_is_no_user_directory() {
+        let r = Redactor::new();
+        for kept in ["/tmp/test/home/.ethereum", "/srv/node/media/disk1"] {
+            assert_eq!(r.redact(kept), kept);
+        }
+        assert_eq!(
+            r.redact("path \"/home/alice/eth\" (/home/bob) `/home/carol`"),
+            "path \"/home/[redacted]/eth\" (/home/[redacted]) `/home/[redacted]`"
         );
     }
 

@@ -6,13 +6,16 @@
 use bench::BenchReport;
 use probe::Facts;
 use serde::{Deserialize, Serialize};
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Finding, Grade, Severity};
 
 use crate::config::Clients;
 
 /// Version of the report document. Bumped when a field is renamed or re-typed.
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `drives[].grade` became `drives[].verdict` (the drive's verdict on this machine) beside
+/// the new `drives[].database_grade` (the database's grade of the model); schema 1 documents
+/// are still read, their `grade` as the verdict.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -28,7 +31,7 @@ pub struct Report {
     pub client: ClientNote,
     /// Ordered by severity, worst first, then by code.
     pub findings: Vec<Finding>,
-    /// The database's own grade for each drive (model, firmware and capacity rules only).
+    /// Each drive's two grades: the database's grade of its model and its verdict here.
     #[serde(default)]
     pub drives: Vec<DriveGrade>,
     /// How the path was chosen when the user gave none.
@@ -79,13 +82,25 @@ pub struct ClientNote {
 pub struct DriveGrade {
     pub drive: String,
     pub model: Option<String>,
-    pub grade: Grade,
+    /// The database's grade of the model, firmware and capacity (what `nodecheck db lookup`
+    /// answers, or a generic rule's): the same on every machine.
+    #[serde(default = "unknown_grade")]
+    pub database_grade: Grade,
+    /// The drive's verdict on this machine: the database's grade made worse by what was found
+    /// about this drive here (failing SMART, a throttled link). Schema 1 called it `grade`;
+    /// `triage` reads that name until schema 3.
+    #[serde(alias = "grade")]
+    pub verdict: Grade,
     /// The database entry's family name when the model matched one.
     pub family: Option<String>,
     /// For a drive without an entry: the class its part number or the probe's evidence gives it
     /// (`data/classes.toml`), with that evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<verdict::judge::ClassSummary>,
+    pub class: Option<verdict::ClassSummary>,
+}
+
+fn unknown_grade() -> Grade {
+    Grade::Unknown
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,7 +182,7 @@ pub fn exit_code(grade: Grade) -> u8 {
 fn client_story(clients: &Clients, detected: bool, verdict: &Verdict) -> String {
     let display = |id: &str| {
         verdict::ClientCatalog::embedded()
-            .clients
+            .execution
             .iter()
             .find(|c| c.name == id)
             .map_or_else(|| id.to_owned(), |c| c.display.clone())
@@ -223,7 +238,8 @@ pub fn build(
         .map(|d| DriveGrade {
             drive: d.name.clone(),
             model: d.model.clone(),
-            grade: d.grade,
+            database_grade: d.database_grade,
+            verdict: d.grade,
             family: d.entry.as_ref().map(|e| e.family.clone()),
             class: d.class.clone(),
         })

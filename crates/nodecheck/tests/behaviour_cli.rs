@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use cli_support::process::nodecheck_process;
-use cli_support::skip::skip;
 use cli_support::{assert_all_positive, assert_contains, entries, scratch};
+use test_support::skip;
 
 /// Small and safe on a shared machine: a 256 MiB file, a 1 GiB reserve, --force because a
 /// node process on the test machine must not fail unrelated tests. `extra` names the output

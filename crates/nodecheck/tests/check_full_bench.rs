@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Output;
 
 use cli_support::process::{check_bench_full, nodecheck_process};
-use cli_support::skip::skip;
 use cli_support::{assert_all_positive, codes_in, entries, scratch};
+use test_support::skip;
 
 fn check_full(dir: &Path, plot: &Path, format: &[&str]) -> Output {
     check_bench_full(dir, "64M")

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use cli_support::{json_of, run, stdout, triage};
 use serde_json::{json, Value};
-use verdict::database::corpus::{parse_corpus, CorpusRow, Kind, RowKind};
+use verdict::corpus::{parse_corpus, CorpusRow, Kind, RowKind};
 
 fn report_rows() -> Vec<CorpusRow> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus");
@@ -99,7 +99,7 @@ fn db_lookup_and_triage_give_the_same_grade_for_every_report_row() {
         let path = dir.path().join(format!("row{i}.json"));
         std::fs::write(&path, smartctl_json(row).to_string()).expect("written");
         let report: Value = json_of(&triage(&path, &["--json"]));
-        let triaged = report["drives"][0]["grade"]
+        let triaged = report["drives"][0]["database_grade"]
             .as_str()
             .unwrap_or("?")
             .to_owned();

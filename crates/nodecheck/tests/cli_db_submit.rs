@@ -3,14 +3,14 @@
 
 mod cli_support;
 
-use cli_support::skip::skip;
 use std::time::Duration;
+use test_support::skip;
 
 use cli_support::{
     assert_contains, assert_succeeded, codes_in, json_of, nodecheck, run, run_ok, stderr, stdout,
     submit_from, written, Fixture,
 };
-use verdict::database::{self, Database, DriveQuery};
+use verdict::{Database, DriveQuery};
 
 #[test]
 fn lookup_json_has_the_documented_keys() {
@@ -36,6 +36,21 @@ fn lookup_of_an_unknown_model_says_unknown_and_exits_1() {
     let out = run(["db", "lookup", "NoSuchVendor XYZ-123"]);
     assert_eq!(out.status.code(), Some(1));
     assert_contains(&stdout(&out), "unknown");
+}
+
+#[test]
+fn lookup_of_an_empty_model_is_a_usage_error_not_an_unknown_drive() {
+    for blank in ["", "   "] {
+        let out = run(["db", "lookup", blank]);
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(nodecheck::exit_codes::USAGE)),
+            "{out:?}"
+        );
+        let err = cli_support::stderr(&out);
+        assert_contains(&err, "give the model string");
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
 }
 
 /// `db lookup ARGS --json`: the exit code and the document.
@@ -159,7 +174,7 @@ fn list_filters_by_grade() {
 
 #[test]
 fn db_option_overrides_the_embedded_database() {
-    let (_dir, file) = written("drives.toml", database::EMBEDDED_DRIVES);
+    let (_dir, file) = written("drives.toml", verdict::EMBEDDED_DRIVES);
     run_ok(
         nodecheck()
             .arg("--db")
@@ -204,7 +219,7 @@ fn submit_prints_a_block_that_db_check_accepts() {
     );
 
     // What `cargo xtask db-check FILE` checks for a result block.
-    let results = database::parse_result_block(&block, "submit").expect("the block parses as is");
+    let results = verdict::parse_result_block(&block, "submit").expect("the block parses as is");
     assert_eq!(results.len(), 1);
     let r = &results[0];
     let db = Database::embedded().expect("embedded database");
@@ -257,4 +272,20 @@ fn submit_refuses_a_report_without_measurements() {
     let out = submit_from(&saved);
     assert_eq!(out.status.code(), Some(4));
     assert_contains(&stderr(&out), "--bench full");
+}
+
+#[test]
+fn submit_on_a_file_says_so_before_announcing_a_benchmark() {
+    let (_dir, file) = cli_support::written("afile.txt", "not a directory\n");
+    let out = run([std::ffi::OsStr::new("submit"), file.as_os_str()]);
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(nodecheck::exit_codes::COULD_NOT_CHECK)),
+        "{out:?}"
+    );
+    let err = cli_support::stderr(&out);
+    assert_contains(&err, "is not a directory");
+    assert_contains(&err, "--from");
+    assert!(!err.contains("Running the full benchmark"), "{err}");
+    assert!(!err.contains("invalid plan"), "{err}");
 }

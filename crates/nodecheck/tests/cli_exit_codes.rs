@@ -180,3 +180,25 @@ fn a_size_past_u64_max_is_a_usage_error_not_clamped() {
         assert!(stderr(&out).contains("out of range"), "{}", stderr(&out));
     }
 }
+
+/// `--root` on a directory that is no replayed machine says so in the reader's terms, not as
+/// the mount table the probe could not read.
+#[test]
+fn root_on_a_directory_that_is_no_snapshot_says_what_root_takes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cli_support::nodecheck()
+        .args(["check", "--root"])
+        .arg(dir.path())
+        .arg("/")
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(nodecheck::exit_codes::COULD_NOT_CHECK)),
+        "{out:?}"
+    );
+    let err = cli_support::stderr(&out);
+    assert!(err.contains("is not a replayed machine"), "{err}");
+    assert!(err.contains("--snapshot"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+}

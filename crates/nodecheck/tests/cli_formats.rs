@@ -178,7 +178,7 @@ fn bench_prints_its_three_formats() {
     assert!(markdown.status.success(), "{markdown:?}");
     let text = stdout(&markdown);
     assert!(text.starts_with("## nodecheck bench `"), "{text}");
-    assert!(text.contains("- QD1 4k random read: p50 "), "{text}");
+    assert!(text.contains("- QD1 4 KiB random read: p50 "), "{text}");
     assert!(
         text.contains("<summary>Full result (JSON)</summary>"),
         "{text}"

@@ -356,7 +356,7 @@ fn a_mount_table_cut_at_the_cap_says_so() {
     let real = std::fs::read(&mountinfo).expect("mountinfo");
     let mut padded = std::io::BufWriter::new(std::fs::File::create(&mountinfo).expect("create"));
     let filler = b"1 0 0:1 / /nothing/here rw - tmpfs tmpfs rw\n";
-    let lines = (probe::root::TEXT_CAP / filler.len()) + 1000;
+    let lines = (probe::TEXT_CAP / filler.len()) + 1000;
     for _ in 0..lines {
         padded.write_all(filler).expect("write");
     }

@@ -3,10 +3,10 @@
 
 mod cli_support;
 
-use cli_support::skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
+use test_support::skip;
 
 use cli_support::{json_of, nodecheck, run_ok, stderr};
 use nodecheck::report::Report;
@@ -194,11 +194,11 @@ fn check_of_this_machine_gives_a_correct_verdict_within_30_seconds() {
     }
 }
 
-/// The progress bar's own line (`QD1 4k random read     [====>   ]`), not the report's
-/// `QD1 4k random read: p50 ...` line.
+/// The progress bar's own line (`QD1 4 KiB random read     [====>   ]`), not the report's
+/// `QD1 4 KiB random read: p50 ...` line.
 fn has_bar(text: &str) -> bool {
     text.lines().any(|l| {
-        l.strip_prefix("QD1 4k random read")
+        l.strip_prefix("QD1 4 KiB random read")
             .is_some_and(|rest| rest.trim_start().starts_with('['))
     })
 }

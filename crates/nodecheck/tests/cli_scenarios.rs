@@ -128,11 +128,15 @@ fn prometheus_is_valid_exposition_format() {
             "{}",
             scenario.name
         );
-        assert!(
-            text.contains("# HELP nodecheck_drive_grade "),
-            "{}",
-            scenario.name
-        );
+        // The drive's two grades, each under its own name.
+        for metric in ["nodecheck_drive_verdict", "nodecheck_drive_database_grade"] {
+            assert!(
+                text.contains(&format!("# HELP {metric} ")),
+                "{}: {metric}",
+                scenario.name
+            );
+        }
+        assert!(!text.contains("nodecheck_drive_grade"), "{}", scenario.name);
         let mut declared = std::collections::BTreeSet::new();
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix("# TYPE ") {

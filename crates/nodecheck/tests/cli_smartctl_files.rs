@@ -14,16 +14,33 @@ use nodecheck::snapshot::{Manifest, MANIFEST, SMARTCTL_DIR};
 const PM883: &str = "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json";
 const A400: &str = "sat-Phison_Driven_SSDs-KINGSTON_SA400M8120G-sda.json";
 
-/// A real saved output as smartctl would have printed it for `device` (both real files were
-/// taken on `/dev/sda`; md_raid1's second drive is `sdb`).
+/// A real saved output as smartctl would have printed it for md_raid1's drive `device`: its
+/// device name, serial and capacity (both real files were taken on `/dev/sda` of other
+/// drives, and an output whose serial or capacity disagrees is another drive's). A device
+/// md_raid1 lacks keeps the file's own serial and capacity.
 fn saved_for(dir: &Path, source: &str, device: &str) -> PathBuf {
     let bytes = fs::read(smartctl_fixture(source)).expect("saved output");
     let mut value: serde_json::Value = serde_json::from_slice(&bytes).expect("valid JSON");
     value["device"]["name"] = format!("/dev/{device}").into();
     value["device"]["info_name"] = format!("/dev/{device} [SAT]").into();
+    if let Some(drive) = md_raid1_drive(device) {
+        value["serial_number"] = drive["serial"].clone();
+        value["user_capacity"]["bytes"] = drive["capacity_bytes"].clone();
+    }
     let out = dir.join(format!("{device}.json"));
     fs::write(&out, serde_json::to_vec_pretty(&value).expect("serialize")).expect("write");
     out
+}
+
+/// md_raid1's drive `device` as the probe sees it.
+fn md_raid1_drive(device: &str) -> Option<serde_json::Value> {
+    let fixture = Fixture::named("md_raid1");
+    let doc: serde_json::Value = json_of(&fixture.probe(&[]));
+    doc["drives"]
+        .as_array()?
+        .iter()
+        .find(|d| d["name"] == device)
+        .cloned()
 }
 
 /// `model_family` per drive name, from a probe document or a check report's `facts`.
@@ -69,7 +86,7 @@ fn probe_takes_one_smartctl_file_per_drive() {
             .arg("--smartctl-json")
             .arg(&sdb)
             .arg("--smartctl-json")
-            .arg(smartctl_fixture(PM883))
+            .arg(saved_for(scratch.path(), PM883, "sda"))
             .arg("/var/lib/ethereum"),
     );
     let doc: serde_json::Value = json_of(&out);
@@ -83,12 +100,13 @@ fn check_takes_one_smartctl_file_per_drive_and_names_the_one_that_fits_none() {
     let scratch = tempfile::tempdir().expect("tempdir");
     let sdb = saved_for(scratch.path(), A400, "sdb");
     let stranger = saved_for(scratch.path(), A400, "sdq");
+    let sda = saved_for(scratch.path(), PM883, "sda");
     let out = fixture.check(&[
         "--json",
         "--smartctl-json",
         sdb.to_str().expect("utf-8"),
         "--smartctl-json",
-        smartctl_fixture(PM883).to_str().expect("utf-8"),
+        sda.to_str().expect("utf-8"),
         "--smartctl-json",
         stranger.to_str().expect("utf-8"),
     ]);
@@ -98,7 +116,7 @@ fn check_takes_one_smartctl_file_per_drive_and_names_the_one_that_fits_none() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
         warnings[0].contains(&stranger.display().to_string())
-            && warnings[0].contains("matches none"),
+            && warnings[0].contains("describes none"),
         "{warnings:?}"
     );
 }
@@ -220,5 +238,57 @@ fn a_replayed_snapshot_is_named_by_its_archive_not_a_temporary_directory() {
     assert_eq!(
         replayed["source"],
         format!("replayed from the snapshot {}", archive.display())
+    );
+}
+
+/// A saved output of another machine's drive (an 8 TB Intel P4510 on NVMe) given for a
+/// virtio disk: it must not turn the disk into that drive, and the report says it was not used.
+#[test]
+fn another_drives_saved_output_is_not_merged_and_the_report_says_so() {
+    let fixture = Fixture::named("virtio_vps");
+    let intel = smartctl_fixture("INTEL_SSDPE2KX080T8_1.json");
+    let intel = intel.to_str().expect("utf-8 path");
+    let output = fixture.check(&["--bench", "none", "--json", "--smartctl-json", intel]);
+    let report: serde_json::Value = json_of(&output);
+    let drives = report["facts"]["drives"].as_array().expect("drives");
+    assert_eq!(drives.len(), 1, "{drives:?}");
+    assert_eq!(drives[0]["interface"], "virtio", "{}", drives[0]);
+    assert_ne!(drives[0]["model"], "INTEL SSDPE2KX080T8", "{}", drives[0]);
+    assert!(
+        cli_support::codes_in(&report, "findings").contains(&"NC611")
+            || report["findings"].to_string().contains("virtual"),
+        "the virtual-disk finding stays: {}",
+        report["findings"]
+    );
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("INTEL_SSDPE2KX080T8_1.json") && notes.contains("not used"),
+        "a note without -v names the file: {notes}"
+    );
+    assert!(notes.contains("bus"), "and what disagrees: {notes}");
+    let table = cli_support::stdout(&fixture.check(&["--bench", "none", "--smartctl-json", intel]));
+    assert!(table.contains("not used"), "{table}");
+}
+
+/// A file saved on another machine's `/dev/sda` names this machine's `sda` too; its serial
+/// and capacity say it is another drive.
+#[test]
+fn a_saved_output_under_the_same_device_name_but_of_another_drive_is_not_merged() {
+    let fixture = Fixture::named("md_raid1");
+    let foreign = smartctl_fixture(A400);
+    let out = fixture.check(&[
+        "--json",
+        "--smartctl-json",
+        foreign.to_str().expect("utf-8"),
+    ]);
+    let report: serde_json::Value = json_of(&out);
+    assert_eq!(
+        families(&report["facts"]),
+        vec![("sda".to_string(), None), ("sdb".to_string(), None)]
+    );
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("serial, capacity disagree") || notes.contains("capacity"),
+        "{notes}"
     );
 }

@@ -60,7 +60,7 @@ fn data_center_drives_are_good_drives() {
     ] {
         let (report, _) = triage(file, &[]);
         assert_eq!(
-            report.drives[0].grade.as_str(),
+            report.drives[0].database_grade.as_str(),
             "good",
             "{file}: {:?}",
             report.drives
@@ -94,7 +94,7 @@ fn unlisted_data_center_drives_are_classed_good_with_the_evidence_in_json() {
         );
         assert!(summary.is_some_and(|s| !s.evidence.is_empty()), "{file}");
         assert_ne!(
-            drive.grade.as_str(),
+            drive.database_grade.as_str(),
             "unknown",
             "{file}: {:?}",
             report.findings
@@ -106,7 +106,7 @@ fn unlisted_data_center_drives_are_classed_good_with_the_evidence_in_json() {
 #[test]
 fn small_970_evo_plus_is_a_good_family_with_a_capacity_finding() {
     let (report, _) = triage("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json", &[]);
-    assert_eq!(report.drives[0].grade.as_str(), "good");
+    assert_eq!(report.drives[0].database_grade.as_str(), "good");
     assert!(
         has(&report, "NC510"),
         "capacity finding: {:?}",
@@ -210,4 +210,30 @@ fn a_failed_self_test_alone_is_not_judged_good() {
         1,
         "the failure before a passed extended test is outdated: {detail}"
     );
+}
+
+/// A RAID controller's volume is not a drive model: measuring it (150 GiB) and submitting it
+/// to the drive database is no answer; the disks behind the controller are.
+#[test]
+fn a_raid_volume_is_told_to_judge_its_disks_not_to_bench_and_submit() {
+    let (report, _) = triage("failed-perc-virtual-disk-sdb.json", &[]);
+    let fixes: Vec<&str> = report
+        .findings
+        .iter()
+        .filter_map(|f| f.fix.as_deref())
+        .collect();
+    let all = fixes.join("\n");
+    assert!(!all.contains("--bench full"), "{all}");
+    assert!(!all.contains("nodecheck submit"), "{all}");
+    assert!(all.contains("-d megaraid,N"), "{all}");
+}
+
+/// smartctl on a virtio disk finds no device type; running it again finds nothing more.
+#[test]
+fn a_virtio_smartctl_output_says_there_is_no_smart_and_what_to_send_instead() {
+    let out = cli_support::triage(&smartctl_fixture("virtio-vda-unable-to-detect.json"), &[]);
+    let err = stderr(&out);
+    assert!(err.contains("virtual disk"), "{err}");
+    assert!(!err.contains("run `sudo smartctl"), "{err}");
+    assert!(err.contains("`nodecheck check --json`"), "{err}");
 }

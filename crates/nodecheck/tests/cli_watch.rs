@@ -6,9 +6,9 @@ mod cli_support;
 
 use std::path::{Path, PathBuf};
 
-use cli_support::skip::skip;
 use cli_support::{json_of, nodecheck, triage};
 use serde_json::Value;
+use test_support::skip;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

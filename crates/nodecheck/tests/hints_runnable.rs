@@ -5,9 +5,9 @@
 mod cli_support;
 mod text_commands;
 
-use cli_support::skip::skip;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process};
+use test_support::skip;
 
 use bench::{BenchError, ByteSize};
 use cli_support::{nodecheck, stderr, stdout};

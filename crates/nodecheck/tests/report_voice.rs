@@ -120,3 +120,58 @@ fn long_notes_are_wrapped_whole_and_triage_names_its_file() {
         .expect("source line");
     assert_eq!(source, "Source:   replayed from report.json");
 }
+
+/// The database's internal names (entry and rule ids such as `samsung-970-evo-plus/pre-rework`
+/// or `tlc-and-dram`) and its curators' notes (which part number is which form factor, which
+/// strings an entry matches) are for the database's maintainers, never in a report.
+#[test]
+fn no_internal_id_or_curator_note_reaches_user_text() {
+    let data = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/drives.toml"),
+    )
+    .expect("drives.toml");
+    // Every `id = "..."` of the database: entries, their rules, generic rules.
+    let ids: Vec<&str> = data
+        .lines()
+        .filter_map(|l| l.strip_prefix("id = \""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .filter(|id| id.contains('-'))
+        .collect();
+    assert!(ids.len() > 100, "the database's ids ({})", ids.len());
+    let mut texts = Vec::new();
+    for file in [
+        "nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json",
+        "sat-Phison_Driven_SSDs-KINGSTON_SA400M8120G-sda.json",
+        "INTEL_SSDPE2KX080T8_1.json",
+        "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
+    ] {
+        let path = cli_support::smartctl_fixture(file);
+        for format in ["json", "table", "markdown", "discord"] {
+            let out = triage(&path, &["--format", format, "-v"]);
+            texts.push((format!("{file} ({format})"), stdout(&out)));
+        }
+    }
+    for scenario in cli_support::all_scenarios().iter().take(12) {
+        let fixture = Fixture::build(scenario);
+        let out = fixture.check(&["--bench", "none", "--format", "markdown", "-v"]);
+        texts.push((scenario.name.to_string(), stdout(&out)));
+    }
+    let mut problems = Vec::new();
+    for (origin, text) in &texts {
+        // The markdown embeds the full JSON document for triage; its facts are the machine's.
+        let text = text.split("<details>").next().unwrap_or(text);
+        for id in &ids {
+            for shape in [format!("[{id}]"), format!("`{id}`"), format!("/{id}]")] {
+                if text.contains(&shape) {
+                    problems.push(format!("{origin}: internal id {shape}"));
+                }
+            }
+        }
+        for note in ["SA400S37 = 2.5", "this entry", "Model string not verified"] {
+            if text.contains(note) {
+                problems.push(format!("{origin}: curator note {note:?}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::skip::skip;
 use cli_support::test_env;
 use serde_json::Value;
+use test_support::skip;
 
 fn program(name: &str) -> Option<PathBuf> {
     let paths = std::env::var_os("PATH")?;

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         },
         None => Root::live(),
     };
-    match probe::probe(&root, &path, &opts) {
+    match probe::probe_path(&root, &path, &opts) {
         Ok(facts) => match serde_json::to_string_pretty(&facts) {
             Ok(json) => {
                 println!("{json}");

@@ -403,7 +403,7 @@ fn apply_identify(identify: &ata::AtaIdentify, drive: &mut Drive, details: &mut 
 }
 
 fn read_nvme(root: &Root, path: &Path, drive: &mut Drive, handles: &mut DriveHandles) {
-    let Some(controller) = nvme_controller(root, path) else {
+    let Some(controller) = crate::nvme::namespace_controller(root, path) else {
         return;
     };
     let controller_name = controller
@@ -454,24 +454,6 @@ fn read_nvme(root: &Root, path: &Path, drive: &mut Drive, handles: &mut DriveHan
         identify: None,
     });
     handles.nvme_controller = Some(controller_name);
-}
-
-/// The controller of a namespace: `device` points at `nvmeX`, or with native multipath at
-/// `nvme-subsysN`, whose first controller we take.
-pub(crate) fn nvme_controller(root: &Root, namespace: &Path) -> Option<PathBuf> {
-    let device = root.canonicalize(namespace.join("device")).ok()?;
-    let name = device.file_name()?.to_str()?.to_string();
-    if !name.starts_with("nvme-subsys") {
-        return Some(device);
-    }
-    root.read_dir(&device)
-        .into_iter()
-        .find(|entry| {
-            entry
-                .strip_prefix("nvme")
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .and_then(|entry| root.canonicalize(device.join(entry)).ok())
 }
 
 /// The `hmb` attribute exists since Linux 5.15; on older kernels its absence says nothing.

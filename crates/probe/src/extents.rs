@@ -183,7 +183,9 @@ pub fn file_extents(file: &File, path: &Path) -> Result<Vec<Extent>, ExtentsErro
 }
 
 /// The `count` largest regular files under `dir` on its own file system (no symlinks
-/// followed, no other mounts entered), largest first.
+/// followed, no other mounts entered), largest first. Directories are listed through
+/// `O_NOATIME` descriptors, so the walk writes no access time back (`watch` promises to
+/// write nothing, and `check` beside a running node should not either).
 pub fn largest_files(dir: &Path, count: usize) -> Vec<(PathBuf, u64)> {
     let Ok(top) = std::fs::symlink_metadata(dir) else {
         return Vec::new();
@@ -197,24 +199,26 @@ pub fn largest_files(dir: &Path, count: usize) -> Vec<(PathBuf, u64)> {
         if started.elapsed() > WALK_BUDGET {
             break;
         }
-        let Ok(entries) = std::fs::read_dir(&current) else {
+        let Ok(names) = crate::input::read_dir_without_atime(&current) else {
             continue;
         };
-        for entry in entries.flatten() {
+        for name in names {
             visited += 1;
             if visited > MAX_ENTRIES {
                 return into_sorted(heap);
             }
-            let Ok(metadata) = entry.metadata() else {
+            let path = current.join(name);
+            // symlink_metadata: links are not followed out of the directory.
+            let Ok(metadata) = path.symlink_metadata() else {
                 continue;
             };
             if metadata.dev() != device {
                 continue;
             }
             if metadata.is_dir() && depth < MAX_DEPTH {
-                pending.push((entry.path(), depth + 1));
+                pending.push((path, depth + 1));
             } else if metadata.is_file() && metadata.len() > 0 {
-                heap.push(Reverse((metadata.len(), entry.path())));
+                heap.push(Reverse((metadata.len(), path)));
                 if heap.len() > count {
                     heap.pop();
                 }

@@ -255,6 +255,10 @@ pub struct Layer {
     pub lower: Vec<String>,
     /// `queue/discard_max_bytes`; 0 means this layer drops discard.
     pub discard_max_bytes: Option<u64>,
+    /// A device-mapper layer's table (read as root), which says where its data lies below
+    /// and, for dm-crypt, its optional parameters. Empty when not read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dm_table: Vec<crate::dm::DmTarget>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -64,7 +64,7 @@ pub fn block_device_temperature(root: &Root, name: &str) -> Option<f64> {
     if name.starts_with("nvme") {
         // The namespace's controller, as the probe finds it (through `nvme-subsysN` with
         // native multipath).
-        let controller = crate::block::nvme_controller(root, &block)?;
+        let controller = crate::nvme::namespace_controller(root, &block)?;
         let pci = root.canonicalize(controller.join("device")).ok();
         return nvme_temperature(root, &controller, pci.as_deref());
     }

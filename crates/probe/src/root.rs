@@ -334,6 +334,18 @@ impl Root {
             .is_ok_and(|resolved| self.record_if_present(&resolved))
     }
 
+    /// Whether `path` is a directory (following symlinks inside the root).
+    pub fn is_dir(&self, path: impl AsRef<Path>) -> bool {
+        let Ok(resolved) = self.resolve(path.as_ref(), true) else {
+            return false;
+        };
+        let is_dir = fs::metadata(self.host_path(&resolved)).is_ok_and(|m| m.is_dir());
+        if is_dir {
+            self.record(&resolved, AccessKind::Dir);
+        }
+        is_dir
+    }
+
     /// Whether `path` itself exists, without following a final symlink (a `.wants/` link whose
     /// target is not in the snapshot still says the unit is enabled).
     pub fn exists_no_follow(&self, path: impl AsRef<Path>) -> bool {

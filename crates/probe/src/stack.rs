@@ -161,6 +161,7 @@ fn visit(root: &Root, path: &Path, depth: u32, visited: &mut BTreeSet<PathBuf>, 
         depth,
         lower: lower_sorted.iter().map(|(n, _)| n.clone()).collect(),
         discard_max_bytes,
+        dm_table: Vec::new(),
     });
     if kind == LayerKind::Disk {
         stack.disks.push((name, path.to_path_buf()));

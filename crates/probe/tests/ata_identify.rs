@@ -1,14 +1,12 @@
 //! ATA IDENTIFY parsing: real sysfs-format dumps, words set one by one, the builder, and
 //! hostile text.
 
-mod support;
-
+use crate::support::{ascii_field, read_data};
 use probe::ata::{
     encode_identify_text, parse_identify_text, parse_identify_words, parse_identify_words_text,
     AtaIdentify, IdentifyBuilder, IdentifyError, IDENTIFY_WORDS,
 };
 use proptest::prelude::*;
-use support::{ascii_field, read_data};
 
 /// Puts an ATA string into words the way a drive does: first character in the high byte.
 fn put_ata_string(words: &mut [u16; IDENTIFY_WORDS], first_word: usize, len_words: usize, s: &str) {

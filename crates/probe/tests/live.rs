@@ -1,11 +1,9 @@
 //! The probe on the machine running the tests.
 
-mod support;
-
 use std::path::Path;
-use support::skip::skip;
+use test_support::skip;
 
-use ::probe::probe as run_probe;
+use ::probe::probe_path;
 use ::probe::{Interface, ProbeOptions, Root};
 
 #[test]
@@ -19,7 +17,7 @@ fn probes_this_machines_virtio_disk_and_ext4_root() {
         run_smartctl: false,
         ..ProbeOptions::default()
     };
-    let facts = run_probe(&root, Path::new("/"), &opts).expect("live probe");
+    let facts = probe_path(&root, Path::new("/"), &opts).expect("live probe");
     assert!(facts.live);
     let mount = facts.mount.as_ref().expect("mount");
     assert_eq!(mount.mount_point, "/");
@@ -52,7 +50,7 @@ fn probes_this_machines_virtio_disk_and_ext4_root() {
 
 #[test]
 fn a_missing_live_path_is_an_error() {
-    let err = run_probe(
+    let err = probe_path(
         &Root::live(),
         Path::new("/nonexistent/nodecheck/path"),
         &ProbeOptions::default(),
@@ -76,7 +74,7 @@ fn recording_a_live_probe_lists_what_was_read() {
         ioctls: false,
         ..ProbeOptions::default()
     };
-    run_probe(&root, Path::new("/"), &opts).expect("live probe");
+    probe_path(&root, Path::new("/"), &opts).expect("live probe");
     let accessed = root.accessed();
     assert!(accessed
         .iter()

@@ -1,11 +1,9 @@
 //! NVMe Identify Controller and SMART / Health log parsing from raw pages, the pages built back
 //! from parsed fields, and the admin ioctl's error paths.
 
-mod support;
-
+use crate::support::ascii_field;
 use std::path::Path;
-use support::ascii_field;
-use support::skip::skip;
+use test_support::skip;
 
 use probe::nvme::{
     admin_identify_controller, admin_smart_log, parse_identify_controller, parse_smart_log,

@@ -7,18 +7,16 @@
 //! mode and driver, layer kinds, TRIM through the stack). Models, serials and sizes differ by
 //! design and are not compared.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::{assert_drive, build_scenario, data_path, only_drive};
 use ::probe::fixture;
-use ::probe::probe as run_probe;
+use ::probe::probe_path;
 use ::probe::{
     AtimeMode, ControllerMode, Drive, Facts, HealthSource, Interface, LayerKind, ProbeOptions, Root,
 };
 use serde_json::Value;
-use support::{assert_drive, build_scenario, data_path, only_drive};
 
 const DATADIR: &str = "/var/lib/ethereum";
 
@@ -37,7 +35,7 @@ fn tree_only() -> ProbeOptions {
 
 fn real(scenario: &str) -> Facts {
     let root = Root::at(tree(scenario)).expect("real tree");
-    run_probe(&root, Path::new(DATADIR), &tree_only())
+    probe_path(&root, Path::new(DATADIR), &tree_only())
         .unwrap_or_else(|err| panic!("{scenario}: {err}"))
 }
 
@@ -45,7 +43,7 @@ fn hand_written(name: &str) -> Facts {
     let scenario = fixture::scenario_named(name).expect("fixture");
     let dir = build_scenario(scenario);
     let root = Root::at(dir.path()).expect("root");
-    run_probe(&root, Path::new(scenario.probe_path), &tree_only()).expect("probe")
+    probe_path(&root, Path::new(scenario.probe_path), &tree_only()).expect("probe")
 }
 
 /// Categorical facts keep their value; every other fact becomes whether it was established.

@@ -1,18 +1,16 @@
 //! What a recording Root lists is enough to replay the probe: copy exactly those files,
 //! directories and symlinks into a fresh tree, probe the copy, get the same facts.
 
-mod support;
-
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+use crate::support::build_scenario;
 use ::probe::fixture::SCENARIOS;
-use ::probe::probe as run_probe;
-use ::probe::root::{AccessKind, AccessedPath};
+use ::probe::probe_path;
 use ::probe::space::SNAPSHOT_STATVFS;
+use ::probe::{AccessKind, AccessedPath};
 use ::probe::{Facts, ProbeOptions, Root};
-use support::build_scenario;
 
 /// What `nodecheck snapshot` does with the list, minus the archive.
 fn copy_accessed(root: &Root, accessed: &[AccessedPath], dest: &Path) {
@@ -54,11 +52,11 @@ fn every_scenario_replays_from_what_was_recorded() {
         let original = build_scenario(scenario);
         let root = Root::at(original.path()).expect("root").recording();
         let path = Path::new(scenario.probe_path);
-        let first = run_probe(&root, path, &ProbeOptions::default()).expect("probe");
+        let first = probe_path(&root, path, &ProbeOptions::default()).expect("probe");
 
         let copy = tempfile::tempdir().expect("tempdir");
         copy_accessed(&root, &root.accessed(), copy.path());
-        let replayed = run_probe(
+        let replayed = probe_path(
             &Root::at(copy.path()).expect("root"),
             path,
             &ProbeOptions::default(),
@@ -85,7 +83,7 @@ fn this_machine_replays_from_what_was_recorded() {
         ..ProbeOptions::default()
     };
     let root = Root::live().recording();
-    let live = run_probe(&root, Path::new("/"), &opts).expect("live probe");
+    let live = probe_path(&root, Path::new("/"), &opts).expect("live probe");
     let copy = tempfile::tempdir().expect("tempdir");
     copy_accessed(&root, &root.accessed(), copy.path());
     let mount = live.mount.as_ref().expect("mount");
@@ -96,7 +94,7 @@ fn this_machine_replays_from_what_was_recorded() {
         fs::write(statvfs, json.to_string()).expect("write");
     }
     let replayed =
-        run_probe(&Root::at(copy.path()).expect("root"), Path::new("/"), &opts).expect("replay");
+        probe_path(&Root::at(copy.path()).expect("root"), Path::new("/"), &opts).expect("replay");
     assert!(!replayed.live);
     assert_eq!(live.mount, replayed.mount);
     assert_eq!(live.stack, replayed.stack);

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::watch::WatchThresholds;
+
 /// The thresholds shipped with nodecheck.
 pub const EMBEDDED_BEHAVIOUR: &str = include_str!("../../../data/behaviour.toml");
 
@@ -111,7 +113,7 @@ pub struct BehaviourThresholds {
     pub cliff: CliffLimits,
     pub span: SpanLimits,
     /// `nodecheck watch`'s judgement of a running node (crate::watch).
-    pub watch: crate::watch::WatchThresholds,
+    pub watch: WatchThresholds,
 }
 
 fn check_pair(
@@ -133,6 +135,15 @@ fn check_pair(
         return invalid(format!("critical ({critical}) must be below warn ({warn})"));
     }
     Ok(())
+}
+
+/// The watch thresholds are a section of the behaviour file, so the file's reader owns their
+/// constructor and the watch judge needs nothing of this module.
+impl WatchThresholds {
+    /// The `[watch]` section shipped in data/behaviour.toml.
+    pub fn embedded() -> WatchThresholds {
+        BehaviourThresholds::embedded().watch
+    }
 }
 
 impl BehaviourThresholds {

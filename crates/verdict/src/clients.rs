@@ -5,48 +5,26 @@
 //! [`ClientCatalog`] is the one list of clients: the command line accepts its names, the judge
 //! applies its needs, and the running-client check recognises processes by its names.
 
-use std::sync::OnceLock;
-
 use serde::{Deserialize, Serialize};
 
 pub use crate::storage_figures::{year_month, ConsensusMode, HistoryMode, StorageFigure};
 
-use crate::database::{build, DbError, EMBEDDED_CLIENTS, EMBEDDED_CLIENTS_ORIGIN};
-
-/// Everything `data/clients.toml` holds, checked at load (see [`ClientCatalog::parse`]).
-#[derive(Debug, Clone)]
+/// Everything `data/clients.toml` holds but its sources (which join the database's), checked
+/// at load. The database owns the catalog it was loaded with; `ClientCatalog::embedded` is
+/// the embedded file for callers without a database (the command line's names).
+#[derive(Debug, Clone, Default)]
 pub struct ClientCatalog {
     /// Execution clients, in file order.
-    pub clients: Vec<ClientNeeds>,
+    pub execution: Vec<ClientNeeds>,
     /// Consensus clients, in file order.
     pub consensus: Vec<ConsensusNeeds>,
     pub sizing: Option<Sizing>,
-    /// The file's own sources, in file order (a clash with the drives file is reported where
-    /// the source stands).
-    pub(crate) sources: Vec<crate::database::Source>,
 }
 
 impl ClientCatalog {
-    /// The catalog compiled into the binary. It is checked by this crate's tests, so a
-    /// failure here is a build defect, not an input error.
-    pub fn embedded() -> &'static ClientCatalog {
-        static CATALOG: OnceLock<ClientCatalog> = OnceLock::new();
-        CATALOG.get_or_init(|| {
-            ClientCatalog::parse(EMBEDDED_CLIENTS, EMBEDDED_CLIENTS_ORIGIN)
-                .unwrap_or_else(|err| panic!("the embedded clients file is invalid: {err}"))
-        })
-    }
-
-    /// Parses a clients file; `origin` names it in error messages. Rejects duplicate names,
-    /// unknown keys, sizes that cannot all be true and execution clients without a process
-    /// name.
-    pub fn parse(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
-        build::clients(text, origin)
-    }
-
     /// The `--client` names: one per execution client.
     pub fn execution_names(&self) -> impl Iterator<Item = &str> + '_ {
-        self.clients.iter().map(|c| c.name.as_str())
+        self.execution.iter().map(|c| c.name.as_str())
     }
 
     /// The `--cl` names: one per consensus client.
@@ -57,7 +35,7 @@ impl ClientCatalog {
     /// Each execution client's name with how its running process is recognised, in the
     /// order of `clients`.
     pub fn process_names(&self) -> impl Iterator<Item = (&str, &ProcessNames)> + '_ {
-        self.clients.iter().map(|c| (c.name.as_str(), &c.process))
+        self.execution.iter().map(|c| (c.name.as_str(), &c.process))
     }
 }
 
@@ -457,7 +435,7 @@ mod tests {
     #[test]
     fn every_embedded_client_has_a_figure_for_its_default_mode_and_every_mode_is_known() {
         let catalog = ClientCatalog::embedded();
-        for c in &catalog.clients {
+        for c in &catalog.execution {
             assert!(c.figure(c.default_history).is_some(), "{}", c.name);
             for f in &c.history {
                 assert!(year_month(&f.as_of).is_some(), "{}: {}", c.name, f.as_of);
@@ -472,7 +450,7 @@ mod tests {
             assert!(c.figure(ConsensusMode::Default).is_some(), "{}", c.name);
         }
         let reth = catalog
-            .clients
+            .execution
             .iter()
             .find(|c| c.name == "reth")
             .expect("reth");

@@ -173,6 +173,7 @@ codes! {
     ParityRaid = 504, "Parity RAID under the database";
     ReadOnly = 505, "The file system is read-only";
     StackUnresolved = 506, "Part of the storage stack could not be resolved";
+    CryptOptions = 507, "dm-crypt work queues and TRIM";
     UnknownClient = 509, "Unknown client";
     Size = 510, "Size against the client's needs";
     FreeSpace = 511, "Free space";

@@ -24,29 +24,32 @@ mod unlisted;
 mod validate;
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::clients::{ClientCatalog, ClientNeeds, ConsensusNeeds, ProcessNames, Sizing};
+use crate::behaviour_thresholds::BehaviourThresholds;
+
+pub use crate::clients::{ClientCatalog, ClientNeeds, ConsensusNeeds, Sizing};
 pub use classes::{
-    controller_maker, ClassQuery, ClassRule, Classification, Evidence, EvidenceKind,
-    EMBEDDED_CLASSES, EMBEDDED_CLASSES_ORIGIN,
+    controller_maker, ClassQuery, ClassRule, Classification, EMBEDDED_CLASSES,
+    EMBEDDED_CLASSES_ORIGIN,
 };
 pub use controllers::{
     parse_hex_u16, ControllerMatch, ControllerRule, PciId, PciIds, EMBEDDED_CONTROLLERS,
     EMBEDDED_CONTROLLERS_ORIGIN, EMBEDDED_PCI_IDS,
 };
 pub use entry::{
-    AdvisoryRule, CapacityRule, CrowdResult, DriveEntry, FirmwareRule, PlatformMatch,
-    ResultContext, SmartAttributeQuirk, BAD_SECTOR_ATTRIBUTES,
+    CrowdResult, DriveEntry, PlatformMatch, ResultContext, SmartAttributeQuirk,
+    BAD_SECTOR_ATTRIBUTES,
 };
-pub use error::{DbError, ErrorKind, Position};
-pub use generic::{GenericRule, TraitMatch, Traits};
+pub use error::{DbError, ErrorKind};
+pub use generic::{GenericRule, Traits};
 pub use matching::{canonical_model, normalize_model, ModelForms};
 pub use query::{Advisory, DriveQuery, Lookup, PlatformQuery};
 pub use traits::{Class, Dram, EntryInterface, Nand};
 pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
-pub use unlisted::{worst, UnlistedGrade};
+pub use unlisted::UnlistedGrade;
 pub use validate::{result_context_problems, IssueLevel, ValidationIssue};
 
 /// Schema version of `data/*.toml` this build reads.
@@ -96,14 +99,35 @@ pub struct Database {
     /// Names of NVMe controller PCI ids (`data/pci-ids/nvme.ids`, always embedded).
     #[serde(skip)]
     pub pci_ids: PciIds,
+    /// The execution and consensus clients and the sizing advice (`data/clients.toml`).
     #[serde(skip)]
-    pub clients: Vec<ClientNeeds>,
-    /// Consensus clients, which share the execution client's disk.
-    #[serde(skip)]
-    pub consensus: Vec<ConsensusNeeds>,
-    /// The list's sizing advice (`[sizing]` in data/clients.toml).
-    #[serde(skip)]
-    pub sizing: Option<Sizing>,
+    pub clients: ClientCatalog,
+    /// What behaviour, QD1 latency and cache speed are judged by (`data/behaviour.toml`,
+    /// always the embedded file). The database carries them so that a verdict is a function
+    /// of its inputs alone; a test or a caller with other limits replaces them here.
+    #[serde(skip, default = "BehaviourThresholds::embedded")]
+    pub thresholds: BehaviourThresholds,
+}
+
+/// The clients file is read by the database's loader, so the catalog's constructors live
+/// here and the client types know nothing of the database.
+impl ClientCatalog {
+    /// The catalog compiled into the binary. It is checked by this crate's tests, so a
+    /// failure here is a build defect, not an input error.
+    pub fn embedded() -> &'static ClientCatalog {
+        static CATALOG: OnceLock<ClientCatalog> = OnceLock::new();
+        CATALOG.get_or_init(|| {
+            ClientCatalog::parse(EMBEDDED_CLIENTS, EMBEDDED_CLIENTS_ORIGIN)
+                .unwrap_or_else(|err| panic!("the embedded clients file is invalid: {err}"))
+        })
+    }
+
+    /// Parses a clients file; `origin` names it in error messages. Rejects duplicate names,
+    /// unknown keys, sizes that cannot all be true and execution clients without a process
+    /// name.
+    pub fn parse(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
+        build::clients(text, origin).map(|(catalog, _sources)| catalog)
+    }
 }
 
 /// A document the data cites.
@@ -238,11 +262,7 @@ impl Database {
 
     /// The cloud/VPS entry for this machine: DMI-matched entries first, then the entry of any
     /// cloud volume among `models` (the machine's drive model strings).
-    pub fn lookup_platform(
-        &self,
-        p: &probe::facts::Platform,
-        models: &[&str],
-    ) -> Option<&DriveEntry> {
+    pub fn lookup_platform(&self, p: &probe::Platform, models: &[&str]) -> Option<&DriveEntry> {
         self.lookup_platform_query(&PlatformQuery::from(p), models)
     }
 
@@ -262,20 +282,22 @@ impl Database {
     /// Client requirements by `--client` name, case-insensitively.
     pub fn client(&self, name: &str) -> Option<&ClientNeeds> {
         self.clients
+            .execution
             .iter()
             .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
     }
 
     /// A consensus client by its `--cl` name, case-insensitively.
     pub fn consensus_client(&self, name: &str) -> Option<&ConsensusNeeds> {
-        self.consensus
+        self.clients
+            .consensus
             .iter()
             .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
     }
 
     /// Requirements that satisfy every client in the database.
     pub fn strictest_client(&self) -> Option<ClientNeeds> {
-        ClientNeeds::strictest(&self.clients)
+        ClientNeeds::strictest(&self.clients.execution)
     }
 
     /// Generic rules whose conditions the traits meet, in file order.

@@ -1,21 +1,51 @@
 //! Judges storage for an Ethereum node: the curated Good/Bad/Ugly drive database and a pure
 //! function from probe facts (and optional bench results) to a verdict with findings and fixes.
+//!
+//! The modules are private; what callers use is listed here by name. Two families keep a
+//! namespace of their own because their names would read wrongly at the root: [`watch`]
+//! (judging a running node's I/O, with its own `judge` and `Outcome`) and [`corpus`] (the
+//! database's coverage of real model strings, for `cargo xtask`).
 
-pub mod behaviour_thresholds;
-pub mod clients;
-pub mod code;
-pub mod database;
-pub mod findings;
-pub mod judge;
-pub mod model;
-pub mod setups;
+mod behaviour_thresholds;
+mod clients;
+mod code;
+mod database;
+mod findings;
+mod judge;
+mod model;
+mod node;
+mod output;
+mod setups;
 mod storage_figures;
 pub mod watch;
 
-pub use clients::{ClientCatalog, ClientNeeds, ConsensusMode, HistoryMode, ProcessNames};
+// The judge and its answer.
+pub use judge::{judge, judge_choice, judge_node};
+pub use model::{Finding, Grade, Severity};
+pub use node::{ClientChoice, NodeChoice};
+pub use output::{ClassSummary, DriveVerdict, EntrySummary, Verdict};
+
+// Finding codes.
 pub use code::{Code, Family, UnknownCode};
-pub use database::{Database, DbError, DriveEntry, DriveQuery, Lookup};
-pub use judge::{
-    judge, judge_choice, ClientChoice, DriveVerdict, EntrySummary, NodeChoice, Verdict,
+
+// What the judge's rules say outside a verdict: the QD1 rule for the paths that print no
+// findings, and what could not be read without root.
+pub use findings::bench::qd1_rule_word;
+pub use findings::identity::needs_root;
+
+// The drive database.
+pub use database::corpus;
+pub use database::{
+    canonical_model, controller_maker, may_be_truncated, parse_hex_u16, parse_result_block,
+    result_context_problems, Advisory, Class, ClassQuery, ClassRule, CrowdResult, Database,
+    DbError, Dram, DriveEntry, DriveQuery, EntryInterface, ErrorKind, IssueLevel, Lookup, Nand,
+    PciId, PlatformQuery, ResultContext, Traits, UnlistedGrade, ValidationIssue, EMBEDDED_CLIENTS,
+    EMBEDDED_DRIVES,
 };
-pub use model::*;
+
+// The clients and what they need, and the thresholds behaviour is judged by.
+pub use behaviour_thresholds::{BehaviourThresholds, ThresholdsError};
+pub use clients::{
+    year_month, ClientCatalog, ClientNeeds, ConsensusMode, ConsensusNeeds, HistoryMode,
+    ProcessNames, Sizing, StorageFigure,
+};

@@ -40,11 +40,6 @@ pub struct WatchThresholds {
 }
 
 impl WatchThresholds {
-    /// The `[watch]` section shipped in data/behaviour.toml.
-    pub fn embedded() -> WatchThresholds {
-        crate::behaviour_thresholds::BehaviourThresholds::embedded().watch
-    }
-
     /// Each pair ordered, every figure positive, every figure sourced.
     pub fn validate(&self) -> Result<(), String> {
         for (name, partly, bound) in [

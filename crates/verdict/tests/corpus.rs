@@ -2,17 +2,15 @@
 //! to its family and no other, every unlisted one to no entry and its expected class, and each
 //! of the list's generic rules is reached by some real unlisted string.
 
-mod judge_support;
-
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use judge_support::db;
-use verdict::database::corpus::{
+use crate::support::db;
+use verdict::corpus::{
     evaluate, parse_corpus, CorpusRow, Expect, Kind, RowKind, SAMPLE_UNKNOWN_GATE_PERCENT,
 };
-use verdict::database::{ClassQuery, EntryInterface, PciId};
 use verdict::Grade;
+use verdict::{ClassQuery, EntryInterface, PciId};
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus")
@@ -55,7 +53,7 @@ fn corpus_holds_at_least_two_thousand_distinct_real_strings() {
 fn every_string_resolves_to_its_label_and_none_to_two_entries() {
     let db = db();
     let cov = evaluate(db, &corpus());
-    let show = |list: &[verdict::database::corpus::Mismatch]| {
+    let show = |list: &[verdict::corpus::Mismatch]| {
         list.iter()
             .take(40)
             .map(|m| {
@@ -342,7 +340,7 @@ fn report_rows_use_only_what_the_report_prints() {
 
 mod hostile {
     use proptest::prelude::*;
-    use verdict::database::{canonical_model, controller_maker, ClassQuery, EntryInterface};
+    use verdict::{canonical_model, controller_maker, ClassQuery, EntryInterface};
 
     proptest! {
         #[test]
@@ -367,8 +365,8 @@ mod hostile {
                 rotational,
                 hmb,
                 controller: controller_maker(&vendor),
-                pci_id: verdict::database::parse_hex_u16(&vendor)
-                    .map(|vendor| verdict::database::PciId { vendor, device }),
+                pci_id: verdict::parse_hex_u16(&vendor)
+                    .map(|vendor| verdict::PciId { vendor, device }),
                 model_family: family.as_deref(),
             });
             if let Some(c) = c {

@@ -1,12 +1,10 @@
 //! The judge as a whole: grade folding, ordering, the JSON contract, the strictest client,
 //! and snapshots of whole verdicts for representative machines.
 
-mod judge_support;
-
+use crate::support::*;
 use bench::EngineKind;
-use judge_support::*;
 use probe::{AtimeMode, Facts, Health, Interface, IoUringStatus, LayerKind, Unavailable};
-use verdict::judge::Verdict;
+use verdict::Verdict;
 use verdict::{Grade, Severity};
 
 fn unknown_drive() -> Facts {
@@ -109,7 +107,7 @@ fn strictest_names_the_client_in_failing_client_and_text() {
     let f = one(&v, "NC511");
     assert!(f.detail.contains(&client.display), "{f:#?}");
     assert!(f.detail.contains("most demanding"), "{f:#?}");
-    for other in &db().clients {
+    for other in &db().clients.execution {
         if other.min_free_bytes > client.min_free_bytes {
             panic!("{} is more demanding than {}", other.name, client.name);
         }

@@ -2,13 +2,11 @@
 //! mountinfo, DMI, systemd) is probed and judged, and the finding that scenario exists for
 //! must come out with its fix. The hostile trees must be judged without a panic.
 
-mod judge_support;
-
-use judge_support::*;
+use crate::support::*;
 use probe::fixture::{scenario_named, SCENARIOS};
-use probe::root::Root;
 use probe::ProbeOptions;
-use verdict::judge::Verdict;
+use probe::Root;
+use verdict::Verdict;
 use verdict::{Grade, Severity};
 
 fn judged(name: &str) -> Verdict {
@@ -16,7 +14,7 @@ fn judged(name: &str) -> Verdict {
     let dir = tempfile::tempdir().expect("tempdir");
     (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let root = Root::at(dir.path()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let facts = probe::probe(
+    let facts = probe::probe_path(
         &root,
         std::path::Path::new(scenario.probe_path),
         &ProbeOptions::default(),
@@ -32,7 +30,7 @@ fn every_scenario_is_judged_without_panicking() {
         (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
         let root = Root::at(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
         // Hostile trees may fail to probe; that is the probe's answer, not the judge's.
-        let Ok(facts) = probe::probe(
+        let Ok(facts) = probe::probe_path(
             &root,
             std::path::Path::new(scenario.probe_path),
             &ProbeOptions::default(),
@@ -204,6 +202,51 @@ fn dm_crypt_without_discards_gets_the_refresh_command() {
             .contains("sudo cryptsetup --allow-discards --persistent refresh cryptdata"),
         "{f:#?}"
     );
+}
+
+/// Ubuntu's encrypted LVM install, its crypt table saved as `dmsetup table` prints it:
+/// opened with discards but with dm-crypt's work queues, so NC507 says so with the refresh
+/// command; with all three flags the check passes; without a table there is no NC507.
+#[test]
+fn luks_work_queues_are_read_from_the_table_and_judged() {
+    let v = judged("lvm_on_luks");
+    let f = one(&v, "NC507");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(
+        f.detail
+            .contains("without no_read_workqueue, no_write_workqueue:"),
+        "{f:#?}"
+    );
+    assert!(!f.detail.contains("allow_discards"), "{f:#?}");
+    assert_eq!(f.subject.as_deref(), Some("dm-0"));
+    assert!(
+        f.fix.as_deref().unwrap_or("").starts_with(
+            "sudo cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue --allow-discards --persistent dm_crypt-0"
+        ),
+        "{f:#?}"
+    );
+    assert!(
+        !has(&judged("dm_crypt"), "NC507"),
+        "no table read, nothing judged"
+    );
+
+    let scenario = scenario_named("lvm_on_luks").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    (scenario.build)(dir.path()).unwrap();
+    std::fs::write(
+        dir.path().join("nodecheck/dm/dm-0.table"),
+        "0 3900596224 crypt aes-xts-plain64 :64:logon:cryptsetup:x-d0 0 259:3 32768 3 allow_discards no_read_workqueue no_write_workqueue\n",
+    )
+    .unwrap();
+    let root = Root::at(dir.path()).unwrap();
+    let facts = probe::probe_path(
+        &root,
+        std::path::Path::new(scenario.probe_path),
+        &ProbeOptions::default(),
+    )
+    .unwrap();
+    let tuned = run(&facts);
+    assert_eq!(one(&tuned, "NC507").severity, Severity::Ok);
 }
 
 #[test]

@@ -2,14 +2,12 @@
 //! measurements, absurd counters, layers pointing at nothing, and any combination of
 //! missing fields. (The facts may come from a pasted, hand-edited `--json` report.)
 
-mod judge_support;
-
+use crate::support::*;
 use bench::{BenchReport, EngineKind};
-use judge_support::*;
 use probe::{AtimeMode, Drive, Facts, Health, Interface, Layer, LayerKind, MountFacts, PcieLink};
 use proptest::prelude::*;
-use verdict::judge::{judge, ClientChoice};
 use verdict::Severity;
+use verdict::{judge, ClientChoice};
 
 fn any_interface() -> impl Strategy<Value = Option<Interface>> {
     prop_oneof![
@@ -110,7 +108,7 @@ prop_compose! {
         lower in proptest::collection::vec(".{0,6}", 0..3),
         discard in proptest::option::of(any::<u64>()),
     ) -> Layer {
-        Layer { name, kind, detail, depth: 0, lower, discard_max_bytes: discard }
+        Layer { name, kind, detail, depth: 0, lower, discard_max_bytes: discard, dm_table: Vec::new() }
     }
 }
 

@@ -1,10 +1,8 @@
 //! Drives whose names differ by a word must not match each other's entries: the list's own
 //! warnings ("980 Pro, not 980", "SN750 but not SN750 SE") and the other near-twins.
 
-mod judge_support;
-
-use judge_support::db;
-use verdict::database::DriveQuery;
+use crate::support::db;
+use verdict::DriveQuery;
 use verdict::Grade;
 
 /// The entry id a model string resolves to, `None` when nothing matches.

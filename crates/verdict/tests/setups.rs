@@ -2,21 +2,19 @@
 //! tuning, a drive passed through to a KVM guest, a plain QEMU volume, cloud volumes by their
 //! provider, btrfs on md.
 
-mod judge_support;
-
-use judge_support::*;
+use crate::support::*;
 use probe::fixture::scenario_named;
-use probe::root::Root;
+use probe::Root;
 use probe::{Facts, ProbeOptions};
-use verdict::judge::Verdict;
 use verdict::Severity;
+use verdict::Verdict;
 
 fn facts_of(name: &str) -> Facts {
     let scenario = scenario_named(name).unwrap_or_else(|| panic!("no scenario {name}"));
     let dir = tempfile::tempdir().expect("tempdir");
     (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let root = Root::at(dir.path()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    probe::probe(
+    probe::probe_path(
         &root,
         std::path::Path::new(scenario.probe_path),
         &ProbeOptions::default(),
@@ -252,7 +250,7 @@ fn a_raspberry_pi_5_gets_its_pcie_lever_not_a_uefi_setting() {
 fn nvme_families_that_drop_off_the_bus_get_the_exact_power_fix() {
     let mut facts = nvme_machine();
     facts.drives[0].model = Some("Samsung SSD 990 PRO 4TB".into());
-    facts.power = Some(probe::power::PowerSettings {
+    facts.power = Some(probe::PowerSettings {
         apst_max_latency_us: Some(100_000),
         aspm_policy: Some("default".into()),
     });
@@ -269,7 +267,7 @@ fn nvme_families_that_drop_off_the_bus_get_the_exact_power_fix() {
         ],
     );
     // With APST and ASPM off it is said, not warned about.
-    facts.power = Some(probe::power::PowerSettings {
+    facts.power = Some(probe::PowerSettings {
         apst_max_latency_us: Some(0),
         aspm_policy: Some("performance".into()),
     });

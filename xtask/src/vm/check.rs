@@ -5,7 +5,13 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::guest::{BEGIN, DONE, END, SETUP_FAILED};
+/// Markers on the second serial port (`ttyS1`), which carries only results: the kernel's own
+/// messages go to `ttyS0` and cannot interleave with them. They belong to this parser; the
+/// guest's init script writes them.
+pub const BEGIN: &str = "@@NODECHECK-BEGIN ";
+pub const END: &str = "@@NODECHECK-END ";
+pub const DONE: &str = "@@NODECHECK-DONE@@";
+pub const SETUP_FAILED: &str = "@@NODECHECK-SETUP-FAILED@@";
 
 /// One guest command's output and exit status.
 #[derive(Debug, Clone)]

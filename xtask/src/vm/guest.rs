@@ -9,6 +9,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
+use super::check::{BEGIN, DONE, END};
 use super::cpio::Archive;
 use super::scenarios::{Scenario, DATADIR};
 
@@ -307,13 +308,6 @@ pub fn which(tool: &str) -> Option<PathBuf> {
         .map(|dir| dir.join(tool))
         .find(|candidate| candidate.is_file())
 }
-
-/// Markers on the second serial port (`ttyS1`), which carries only results: the kernel's own
-/// messages go to `ttyS0` and cannot interleave with them.
-pub const BEGIN: &str = "@@NODECHECK-BEGIN ";
-pub const END: &str = "@@NODECHECK-END ";
-pub const DONE: &str = "@@NODECHECK-DONE@@";
-pub const SETUP_FAILED: &str = "@@NODECHECK-SETUP-FAILED@@";
 
 /// Shell functions for the init script and every scenario's setup script.
 const HELPERS: &str = r#"# A device node appears a moment after its driver probes.

@@ -27,6 +27,7 @@ pub enum DbCommand {
 #[derive(Debug, Args)]
 pub struct DbLookupArgs {
     /// The model string as the drive reports it (`Samsung SSD 980 PRO 2TB`).
+    #[arg(value_parser = non_blank_model)]
     pub model: String,
     /// Firmware revision (`5B2QGXA7`).
     #[arg(long)]
@@ -49,18 +50,24 @@ pub struct DbLookupArgs {
     pub output: FormatArgs,
 }
 
+/// An empty model matches nothing and would print ": unknown": refuse it as a usage error.
+fn non_blank_model(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("give the model string the drive reports (`nodecheck probe` shows it)".into())
+    } else {
+        Ok(text.to_string())
+    }
+}
+
 fn parse_pci_id(text: &str) -> Result<(u16, Option<u16>), String> {
     let bad =
         || format!("`{text}` is not a PCI id: give VENDOR:DEVICE in hex (1987:5012) or VENDOR");
     match text.split_once(':') {
         Some((v, d)) => Ok((
-            verdict::database::parse_hex_u16(v).ok_or_else(bad)?,
-            Some(verdict::database::parse_hex_u16(d).ok_or_else(bad)?),
+            verdict::parse_hex_u16(v).ok_or_else(bad)?,
+            Some(verdict::parse_hex_u16(d).ok_or_else(bad)?),
         )),
-        None => Ok((
-            verdict::database::parse_hex_u16(text).ok_or_else(bad)?,
-            None,
-        )),
+        None => Ok((verdict::parse_hex_u16(text).ok_or_else(bad)?, None)),
     }
 }
 

@@ -2,15 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use bench::BenchReport;
-use probe::root::Root;
 use probe::Facts;
+use probe::Root;
 use units::text::shell_quote;
 
 use super::{emit, is_root, measure, say, UsageError};
 use crate::config::{BenchDepth, CheckConfig, Format, GlobalOptions, SourceChoice};
-use crate::datadir;
 use crate::redact::Redactor;
 use crate::render::{self, plot, RenderOptions};
 use crate::report::{self, DatadirNote};
@@ -30,6 +29,13 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         SourceChoice::Root(dir) => {
             let root = Root::at(dir)
                 .with_context(|| format!("cannot replay the tree at {}", dir.display()))?;
+            // Said in the reader's terms rather than as the mount table the probe misses.
+            if !dir.join("proc/self/mountinfo").exists() {
+                bail!(
+                    "{} is not a replayed machine: it has no proc/self/mountinfo; --root takes the directory a `nodecheck snapshot -o node.tar.gz` archive unpacks to (or give the archive itself with --snapshot)",
+                    dir.display()
+                );
+            }
             let manifest = snapshot::read_manifest(&root);
             (root, manifest)
         }
@@ -57,7 +63,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         replayed_smartctl,
         ..config.probe.clone()
     };
-    let facts = probe::probe(&root, &path, &options)
+    let facts = probe::probe_path(&root, &path, &options)
         .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
@@ -73,9 +79,20 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         Some(note) if note.detected => say(
             global,
             &format!(
-                "Checking {} ({} datadir found; pass a PATH to check another)",
+                "Checking {} ({} datadir found; {})",
                 note.path,
-                note.client.as_deref().unwrap_or("client")
+                note.client.as_deref().unwrap_or("client"),
+                match note.others.as_slice() {
+                    [] => "pass a PATH to check another".to_string(),
+                    others => format!(
+                        "also found {}: pass it as PATH to check it",
+                        others
+                            .iter()
+                            .map(|o| shell_quote(o))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
             ),
         ),
         Some(_) => say(
@@ -86,7 +103,14 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         None => {}
     }
 
-    let mut notes = Vec::new();
+    // A saved smartctl output that was not used (unreadable, or another drive's) changes what
+    // the report says about the drive: it is said without -v.
+    let mut notes: Vec<String> = facts
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with(probe::smartctl::merge::SAVED_NOT_USED_PREFIX))
+        .cloned()
+        .collect();
     let bench = if root.is_live() {
         measure::measure(config, &path, &facts, global, &mut notes)
     } else {
@@ -218,12 +242,12 @@ fn choose_path(
             .unwrap_or_else(|| PathBuf::from("/"));
         return (path, None);
     }
-    match datadir::detect(Path::new("/"), &datadir::home_dirs()) {
+    match super::detect_datadir() {
         Some(found) => {
             let note = DatadirNote {
                 path: found.path.display().to_string(),
                 detected: true,
-                client: found.client.map(|c| c.id().to_string()),
+                client: found.client.map(str::to_string),
                 others: found
                     .others
                     .iter()
@@ -249,7 +273,7 @@ fn needs_root_line(facts: &Facts, path: Option<&Path>, running_as_root: bool) ->
     if !facts.live || running_as_root {
         return None;
     }
-    let (mut missing, _) = verdict::findings::identity::needs_root(facts);
+    let (mut missing, _) = verdict::needs_root(facts);
     if missing.is_empty() {
         return None;
     }

@@ -1,8 +1,8 @@
 //! `nodecheck db lookup MODEL` and `nodecheck db list`: the drive database on its own.
 
 use anyhow::Result;
-use verdict::database::{DriveEntry, DriveQuery, EntryInterface};
 use verdict::Grade;
+use verdict::{DriveEntry, DriveQuery, EntryInterface};
 
 use super::emit;
 use crate::config::{DbListConfig, DbLookupConfig, GlobalOptions};

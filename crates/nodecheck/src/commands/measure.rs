@@ -26,14 +26,15 @@ pub(crate) fn measure(
     let directory = measured_directory(path);
     // As root, QD1 reads go straight to the drive, read-only, like `ioping -D`, but only
     // where files hold data: a block never written is answered from the drive's mapping
-    // table without touching flash. Only a single plain drive qualifies; under RAID, or
-    // with too little data to read, the test file (written in full first) tells more.
+    // table without touching flash. The extents are mapped down the stack (partition, LVM,
+    // dm-crypt, md RAID1/RAID0) to one drive; where that fails, or with too little data to
+    // read, the test file (written in full first) tells more.
     let mut read_why = None;
-    let device = match (is_root(), facts.drives.as_slice()) {
-        (true, [drive]) if depth == BenchDepth::Quick => match data_on_device(facts, &directory) {
-            Ok((ranges, why)) => {
+    let device = match (is_root(), facts.drives.is_empty()) {
+        (true, false) if depth == BenchDepth::Quick => match data_on_device(facts, &directory) {
+            Ok((disk, ranges, why)) => {
                 read_why = Some(why);
-                Some((PathBuf::from("/dev").join(&drive.name), ranges))
+                Some((PathBuf::from("/dev").join(disk), ranges))
             }
             Err(why) => {
                 read_why = Some(format!("{why}; read the test file instead"));
@@ -85,10 +86,25 @@ pub(crate) fn measure(
             }
         }
     }
-    match bench::run(
-        &plan_for(BenchTarget::Directory(directory.clone())),
-        &mut bars,
-    ) {
+    let mut file_plan = plan_for(BenchTarget::Directory(directory.clone()));
+    // A size the user chose stays; without one, the full test's file (the community's
+    // 150 GiB, shrunk to the reserve by the bench) is judged afterwards by NC706.
+    if let (None, Some(planned)) = (config.tuning.size, file_plan.size) {
+        let reserve = file_plan.safety.reserve.unwrap_or(0);
+        match zfs_file_size(facts, planned, reserve) {
+            Ok(Some(size)) => {
+                notes.push(format!(
+                    "The test file is {} instead of {}: larger than the ZFS ARC, which serves this OpenZFS's O_DIRECT reads.",
+                    units::size::binary(size),
+                    units::size::binary(planned)
+                ));
+                file_plan.size = Some(size);
+            }
+            Ok(None) => {}
+            Err(why) => notes.push(why),
+        }
+    }
+    match bench::run(&file_plan, &mut bars) {
         Ok(report) => {
             let why = match device_failure {
                 Some(failure) => {
@@ -134,13 +150,13 @@ pub(crate) fn measure(
 /// file would land in a span a drive's own cache can hold.
 pub(crate) const MIN_DATA_BYTES: u64 = bench::QUICK_FILE_BYTES;
 
-/// The byte ranges of the drive that hold the data of the largest files under `directory`,
-/// and the sentence saying so; or why they cannot be read there (file system, stack, too
-/// little data).
+/// The drive and its byte ranges that hold the data of the largest files under `directory`,
+/// and the sentence saying so; or why they cannot be read there (file system, a layer of the
+/// stack nodecheck cannot map, too little data).
 pub(crate) fn data_on_device(
     facts: &Facts,
     directory: &Path,
-) -> Result<(Vec<std::ops::Range<u64>>, String), String> {
+) -> Result<(String, Vec<std::ops::Range<u64>>, String), String> {
     let root = probe::Root::live();
     let fs_type = facts
         .mount
@@ -158,7 +174,6 @@ pub(crate) fn data_on_device(
             probe::extents::FILE_SYSTEMS_WITH_DEVICE_OFFSETS.join(", ")
         ));
     }
-    let offset = device_offset(facts, &root)?;
     let (extents, gap) = probe::extents::data_extents(&root, directory);
     let Some(extents) = extents else {
         return Err(gap.map_or_else(
@@ -166,48 +181,75 @@ pub(crate) fn data_on_device(
             |gap| format!("{}: {}", gap.fact, gap.reason),
         ));
     };
-    if extents.bytes < MIN_DATA_BYTES {
+    let on_disk = probe::mapping::to_disk(&root, &facts.layers, extents.ranges.clone())?;
+    // Under RAID0 or an LVM volume over several drives, only the chosen drive's share counts.
+    let bytes = on_disk.bytes();
+    if bytes < MIN_DATA_BYTES {
         return Err(format!(
-            "only {} of written file data under {} (in {} files; less than {}): too little \
-             to measure the drive's reads on",
-            units::size::binary(extents.bytes),
+            "only {} of written file data under {} (in {} files) lies on {}; less than {}: too \
+             little to measure the drive's reads on",
+            units::size::binary(bytes),
             directory.display(),
             extents.files,
+            on_disk.disk,
             units::size::binary(MIN_DATA_BYTES)
         ));
     }
-    let why = format!(
+    let mut why = format!(
         "{} of written file data in {} extents of the {} largest files under {}",
-        units::size::binary(extents.bytes),
-        extents.ranges.len(),
+        units::size::binary(bytes),
+        on_disk.ranges.len(),
         extents.files,
         directory.display()
     );
-    Ok((extents.shifted(offset), why))
+    if !on_disk.through.is_empty() {
+        why.push_str(&format!(
+            ", mapped through {} to {}",
+            on_disk.through.join(", "),
+            on_disk.disk
+        ));
+    }
+    Ok((on_disk.disk, on_disk.ranges, why))
 }
 
-/// Where the mounted file system starts on the drive: 0 on a whole disk, the partition's
-/// start on a partition; device-mapper and md layers move data in ways only their tables
-/// tell, so those are refused.
-fn device_offset(facts: &Facts, root: &probe::Root) -> Result<u64, String> {
-    let Some(top) = facts.layers.iter().find(|layer| layer.depth == 0) else {
-        return Err("the storage stack is unknown".to_string());
+/// On ZFS whose O_DIRECT reads go through the ARC (before OpenZFS 2.3, or `direct=disabled`),
+/// the test-file size that exceeds the ARC by an eighth, when `planned` does not and the free
+/// space holds it with `reserve` to spare; `Ok(None)` when nothing needs changing; otherwise
+/// why the file stays smaller than the ARC.
+pub(crate) fn zfs_file_size(
+    facts: &Facts,
+    planned: u64,
+    reserve: u64,
+) -> Result<Option<u64>, String> {
+    let Some(zfs) = facts.zfs.as_ref() else {
+        return Ok(None);
     };
-    match top.kind {
-        probe::LayerKind::Disk => Ok(0),
-        probe::LayerKind::Partition
-            if facts
-                .layers
-                .iter()
-                .any(|l| l.depth == 1 && l.kind == probe::LayerKind::Disk) =>
-        {
-            probe::extents::partition_start_bytes(root, &top.name)
-                .ok_or_else(|| format!("the start of partition {} is unreadable", top.name))
-        }
-        kind => Err(format!(
-            "the file system sits on {} ({kind:?}), whose mapping to the drive nodecheck does \
-             not read",
-            top.name
+    if facts.mount.as_ref().map(|m| m.fs_type.as_str()) != Some("zfs")
+        || zfs.direct_io_bypasses_arc() != Some(false)
+    {
+        return Ok(None);
+    }
+    let Some(arc) = zfs
+        .arc_c_max_bytes
+        .or(zfs.arc_max_parameter_bytes)
+        .filter(|&b| b > 0)
+    else {
+        return Err("The ZFS ARC's size could not be read, so the test file could not be sized past it; its figures may be the ARC's.".to_string());
+    };
+    if planned > arc {
+        return Ok(None);
+    }
+    let wanted = (arc + arc / 8).div_ceil(1 << 20) << 20;
+    let free = facts.mount.as_ref().and_then(|m| m.free_bytes);
+    match free {
+        Some(free) if free >= wanted.saturating_add(reserve) => Ok(Some(wanted)),
+        free => Err(format!(
+            "The test file stays at {}: one larger than the ZFS ARC ({}) needs {} plus the {} reserve, and {} is free; its figures are the ARC's.",
+            units::size::binary(planned),
+            units::size::binary(arc),
+            units::size::binary(wanted),
+            units::size::binary(reserve),
+            free.map_or_else(|| "an unknown amount".to_string(), units::size::binary)
         )),
     }
 }
@@ -348,6 +390,51 @@ mod tests {
         assert!(plan.qd1 && !plan.randrw && !plan.behaviour.any());
         assert_eq!(plan.size, None);
         assert!(plan.safety.force);
+    }
+
+    #[test]
+    fn on_zfs_before_direct_io_the_file_outgrows_the_arc_where_space_allows() {
+        let mut facts = Facts {
+            mount: Some(probe::MountFacts {
+                mount_point: "/var/lib/ethereum".into(),
+                fs_type: "zfs".into(),
+                source: "tank/ethereum".into(),
+                dev: "0:46".into(),
+                atime: probe::AtimeMode::Noatime,
+                lazytime: false,
+                discard: false,
+                read_only: false,
+                mount_options: Vec::new(),
+                super_options: Vec::new(),
+                free_bytes: Some(100 << 30),
+                total_bytes: Some(200 << 30),
+                fstab: probe::FstabEntry::default(),
+                network: None,
+            }),
+            zfs: Some(probe::ZfsFacts {
+                module_version: Some("2.2.2-0ubuntu9".into()),
+                arc_c_max_bytes: Some(16 << 30),
+                ..probe::ZfsFacts::default()
+            }),
+            ..Facts::default()
+        };
+        assert_eq!(zfs_file_size(&facts, 1 << 30, 5 << 30), Ok(Some(18 << 30)));
+        assert_eq!(
+            zfs_file_size(&facts, 150 << 30, 5 << 30),
+            Ok(None),
+            "already larger"
+        );
+        let why = zfs_file_size(&facts, 1 << 30, 90 << 30).unwrap_err();
+        assert!(
+            why.contains("ARC (16.0 GiB)") && why.contains("100 GiB is free"),
+            "{why}"
+        );
+        facts.zfs.as_mut().unwrap().module_version = Some("2.3.1-1".into());
+        assert_eq!(
+            zfs_file_size(&facts, 1 << 30, 5 << 30),
+            Ok(None),
+            "Direct I/O"
+        );
     }
 
     #[test]

@@ -15,10 +15,10 @@ pub mod watch;
 
 use std::io::{self, Write};
 
-use verdict::judge::{ClientChoice, Verdict};
 use verdict::Database;
+use verdict::{ClientChoice, Verdict};
 
-use crate::config::{Clients, CommandConfig, Config, ConsensusName};
+use crate::config::{ClientName, Clients, CommandConfig, Config, ConsensusName};
 
 /// The verdict on `facts` and `bench` for the clients the user named: the `--client`'s needs
 /// (every client's without one), with the `--cl` client's database on the same disk, in the
@@ -92,4 +92,30 @@ pub fn say(global: &crate::config::GlobalOptions, line: &str) {
 /// True when running with an effective uid of 0.
 pub fn is_root() -> bool {
     nix::unistd::geteuid().is_root()
+}
+
+/// Looks for an execution client's data directory in the default places of this machine, for
+/// the commands given no PATH. The probe reads the machine; the catalog names the clients.
+pub(crate) fn detect_datadir() -> Option<::probe::datadir::Detected> {
+    let clients: Vec<&'static str> = ClientName::all().map(ClientName::id).collect();
+    ::probe::datadir::detect(
+        &::probe::Root::live(),
+        &::probe::datadir::home_dirs(),
+        &clients,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_datadir_location_names_a_client_of_the_catalog() {
+        let locations = ::probe::datadir::HOME_CANDIDATES
+            .iter()
+            .chain(&::probe::datadir::SYSTEM_CANDIDATES);
+        for (path, client) in locations {
+            assert!(ClientName::named(client).is_some(), "{path}: {client}");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use probe::root::Root;
+use probe::Root;
 use probe::{Facts, ProbeOptions};
 
 use super::emit;
@@ -29,6 +29,6 @@ pub fn run(config: &ProbeConfig, global: &GlobalOptions) -> Result<u8> {
 /// The facts about the storage under `path`, read through `root` as `options` say; what
 /// `probe`, `snapshot` and `submit` start from.
 pub(crate) fn probe_facts(root: &Root, path: &Path, options: &ProbeOptions) -> Result<Facts> {
-    probe::probe(root, path, options)
+    probe::probe_path(root, path, options)
         .with_context(|| format!("cannot probe the storage under {}", path.display()))
 }

@@ -1,21 +1,20 @@
 //! `nodecheck snapshot -o FILE.tar.gz [PATH]`: records what the probe reads on this machine so
 //! a support volunteer can replay it with `nodecheck check --snapshot FILE.tar.gz`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
-use probe::root::Root;
+use probe::Root;
 
 use super::{is_root, say};
 use crate::config::{GlobalOptions, SnapshotConfig};
-use crate::datadir;
 use crate::redact::Redactor;
 use crate::snapshot::{self, Contents, Manifest};
 
 pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
     let path = match &config.path {
         Some(p) => p.clone(),
-        None => match datadir::detect(Path::new("/"), &datadir::home_dirs()) {
+        None => match super::detect_datadir() {
             Some(found) => {
                 say(
                     global,

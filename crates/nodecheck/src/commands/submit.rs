@@ -6,13 +6,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use bench::{BenchReport, BenchTarget, Plan};
-use probe::root::Root;
+use probe::Root;
 use probe::{Drive, Facts, Interface};
 use serde::Serialize;
 
 use super::{emit, say};
 use crate::config::{GlobalOptions, SubmitConfig};
-use crate::datadir;
 use crate::report::Report;
 
 /// The benchmark id in `data/drives.toml`'s `[[benchmarks]]` that nodecheck's randrw is.
@@ -53,7 +52,7 @@ struct ResultRow {
     benchmark: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
-    context: verdict::database::ResultContext,
+    context: verdict::ResultContext,
 }
 
 pub fn run(config: &SubmitConfig, global: &GlobalOptions) -> Result<u8> {
@@ -102,10 +101,17 @@ fn from_report(file: &Path) -> Result<(Facts, BenchReport)> {
 fn measure_now(config: &SubmitConfig, global: &GlobalOptions) -> Result<(Facts, BenchReport)> {
     let path = match &config.path {
         Some(p) => p.clone(),
-        None => datadir::detect(Path::new("/"), &datadir::home_dirs())
+        None => super::detect_datadir()
             .map(|d| d.path)
             .unwrap_or_else(|| PathBuf::from(".")),
     };
+    // Said before the 150 GiB run is announced, not after.
+    if !path.is_dir() {
+        bail!(
+            "{} is not a directory: submit measures the drive under a directory (the node's data directory); to submit a saved report, give it with --from",
+            path.display()
+        );
+    }
     let facts = super::probe::probe_facts(&Root::live(), &path, &probe::ProbeOptions::default())?;
     single_drive(&facts)?;
     say(
@@ -170,7 +176,7 @@ pub fn result_block(facts: &Facts, bench: &BenchReport, date: &str) -> Result<St
             bench::ByteSize(randrw.span_bytes)
         ));
     }
-    if let Some(word) = verdict::findings::bench::qd1_rule_word(bench).filter(|w| *w != "ok") {
+    if let Some(word) = verdict::qd1_rule_word(bench).filter(|w| *w != "ok") {
         notes.push(format!("QD1 latency {word} by nodecheck's QD1 rule"));
     }
     let context = result_context(facts, drive, bench)?;
@@ -262,7 +268,7 @@ fn result_context(
     facts: &Facts,
     drive: &Drive,
     bench: &BenchReport,
-) -> Result<verdict::database::ResultContext> {
+) -> Result<verdict::ResultContext> {
     let qd1 = bench.qd1.as_ref().ok_or_else(|| {
         anyhow!(
             "the report has no QD1 result; create it with `nodecheck check --bench full --json`"
@@ -287,7 +293,7 @@ fn result_context(
         },
         None => "none".to_string(),
     };
-    Ok(verdict::database::ResultContext {
+    Ok(verdict::ResultContext {
         file_system: facts
             .mount
             .as_ref()
@@ -365,7 +371,7 @@ fn round1(value: f64) -> f64 {
 }
 
 fn interface_id(interface: Interface) -> Option<&'static str> {
-    verdict::database::EntryInterface::from_probe(interface).map(|i| i.as_str())
+    verdict::EntryInterface::from_probe(interface).map(|i| i.as_str())
 }
 
 fn pull_request_steps(facts: &Facts, entry: Option<&str>) -> String {

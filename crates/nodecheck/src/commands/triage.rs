@@ -191,6 +191,17 @@ fn messages_clause(report: &SmartctlReport) -> String {
 /// needs the physical disks behind it.
 fn what_to_run(report: &SmartctlReport, device: &str) -> String {
     let said = report.messages.join("\n").to_ascii_lowercase();
+    // virtio and Xen disks have no SMART for smartctl to read, whatever options it gets.
+    let virtual_disk = [device.to_ascii_lowercase().as_str(), said.as_str()]
+        .iter()
+        .any(|text| text.contains("/dev/vd") || text.contains("/dev/xvd"));
+    if virtual_disk {
+        return "this is a virtual disk (virtio or Xen): it has no SMART data for smartctl to read. \
+                Send what nodecheck sees inside the VM instead (`nodecheck check --json`, or \
+                `nodecheck snapshot -o node.tar.gz`); the health of the drive behind it is read \
+                with smartctl on the host"
+            .to_string();
+    }
     let megaraid = said.contains("megaraid")
         || said.contains("perc")
         || report

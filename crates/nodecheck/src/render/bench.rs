@@ -69,7 +69,7 @@ fn render_text(report: &BenchReport) -> String {
                     .unwrap_or_default()
             );
         }
-        if let Some(word) = verdict::findings::bench::qd1_rule_word(report) {
+        if let Some(word) = verdict::qd1_rule_word(report) {
             let _ = writeln!(
                 out,
                 "  QD1 rule (data/behaviour.toml, as check judges it): {word}"

@@ -2,9 +2,9 @@
 //! the terminal, documents for scripts.
 
 use serde::Serialize;
-use verdict::database::{Advisory, Database, DriveEntry, UnlistedGrade};
-use verdict::judge::EntrySummary;
+use verdict::EntrySummary;
 use verdict::Grade;
+use verdict::{Advisory, Database, DriveEntry, UnlistedGrade};
 
 use super::table::new_table;
 use super::{clip, json, printable, Document, Format, RenderOptions};
@@ -307,7 +307,7 @@ fn render_unmatched(asked: &str, answer: &Answer<'_>) -> String {
         ),
         Some(MatchedBy::ModelPrefix) => format!(
             "{asked}: {}. The name is cut short (a SCSI INQUIRY product holds 16 characters), and it could be:\n{}\
-             Read the full model with `sudo smartctl -d sat -i /dev/<drive>` and look that up.\n",
+             Read the full model with `sudo smartctl -d sat -i /dev/DRIVE` and look that up.\n",
             answer.grade().as_str(),
             family_list(&answer.candidates)
         ),

@@ -41,18 +41,15 @@ pub fn render(report: &Report) -> String {
 
     if !facts.drives.is_empty() {
         out.push_str(
-            "### Drives\n\n| Drive | Model | Firmware | Serial | Size | Bus | Temp | Grade |\n",
+            "### Drives\n\n| Drive | Model | Firmware | Serial | Size | Bus | Temp | DB grade | Verdict |\n",
         );
-        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for drive in &facts.drives {
-            let grade = report
-                .drives
-                .iter()
-                .find(|g| g.drive == drive.name)
-                .map(|g| g.grade.as_str())
-                .unwrap_or("-");
+            let graded = report.drives.iter().find(|g| g.drive == drive.name);
+            let database_grade = graded.map_or("-", |g| g.database_grade.as_str());
+            let verdict = graded.map_or("-", |g| g.verdict.as_str());
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 cell(&drive.name, 16),
                 cell(&text::model(drive, 60), 60),
                 cell(&text::firmware(drive), 16),
@@ -60,7 +57,8 @@ pub fn render(report: &Report) -> String {
                 text::capacity(drive),
                 text::interface(drive.interface),
                 text::temperature(drive),
-                grade,
+                database_grade,
+                verdict,
             ));
         }
         out.push('\n');

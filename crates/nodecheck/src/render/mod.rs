@@ -6,24 +6,20 @@
 //!
 //! The check report has one module per format ([`table`], [`markdown`], [`discord`],
 //! [`prometheus`], [`json`]); the smaller documents keep their formats together
-//! ([`bench`], [`facts`], [`database`]). [`plot`] draws the behaviour tests as SVG and PNG, and
-//! [`drives_page`] the drive database as `docs/drives.md`.
+//! ([`bench`], [`facts`], [`database`]). [`plot`] draws the behaviour tests as SVG and PNG.
 
 pub mod bench;
 pub mod database;
 pub mod discord;
-pub mod drives_page;
 pub mod facts;
 pub mod json;
 pub mod markdown;
 pub mod plot;
-mod plot_file;
 pub mod prometheus;
 pub mod report;
 pub mod table;
 pub mod text;
 pub mod watch;
-pub mod watch_prometheus;
 
 use std::fmt;
 use std::io::IsTerminal;
@@ -311,15 +307,10 @@ mod tests {
 
     #[test]
     fn every_document_draws_the_formats_it_lists() {
-        let db = verdict::database::Database::embedded().expect("embedded database");
+        let db = verdict::Database::embedded().expect("embedded database");
         let facts = probe::Facts::default();
-        let verdict = verdict::judge::judge_node(
-            &facts,
-            None,
-            &db,
-            &verdict::judge::ClientChoice::Strictest,
-            None,
-        );
+        let verdict =
+            verdict::judge_node(&facts, None, &db, &verdict::ClientChoice::Strictest, None);
         let report = crate::report::build(
             facts.clone(),
             None,
@@ -340,7 +331,7 @@ mod tests {
         );
         let entries = db.drives.iter().collect();
         draws_exactly_its_formats(&database::Listing { db: &db, entries }, "db list");
-        let query = verdict::database::DriveQuery::new("Samsung SSD 980 PRO 2TB");
+        let query = verdict::DriveQuery::new("Samsung SSD 980 PRO 2TB");
         let lookup = database::LookupAnswer {
             database_version: &db.version,
             model: "Samsung SSD 980 PRO 2TB",

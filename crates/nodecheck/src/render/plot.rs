@@ -14,7 +14,9 @@ use plotters::prelude::*;
 use bench::behaviour::{CliffResult, SpanResult, SyncPhase, SyncResult, WritePattern};
 use bench::BenchReport;
 
-pub use super::plot_file::{check_plot_path, plot_paths, write_plot};
+mod file;
+
+pub use file::{check_plot_path, plot_paths, write_plot};
 
 const WIDTH: u32 = 1000;
 const PANEL_HEIGHT: u32 = 500;

@@ -36,10 +36,18 @@ pub fn render(report: &Report) -> String {
     );
 
     out.drive_gauge(
-        "nodecheck_drive_grade",
-        "The drive database's grade for the drive: 0 good, 1 unknown, 2 ugly, 3 bad.",
+        "nodecheck_drive_verdict",
+        "The drive's verdict on this machine (the database's grade made worse by what was found about the drive here): 0 good, 1 unknown, 2 ugly, 3 bad.",
         report.drives.iter().map(|g| {
-            let grade = f64::from(grade_number(g.grade));
+            let grade = f64::from(grade_number(g.verdict));
+            (g.drive.as_str(), g.model.as_deref(), grade)
+        }),
+    );
+    out.drive_gauge(
+        "nodecheck_drive_database_grade",
+        "The drive database's grade of the drive's model, firmware and capacity: 0 good, 1 unknown, 2 ugly, 3 bad.",
+        report.drives.iter().map(|g| {
+            let grade = f64::from(grade_number(g.database_grade));
             (g.drive.as_str(), g.model.as_deref(), grade)
         }),
     );

@@ -94,13 +94,17 @@ fn drives(report: &Report, options: &RenderOptions, out: &mut String) {
         return;
     }
     let mut table = new_table(options);
-    table.set_header(["Drive", "Model", "Firmware", "Size", "Bus", "Temp", "Grade"]);
+    // Two grades, as in every format: the database's of the model, and the drive's verdict
+    // here (a good model with failing SMART is bad here).
+    table.set_header([
+        "Drive", "Model", "Firmware", "Size", "Bus", "Temp", "DB grade", "Verdict",
+    ]);
     for drive in &report.facts.drives {
-        let grade = report
-            .drives
-            .iter()
-            .find(|g| g.drive == drive.name)
-            .map(|g| g.grade);
+        let graded = report.drives.iter().find(|g| g.drive == drive.name);
+        let cell = |grade: Option<Grade>| match grade {
+            Some(g) => grade_cell(g, options),
+            None => Cell::new("-"),
+        };
         table.add_row(vec![
             Cell::new(printable(&clip(&drive.name, 12))),
             Cell::new(text::model(drive, 40)),
@@ -108,15 +112,22 @@ fn drives(report: &Report, options: &RenderOptions, out: &mut String) {
             Cell::new(text::capacity(drive)),
             Cell::new(text::interface(drive.interface)),
             Cell::new(text::temperature(drive)),
-            match grade {
-                Some(g) => grade_cell(g, options),
-                None => Cell::new("-"),
-            },
+            cell(graded.map(|g| g.database_grade)),
+            cell(graded.map(|g| g.verdict)),
         ]);
     }
     out.push_str(&table.to_string());
     out.push('\n');
+    wrap_hanging(
+        "Grades:   ",
+        &format!("DB grade is the database's for the model, Verdict the drive's on this machine; these and the other words are explained at {GLOSSARY}"),
+        out,
+    );
 }
+
+/// Where the report's words (QD1, percentiles, IOPS, TRIM, DRAM-less, QLC, HMB, the grades)
+/// are explained.
+pub const GLOSSARY: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/glossary.md");
 
 fn measurements(report: &Report, out: &mut String) {
     let Some(bench) = &report.bench else {

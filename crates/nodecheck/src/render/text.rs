@@ -31,8 +31,9 @@ pub fn interface(interface: Option<Interface>) -> &'static str {
 /// `/ (ext4, noatime, 129 GB free of 2 TB)`: decimal, like drive sizes and the findings
 /// about free space, so the header and NC511 print the same figure.
 pub fn mount(facts: &Facts) -> String {
+    // Not an error: a saved smartctl output, for one, has no mount to show.
     let Some(m) = &facts.mount else {
-        return "mount not found".to_string();
+        return "not known".to_string();
     };
     let mut parts = vec![printable(&clip(&m.fs_type, 20)), atime(m.atime).to_string()];
     if m.lazytime {
@@ -107,11 +108,11 @@ pub fn firmware(drive: &Drive) -> String {
     shown(drive.firmware.as_deref(), 16)
 }
 
-/// `QD1 4k random read: p50 85 µs, p99 210 µs, p99.9 400 µs, max 1.2 ms (11k IOPS, file, io_uring)`.
+/// `QD1 4 KiB random read: p50 85 µs, p99 210 µs, p99.9 400 µs, max 1.2 ms (11k IOPS, file, io_uring)`.
 pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
     let q = bench.qd1.as_ref()?;
     Some(format!(
-        "QD1 4k random read: p50 {}, p99 {}, p99.9 {}, max {} ({:.0} IOPS on a {} over {}, {}{})",
+        "QD1 4 KiB random read: p50 {}, p99 {}, p99.9 {}, max {} ({:.0} IOPS on a {} over {}, {}{})",
         format_latency_us(q.lat_us.p50),
         format_latency_us(q.lat_us.p99),
         format_latency_us(q.lat_us.p999),
@@ -129,7 +130,7 @@ pub fn qd1(bench: &bench::BenchReport) -> Option<String> {
 pub fn randrw(bench: &bench::BenchReport) -> Option<String> {
     let r = bench.randrw.as_ref()?;
     Some(format!(
-        "randrw 75/25 4k QD{}: {:.0} read / {:.0} write IOPS over {}{}{}",
+        "randrw 75/25 4 KiB QD{}: {:.0} read / {:.0} write IOPS over {}{}{}",
         r.queue_depth,
         r.read_iops,
         r.write_iops,

@@ -1,5 +1,5 @@
 //! `nodecheck watch`'s report: the figures over the whole run, the verdict and its evidence,
-//! in every format (Prometheus in [`super::watch_prometheus`]).
+//! in every format (Prometheus in [`prometheus`]).
 
 use std::fmt::Write as _;
 
@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use verdict::watch::{Level, Outcome, ProbeLatency, WatchVerdict};
 
 use super::{printable, Document, Format, RenderOptions};
+
+mod prometheus;
 
 /// Raised when a field changes meaning or goes away; `triage` refuses newer reports.
 pub const WATCH_SCHEMA_VERSION: u32 = 1;
@@ -90,7 +92,7 @@ impl Document for WatchReport {
             Format::Json => serde_json::to_string_pretty(self).ok()? + "\n",
             Format::Markdown => options.redact(markdown(self)),
             Format::Discord => options.redact(discord(self)),
-            Format::Prometheus => super::watch_prometheus::render(self),
+            Format::Prometheus => prometheus::render(self),
         })
     }
 }

@@ -22,7 +22,7 @@ use anyhow::{bail, Context, Result};
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use probe::root::{AccessKind, AccessedPath};
+use probe::{AccessKind, AccessedPath};
 use serde::{Deserialize, Serialize};
 
 use crate::redact::Redactor;

@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 use cli_support::process::{
     check_bench_full, debug_hooks_available, nodecheck_process, wait_exit, wait_for,
 };
-use cli_support::skip::skip;
 use cli_support::{assert_succeeded, entries, entries_where, json_of, scratch};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
+use test_support::skip;
 
 /// This file's scratch directory (see [`cli_support::scratch`]).
 fn bench_scratch() -> tempfile::TempDir {

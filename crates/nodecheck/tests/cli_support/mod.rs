@@ -5,12 +5,6 @@
 
 pub mod process;
 pub mod raw_tar;
-pub mod scratch;
-pub mod skip;
-
-// Unused by the test files that make no scratch directory.
-#[allow(unused_imports)]
-pub use scratch::scratch;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -20,6 +14,12 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 use assert_cmd::Command;
 use probe::fixture::{Scenario, SCENARIOS};
+
+/// A scratch directory on a disk-backed file system inside the target directory (O_DIRECT
+/// needs one, and /tmp may be tmpfs); `prefix` names the test file that made it.
+pub fn scratch(prefix: &str) -> tempfile::TempDir {
+    test_support::scratch_in(env!("CARGO_TARGET_TMPDIR"), prefix)
+}
 
 /// A fixture tree built by the probe crate's generator in a temporary directory.
 pub struct Fixture {
@@ -279,7 +279,7 @@ pub const TMPDIR_INODES_LIMIT: u64 = 60_000;
 /// bounded by [`TMPDIR_BYTES_LIMIT`] and [`TMPDIR_INODES_LIMIT`] (watched while it runs;
 /// exceeding either, or leaving anything in it behind, fails the test).
 pub fn run_limited(args: &[&std::ffi::OsStr]) -> Limited {
-    let tmpdir = scratch::scratch("limited-tmpdir-");
+    let tmpdir = scratch("limited-tmpdir-");
     let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_nodecheck"));
     test_env(&mut cmd)
         .env("TMPDIR", tmpdir.path())

@@ -370,3 +370,128 @@ pub fn string_literals(source: &str) -> Vec<String> {
 fn ident_before(chars: &[char], i: usize) -> bool {
     i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
 }
+
+/// The code spans (`...`) of a piece of text, in order.
+pub fn code_spans(text: &str) -> Vec<String> {
+    text.split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s.to_string())
+        .collect()
+}
+
+/// The simple commands of a shell line: its words split as [`shell_words`] does, cut at `|`,
+/// `&&`, `||` and `;`. A redirection ends the command's words (its target is not an argument).
+pub fn simple_commands(line: &str) -> Vec<Vec<String>> {
+    let mut commands = Vec::new();
+    let mut rest = line;
+    loop {
+        let words = shell_words(rest);
+        commands.push(words);
+        // The next operator outside quotes, if any.
+        let mut quote = None;
+        let mut next = None;
+        for (at, c) in rest.char_indices() {
+            match (quote, c) {
+                (None, '\'' | '"') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None, '|' | ';' | '&') => {
+                    next = Some(at);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        match next {
+            Some(at) => rest = rest[at..].trim_start_matches(['|', ';', '&']),
+            None => break,
+        }
+    }
+    commands.retain(|c| !c.is_empty());
+    commands
+}
+
+/// Whether a word placed before any `--` reads as an option to the program that gets it:
+/// `-x`, `-xvf`, `--name`, `--name=value`. `-.mount` is not one, and programs reject it.
+fn option_shaped(word: &str) -> bool {
+    if let Some(long) = word.strip_prefix("--") {
+        let name = long.split('=').next().unwrap_or("");
+        return name.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    }
+    // `-x`, `-xvf`, and a short option with its value attached (`-o+discards`).
+    word[1..].starts_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+/// A printed code span that is meant to be pasted into a shell runs as printed: bash parses
+/// it, it holds no `<placeholder>` (which a shell reads as a redirection from a file), every
+/// word that starts with `-` before a `--` is an option, and a `nodecheck` command parses with
+/// the real CLI.
+pub fn check_pasteable(span: &str) -> Result<(), String> {
+    let span = span.trim();
+    if span.is_empty() {
+        return Ok(());
+    }
+    // On standard input: a span that starts with `-` would be an option of bash's own.
+    let bash = {
+        use std::io::Write;
+        let mut child = std::process::Command::new("bash")
+            .arg("-n")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("bash: {e}"))?;
+        let mut stdin = child.stdin.take().expect("piped");
+        stdin
+            .write_all(span.as_bytes())
+            .map_err(|e| format!("bash: {e}"))?;
+        drop(stdin);
+        child.wait_with_output().map_err(|e| format!("bash: {e}"))?
+    };
+    if !bash.status.success() {
+        return Err(format!(
+            "`{span}`: bash cannot parse it: {}",
+            String::from_utf8_lossy(&bash.stderr).trim()
+        ));
+    }
+    let placeholder = span.char_indices().any(|(at, c)| {
+        c == '<'
+            && span[at + 1..]
+                .chars()
+                .next()
+                .is_some_and(|n| n.is_ascii_alphabetic())
+            && span[at..].contains('>')
+    });
+    if placeholder {
+        return Err(format!(
+            "`{span}`: an angle-bracket placeholder is a shell redirection when pasted; write it as an upper-case word (DRIVE, VMID)"
+        ));
+    }
+    for words in simple_commands(span) {
+        let mut words: &[String] = &words;
+        if words.first().is_some_and(|w| w == "sudo") {
+            words = &words[1..];
+        }
+        for word in words.iter().skip(1).take_while(|w| *w != "--") {
+            if word.starts_with('-') && word.len() > 1 && !option_shaped(word) {
+                return Err(format!(
+                    "`{span}`: {word:?} reads as options to {}; put `--` before it",
+                    words[0]
+                ));
+            }
+        }
+        if words.first().is_some_and(|w| w == "nodecheck") {
+            parse_command(&shell_join(words))?;
+        }
+    }
+    Ok(())
+}
+
+fn shell_join(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| units::text::shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -219,7 +219,7 @@ fn vpd_page_decides_the_probe_rotational_flag_without_identify() {
     .expect("page");
     let root = Root::at(&root_dir).expect("root");
     let facts =
-        run_probe(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
+        probe_path(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
     assert_drive(only_drive(&facts), |d| Drive {
         rotation_rate_rpm: None,
         vpd_rotation_rate_rpm: Some(0),
@@ -235,7 +235,7 @@ fn vpd_page_decides_the_probe_rotational_flag_without_identify() {
         [0u8, 0xB0, 0, 0x3C, 0, 1],
     )
     .expect("page");
-    let facts = run_probe(
+    let facts = probe_path(
         &Root::at(&root_dir).expect("root"),
         Path::new(fixture::DATADIR),
         &ProbeOptions::default(),
@@ -315,7 +315,7 @@ fn identify_with_a_bad_checksum_is_used_with_a_warning() {
     fixture::sata_ahci_identify_checksum_mismatch(dir.path()).expect("builds");
     let root = Root::at(dir.path()).expect("root");
     let facts =
-        run_probe(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
+        probe_path(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
     assert_drive(only_drive(&facts), |d| Drive {
         model: Some("CT2000MX500SSD1".into()),
         // IDENTIFY still used.

@@ -93,7 +93,7 @@ fn hostile_links_never_leave_the_root() {
     std::fs::write(dir.path().join("etc/hostname"), "OUTSIDE-THE-ROOT\n").expect("write");
     std::fs::write(dir.path().join("etc/machine-id"), "OUTSIDE-THE-ROOT\n").expect("write");
     let root = Root::at(&root_dir).expect("root").recording();
-    let facts = run_probe(
+    let facts = probe_path(
         &root,
         Path::new(scenario.probe_path),
         &ProbeOptions::default(),

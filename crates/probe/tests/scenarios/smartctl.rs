@@ -39,7 +39,7 @@ fn probe_with_smartctl(root_dir: &Path, reports: Vec<PathBuf>) -> Facts {
         smartctl_json: reports,
         ..ProbeOptions::default()
     };
-    run_probe(&root, Path::new(fixture::DATADIR), &opts).expect("probe")
+    probe_path(&root, Path::new(fixture::DATADIR), &opts).expect("probe")
 }
 
 /// The md RAID1 scenario (two SATA drives) built in `root/` of a fresh directory, so saved
@@ -63,10 +63,15 @@ fn retargeted_smartctl(dir: &Path, source: &str, device: &str, serial: &str) -> 
     value["device"]["name"] = device.into();
     value["device"]["info_name"] = format!("{device} [SAT]").into();
     value["serial_number"] = serial.into();
+    // md_raid1's drives are 2 TB; a capacity that disagrees would make it another drive.
+    value["user_capacity"]["bytes"] = MD_RAID1_DRIVE_BYTES.into();
     let out = dir.join(format!("{}-{source}", device.trim_start_matches("/dev/")));
     std::fs::write(&out, serde_json::to_vec_pretty(&value).expect("serialize")).expect("write");
     out
 }
+
+/// md_raid1's Crucial MX500 2 TB: 3,907,029,168 sectors of 512 bytes.
+const MD_RAID1_DRIVE_BYTES: u64 = 3_907_029_168 * 512;
 
 const PM883_SDA: &str = "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json";
 
@@ -79,7 +84,8 @@ fn several_smartctl_files_each_merge_into_their_own_drive() {
     let (dir, root_dir) = md_raid1_tree();
     let by_serial = retargeted_smartctl(dir.path(), A400_SDA, "/dev/sdc", "2235E6A1B2C4");
     // Order does not matter: the serial match must not take sda's report's place.
-    let facts = probe_with_smartctl(&root_dir, vec![by_serial, smartctl_data(PM883_SDA)]);
+    let sda = retargeted_smartctl(dir.path(), PM883_SDA, "/dev/sda", "2235E6A1B2C3");
+    let facts = probe_with_smartctl(&root_dir, vec![by_serial, sda]);
     assert_eq!(facts.drives.len(), 2);
     let drive = |name: &str| drive_named(&facts, name);
     assert_eq!(
@@ -110,13 +116,14 @@ fn several_smartctl_files_each_merge_into_their_own_drive() {
 fn an_unmatched_smartctl_file_is_a_warning_naming_it() {
     let (dir, root_dir) = md_raid1_tree();
     let stranger = retargeted_smartctl(dir.path(), A400_SDA, "/dev/sdq", "NOT-ON-THIS-MACHINE");
-    let facts = probe_with_smartctl(&root_dir, vec![smartctl_data(PM883_SDA), stranger.clone()]);
+    let sda = retargeted_smartctl(dir.path(), PM883_SDA, "/dev/sda", "2235E6A1B2C3");
+    let facts = probe_with_smartctl(&root_dir, vec![sda, stranger.clone()]);
     let stranger_name = stranger.display().to_string();
     assert!(
         facts
             .warnings
             .iter()
-            .any(|w| w.contains(&stranger_name) && w.contains("matches none")),
+            .any(|w| w.contains(&stranger_name) && w.contains("describes none")),
         "{:?}",
         facts.warnings
     );
@@ -133,18 +140,17 @@ fn an_unmatched_smartctl_file_is_a_warning_naming_it() {
 /// the other drive.
 #[test]
 fn two_smartctl_files_for_one_drive_do_not_spill_onto_another() {
-    let (_dir, root_dir) = md_raid1_tree();
-    let facts = probe_with_smartctl(
-        &root_dir,
-        vec![smartctl_data(PM883_SDA), smartctl_data(A400_SDA)],
-    );
+    let (dir, root_dir) = md_raid1_tree();
+    let first = retargeted_smartctl(dir.path(), PM883_SDA, "/dev/sda", "2235E6A1B2C3");
+    let second = retargeted_smartctl(dir.path(), A400_SDA, "/dev/sda", "2235E6A1B2C3");
+    let facts = probe_with_smartctl(&root_dir, vec![first, second]);
     let sdb = drive_named(&facts, "sdb");
     assert_eq!(sdb.model_family, None, "{sdb:?}");
     assert!(
         facts
             .warnings
             .iter()
-            .any(|w| w.contains(A400_SDA) && w.contains("matches none")),
+            .any(|w| w.contains(A400_SDA) && w.contains("describes none")),
         "{:?}",
         facts.warnings
     );

@@ -142,6 +142,86 @@ fn dm_crypt_without_allow_discards_blocks_trim() {
     snapshot("dm_crypt", &facts);
 }
 
+/// Ubuntu's encrypted LVM install: the saved dm tables are read, the crypt key is not kept,
+/// and file offsets of the logical volume map through both dm layers and the partition to
+/// the drive's own bytes.
+#[test]
+fn lvm_on_luks_maps_file_offsets_through_the_tables_to_the_drive() {
+    let facts = run("lvm_on_luks");
+    assert_eq!(facts.stack, vec!["dm-1", "dm-0", "nvme0n1p3", "nvme0n1"]);
+    assert_eq!(facts.layers[0].kind, LayerKind::Lvm);
+    assert_eq!(facts.layers[0].dm_table.len(), 2);
+    let crypt = &facts.layers[1].dm_table[0];
+    assert_eq!(crypt.target, "crypt");
+    assert_eq!(crypt.options, vec!["allow_discards"]);
+    let json = serde_json::to_string(&facts.facts).unwrap();
+    assert!(
+        !json.contains("logon"),
+        "the key reference stays out of the facts"
+    );
+
+    let root = Root::at(&facts.root_dir).unwrap();
+    let gib = 1u64 << 30;
+    // 1 GiB into the volume (first segment), and 1 MiB straddling the segments at 512 GiB.
+    let on_disk = ::probe::mapping::to_disk(
+        &root,
+        &facts.layers,
+        vec![
+            gib..gib + 4096,
+            (512 * gib - (1 << 19))..(512 * gib + (1 << 19)),
+        ],
+    )
+    .unwrap();
+    assert_eq!(on_disk.disk, "nvme0n1");
+    let partition = 6_397_952 * 512;
+    let crypt_data = partition + 32768 * 512;
+    let lv_first = crypt_data + 2048 * 512;
+    let lv_second = crypt_data + 1_283_459_072 * 512;
+    assert_eq!(
+        on_disk.ranges,
+        vec![
+            (lv_first + gib)..(lv_first + gib + 4096),
+            (lv_first + 512 * gib - (1 << 19))..(lv_first + 512 * gib),
+            lv_second..(lv_second + (1 << 19)),
+        ]
+    );
+    assert_eq!(on_disk.through.len(), 3, "{:?}", on_disk.through);
+    assert!(
+        on_disk.through[1].contains("dm-crypt"),
+        "{:?}",
+        on_disk.through
+    );
+
+    // Past the end of the volume's table: refused, not guessed.
+    let beyond = ::probe::mapping::to_disk(
+        &root,
+        &facts.layers,
+        std::iter::once((1 << 40)..(1 << 40) + 4096).collect(),
+    );
+    assert!(beyond.unwrap_err().contains("does not cover"));
+    snapshot("lvm_on_luks", &facts);
+}
+
+/// md RAID1: one in-sync member is read, past its data offset; without the dm table (the
+/// older dm_crypt fixture saved none) the reason says the table was not read.
+#[test]
+fn md_raid1_and_an_unread_table_map_or_say_why() {
+    let facts = run("md_raid1");
+    let root = Root::at(&facts.root_dir).unwrap();
+    let on_disk =
+        ::probe::mapping::to_disk(&root, &facts.layers, std::iter::once(0..8192).collect())
+            .unwrap();
+    // Member sda1 (first by name, in sync) at 1 MiB, on sda from sector 2048.
+    assert_eq!(on_disk.disk, "sda");
+    assert_eq!(on_disk.ranges, vec![(2 << 20)..(2 << 20) + 8192]);
+
+    let crypt = run("dm_crypt");
+    let root = Root::at(&crypt.root_dir).unwrap();
+    let why = ::probe::mapping::to_disk(&root, &crypt.layers, std::iter::once(0..8192).collect())
+        .unwrap_err();
+    assert!(why.contains("table of dm-0 was not read"), "{why}");
+}
+
 #[test]
 fn btrfs_over_two_drives() {
     let facts = run("btrfs_two_devices");

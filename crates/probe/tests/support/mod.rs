@@ -2,16 +2,10 @@
 //! `tests/data/`, fixture scenarios built into temporary trees, and the `SKIPPED` line for a
 //! test this machine cannot run.
 
-// Each test file uses a different part of this module.
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 
 use probe::fixture::Scenario;
 use probe::{Drive, Facts};
-
-#[path = "../../../nodecheck/tests/cli_support/skip.rs"]
-pub mod skip;
 
 /// A saved capture: `tests/data/<kind>/<name>` (`ata`, `smartctl`, `qemu`, ...).
 pub fn data_path(kind: &str, name: &str) -> PathBuf {

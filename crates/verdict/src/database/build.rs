@@ -12,7 +12,9 @@ use super::raw::{ClientsFile, ResultBlockFile};
 use super::spans::Spans;
 use crate::clients::{ClientCatalog, ConsensusMode, ProcessNames, StorageFigure};
 
-use super::{ClientNeeds, CrowdResult, Database, DriveEntry, PlatformMatch, SCHEMA_VERSION};
+use super::{
+    ClientNeeds, CrowdResult, Database, DriveEntry, PlatformMatch, Source, SCHEMA_VERSION,
+};
 
 /// Compiled regexes are capped so a hostile `--db` file cannot exhaust memory: each one, and
 /// all of one file's together (70,000 patterns each under the first cap once took 5.8 GB). The
@@ -65,9 +67,9 @@ pub(crate) fn database(
         |d, at| ctx.drive(d, at),
     )?;
 
-    let catalog = clients(clients_text, clients_origin)?;
+    let (catalog, sources) = clients(clients_text, clients_origin)?;
     let clients_ctx = Ctx::new(clients_origin, clients_text);
-    for (i, s) in catalog.sources.into_iter().enumerate() {
+    for (i, s) in sources.into_iter().enumerate() {
         // Drives and clients cite from one pool of sources; the same id in both files would
         // make a citation ambiguous.
         if let Some(existing) = db.sources.iter().find(|e| e.id == s.id) {
@@ -88,9 +90,7 @@ pub(crate) fn database(
     }
 
     db.origin = drives_origin.to_string();
-    db.clients = catalog.clients;
-    db.consensus = catalog.consensus;
-    db.sizing = catalog.sizing;
+    db.clients = catalog;
     Ok(db)
 }
 
@@ -99,7 +99,7 @@ pub(crate) fn database(
 /// recommendation, free space that fits on the recommended drive, a whole-node drive larger
 /// than the beacon database) and a way to recognise each execution client's process.
 /// `cargo xtask db-check` adds the editorial checks (citations, unit slips, lower-case names).
-pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError> {
+pub(crate) fn clients(text: &str, origin: &str) -> Result<(ClientCatalog, Vec<Source>), DbError> {
     let (file, ctx) = read(text, origin, |f: &ClientsFile| f.schema_version)?;
     let mut ids = IdSet::default();
     let sources = file.sources.iter().map(|s| &s.id);
@@ -145,12 +145,14 @@ pub(crate) fn clients(text: &str, origin: &str) -> Result<ClientCatalog, DbError
             ));
         }
     }
-    Ok(ClientCatalog {
-        consensus: file.consensus,
-        sizing: file.sizing,
-        clients,
-        sources: file.sources,
-    })
+    Ok((
+        ClientCatalog {
+            execution: clients,
+            consensus: file.consensus,
+            sizing: file.sizing,
+        },
+        file.sources,
+    ))
 }
 
 /// Reads a data file straight into `T` and checks the schema version it states.

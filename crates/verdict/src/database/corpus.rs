@@ -74,10 +74,10 @@ impl Kind {
         }
     }
 
-    fn probe_interface(self) -> probe::facts::Interface {
+    fn probe_interface(self) -> probe::Interface {
         match self {
-            Kind::Nvme => probe::facts::Interface::Nvme,
-            Kind::Ssd | Kind::Hdd => probe::facts::Interface::Sata,
+            Kind::Nvme => probe::Interface::Nvme,
+            Kind::Ssd | Kind::Hdd => probe::Interface::Sata,
         }
     }
 }

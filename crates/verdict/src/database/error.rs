@@ -75,7 +75,7 @@ impl Position {
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     /// A problem with the content of a database file.
-    #[error("{file}:{line}:{column}: {kind}: {message}\n  fix: {fix}")]
+    #[error("{file}:{line}:{column}: {kind}: {message}; fix: {fix}")]
     Invalid {
         kind: ErrorKind,
         file: String,

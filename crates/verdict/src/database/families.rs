@@ -84,7 +84,7 @@ impl Database {
                 entry.display_name()
             ),
             fix: Some(
-                "Look up the model string the drive reports (`nodecheck probe`, or `sudo smartctl -i /dev/<drive>`), with its firmware and capacity, for the grade of that drive."
+                "Look up the model string the drive reports (`nodecheck probe`, or `sudo smartctl -i /dev/DRIVE`), with its firmware and capacity, for the grade of that drive."
                     .into(),
             ),
         };

@@ -152,7 +152,7 @@ pub(crate) fn lookup<'a>(db: &'a Database, q: &DriveQuery) -> Lookup<'a> {
                     text: format!(
                         "Matched on `{model}`, the first {SCSI_MODEL_LEN} characters of the model: all Linux shows of a SATA drive's name without root. It is the only family in the database whose names start so."
                     ),
-                    fix: Some("Confirm the full model with `sudo smartctl -i /dev/<drive>` (or run nodecheck as root).".into()),
+                    fix: Some("Confirm the full model with `sudo smartctl -i /dev/DRIVE` (or run nodecheck as root).".into()),
                 });
                 entry
             }
@@ -236,7 +236,7 @@ pub(crate) fn apply_rules<'a>(
                     "firmware",
                     "The firmware revision is not known, and some revisions of this family need an update",
                     &rule.text,
-                    "Read it with `sudo smartctl -i /dev/<drive>` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.",
+                    "Read it with `sudo smartctl -i /dev/DRIVE` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.",
                 ));
             }
         }
@@ -289,8 +289,7 @@ fn pick_by_truncated_prefix<'a>(
     model: &str,
     q: &DriveQuery,
 ) -> Option<&'a DriveEntry> {
-    if q.interface == Some(probe::facts::Interface::Nvme) || model.chars().count() != SCSI_MODEL_LEN
-    {
+    if q.interface == Some(probe::Interface::Nvme) || model.chars().count() != SCSI_MODEL_LEN {
         return None;
     }
     let prefix = model.to_lowercase();

@@ -12,7 +12,7 @@ pub struct DriveQuery<'a> {
     pub model: &'a str,
     pub firmware: Option<&'a str>,
     pub capacity_bytes: Option<u64>,
-    pub interface: Option<probe::facts::Interface>,
+    pub interface: Option<probe::Interface>,
 }
 
 impl<'a> DriveQuery<'a> {
@@ -33,7 +33,7 @@ impl<'a> DriveQuery<'a> {
         self
     }
 
-    pub fn interface(mut self, interface: probe::facts::Interface) -> Self {
+    pub fn interface(mut self, interface: probe::Interface) -> Self {
         self.interface = Some(interface);
         self
     }
@@ -108,8 +108,8 @@ pub struct PlatformQuery<'a> {
     pub cloud: Option<&'a str>,
 }
 
-impl<'a> From<&'a probe::facts::Platform> for PlatformQuery<'a> {
-    fn from(p: &'a probe::facts::Platform) -> Self {
+impl<'a> From<&'a probe::Platform> for PlatformQuery<'a> {
+    fn from(p: &'a probe::Platform) -> Self {
         PlatformQuery {
             sys_vendor: p.sys_vendor.as_deref(),
             product_name: p.product_name.as_deref(),

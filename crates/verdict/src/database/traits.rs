@@ -35,8 +35,8 @@ impl EntryInterface {
     }
 
     /// The entry interface a probed interface corresponds to; `None` for `Mmc`/`Unknown`.
-    pub fn from_probe(interface: probe::facts::Interface) -> Option<EntryInterface> {
-        use probe::facts::Interface;
+    pub fn from_probe(interface: probe::Interface) -> Option<EntryInterface> {
+        use probe::Interface;
         match interface {
             Interface::Nvme => Some(EntryInterface::Nvme),
             Interface::Sata => Some(EntryInterface::Sata),

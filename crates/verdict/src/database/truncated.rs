@@ -3,7 +3,7 @@
 //! `Samsung SSD 870 EVO 2TB` and a `Samsung SSD 870 QVO 1TB`. Such a string is matched as a
 //! prefix of the real model strings of every entry, and every family it could be is reported.
 
-use probe::facts::{Interface, ModelSource};
+use probe::{Interface, ModelSource};
 
 use super::{normalize_model, Database, DriveEntry, EntryInterface};
 use crate::model::Grade;

@@ -407,7 +407,7 @@ fn check_name_is_a_word(name: &str, what: &str, why: &str, issues: &mut Issues) 
 fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
     let expected = ClientCatalog::embedded().consensus_names();
     CONSENSUS.missing(expected, |name| db.consensus_client(name).is_some(), issues);
-    for c in &db.consensus {
+    for c in &db.clients.consensus {
         CONSENSUS.row(&c.name, &c.sources, source_ids, issues);
         if c.notes.trim().is_empty() {
             issues.error(&c.name, "`notes` is empty".into());
@@ -425,7 +425,7 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
             }
         }
     }
-    match &db.sizing {
+    match &db.clients.sizing {
         None => issues.error("sizing", "no [sizing] table in the clients file".into()),
         Some(sizing) => {
             check_citations("sizing", &sizing.sources, source_ids, issues);
@@ -434,6 +434,7 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
             }
             let largest = db
                 .clients
+                .execution
                 .iter()
                 .map(|c| c.recommended_disk_bytes)
                 .max()
@@ -454,7 +455,7 @@ fn check_consensus(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issue
 fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues) {
     let expected = ClientCatalog::embedded().execution_names();
     EXECUTION.missing(expected, |name| db.client(name).is_some(), issues);
-    for c in &db.clients {
+    for c in &db.clients.execution {
         EXECUTION.row(&c.name, &c.sources, source_ids, issues);
         // Sizes are written in bytes; a figure under 1 GB is almost certainly a unit slip.
         for f in &c.history {
@@ -486,16 +487,16 @@ fn check_clients(db: &Database, source_ids: &HashSet<&str>, issues: &mut Issues)
 /// caller passes the date because the library reads no clock.
 pub(crate) fn stale_figures(db: &Database, today: (u32, u32)) -> Vec<ValidationIssue> {
     let mut issues = Issues(Vec::new());
-    let Some(max_age) = db.sizing.as_ref().map(|s| s.max_figure_age_months) else {
+    let Some(max_age) = db.clients.sizing.as_ref().map(|s| s.max_figure_age_months) else {
         return issues.0;
     };
     let months = |(y, m): (u32, u32)| i64::from(y) * 12 + i64::from(m);
-    let execution = db.clients.iter().flat_map(|c| {
+    let execution = db.clients.execution.iter().flat_map(|c| {
         c.history
             .iter()
             .map(move |f| (c.name.as_str(), f.mode.as_str(), f.as_of.as_str()))
     });
-    let consensus = db.consensus.iter().flat_map(|c| {
+    let consensus = db.clients.consensus.iter().flat_map(|c| {
         c.storage
             .iter()
             .map(move |f| (c.name.as_str(), f.mode.as_str(), f.as_of.as_str()))

@@ -1,12 +1,13 @@
 //! NC7xx: what the benchmark measured, against the client's needs.
 
 use ::bench::{BenchReport, EngineKind, Qd1Result, RandRwResult};
+use probe::NetworkShare;
 
-use crate::behaviour_thresholds::{BehaviourThresholds, Qd1Rule};
+use crate::behaviour_thresholds::{BehaviourThresholds, Qd1Rule, Qd1Rules};
 use crate::code::Code;
 use crate::model::{Finding, Severity};
 
-use super::{format_iops, format_latency_us, ClientFailure, Clients};
+use super::{format_iops, format_latency_us, network, ClientFailure, Clients};
 
 /// A p99 this many times over a client's published need is not "slow", it cannot keep up.
 const CRITICAL_FACTOR: f64 = 4.0;
@@ -23,6 +24,8 @@ pub struct BenchOutcome {
 pub fn check(
     report: &BenchReport,
     clients: &Clients<'_>,
+    rules: &Qd1Rules,
+    share: Option<&NetworkShare>,
     failures: &mut Vec<ClientFailure>,
 ) -> BenchOutcome {
     let mut findings = Vec::new();
@@ -38,7 +41,14 @@ pub fn check(
         report.randrw.is_some() && randrw.is_none(),
     ));
 
-    let qd1 = qd1.map(|q| qd1_latency(q, &report.clients_running, clients, failures));
+    let qd1 = qd1.map(|q| {
+        let mut judged = qd1_latency(q, &report.clients_running, clients, rules, failures);
+        // Over a network share the median is mostly the network's; the finding says how much.
+        if let Some(note) = share.and_then(|s| network::latency_note(s, q.lat_us.p50)) {
+            judged.finding.detail.push_str(&note);
+        }
+        judged
+    });
     let randrw_judged = randrw.map(|r| random_io(r, clients, failures));
     let measured = qd1.is_some() || randrw_judged.is_some();
     let mut fast = true;
@@ -92,6 +102,7 @@ fn qd1_latency(
     qd1: &Qd1Result,
     report_clients: &[String],
     clients: &Clients<'_>,
+    rules: &Qd1Rules,
     failures: &mut Vec<ClientFailure>,
 ) -> Judged {
     let p99 = qd1.lat_us.p99;
@@ -120,7 +131,6 @@ fn qd1_latency(
         ));
     }
     let beside_client = !report_clients.is_empty();
-    let rules = BehaviourThresholds::embedded().qd1;
     let (rule_severity, rule_text) = qd1_rule(qd1, rules.for_run(beside_client), beside_client);
     severity = severity.max(rule_severity);
     need_texts.extend(rule_text);

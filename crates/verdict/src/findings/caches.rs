@@ -6,32 +6,32 @@
 use ::bench::{BenchReport, Qd1Result, ReadSpanKind};
 use probe::Facts;
 
-use crate::behaviour_thresholds::{BehaviourThresholds, CacheLimits};
+use crate::behaviour_thresholds::CacheLimits;
 use crate::code::Code;
 use crate::model::{Finding, Severity};
 
 use super::format_latency_us;
 
 /// NC706 and NC707 for a report's QD1 result.
-pub fn check(facts: &Facts, report: &BenchReport) -> Vec<Finding> {
+pub fn check(facts: &Facts, report: &BenchReport, limits: &CacheLimits) -> Vec<Finding> {
     let Some(qd1) = report.qd1.as_ref().filter(|q| q.ios > 0) else {
         return Vec::new();
     };
-    let limits = BehaviourThresholds::embedded().cache;
-    let mut findings: Vec<Finding> = cache_speed(facts, qd1, &limits).into_iter().collect();
+    let mut findings: Vec<Finding> = cache_speed(facts, qd1, limits).into_iter().collect();
     findings.extend(zfs_before_direct_io(facts, qd1));
     findings.extend(unwritten_blocks(qd1));
     findings
 }
 
 /// Whether the QD1 figures are a cache's: the bench then vouches for nothing.
-pub fn answered_by_cache(facts: &Facts, report: &BenchReport) -> bool {
-    let limits = BehaviourThresholds::embedded().cache;
+pub fn answered_by_cache(facts: &Facts, report: &BenchReport, limits: &CacheLimits) -> bool {
     report
         .qd1
         .as_ref()
         .filter(|q| q.ios > 0)
-        .is_some_and(|qd1| cache_speed(facts, qd1, &limits).is_some())
+        .is_some_and(|qd1| {
+            cache_speed(facts, qd1, limits).is_some() || arc_serves_file(facts, qd1) == Some(true)
+        })
 }
 
 fn optane(facts: &Facts) -> bool {
@@ -83,21 +83,120 @@ fn cache_speed(facts: &Facts, qd1: &Qd1Result, limits: &CacheLimits) -> Option<F
     )
 }
 
-/// NC706 (information): on ZFS the quick test file fits in the ARC, and nodecheck cannot tell
-/// whether this OpenZFS (2.3 and later) bypasses the ARC for O_DIRECT.
+/// The ARC's upper bound: `c_max` of arcstats, else a non-zero `zfs_arc_max`.
+fn arc_bytes(zfs: &probe::ZfsFacts) -> Option<u64> {
+    zfs.arc_c_max_bytes
+        .or(zfs.arc_max_parameter_bytes)
+        .filter(|&b| b > 0)
+}
+
+/// Whether a test file's reads on ZFS are the ARC's: O_DIRECT does not bypass it (OpenZFS
+/// before 2.3, or `direct=disabled`) and the file fits in it. `None` when the probe could not
+/// tell (version or ARC size unknown).
+fn arc_serves_file(facts: &Facts, qd1: &Qd1Result) -> Option<bool> {
+    if facts.mount.as_ref().map(|m| m.fs_type.as_str()) != Some("zfs") || qd1.target != "file" {
+        return Some(false);
+    }
+    let zfs = facts.zfs.as_ref()?;
+    match zfs.direct_io_bypasses_arc()? {
+        true => Some(false),
+        false => Some(qd1.span_bytes <= arc_bytes(zfs)?),
+    }
+}
+
+/// NC706 on ZFS: with the module version, the dataset's `direct` property and the ARC's size
+/// the probe read, the test file's reads are said to be the ARC's (a warning), mostly the
+/// drives' (a file larger than the ARC), or unknown (information, with how to find out).
 fn zfs_before_direct_io(facts: &Facts, qd1: &Qd1Result) -> Option<Finding> {
     if facts.mount.as_ref().map(|m| m.fs_type.as_str()) != Some("zfs") || qd1.target != "file" {
         return None;
     }
-    Some(Finding::new(
-        Code::CacheSpeedReads,
-        Severity::Info,
-        "On ZFS the reads may have come from the ARC",
-        format!(
-            "OpenZFS before 2.3 serves O_DIRECT reads from the ARC (openzfs#7823; direct I/O came with 2.3, #10018), and the {} test file fits in an ARC, which by default may take half the memory; nodecheck does not read the ZFS version or the ARC size, so a figure that looks fine may be the ARC's. For the drive's own figure run `nodecheck bench --test qd1 --size 64G /var/lib/ethereum` with the size above the ARC's `c_max` (/proc/spl/kstat/zfs/arcstats).",
-            units::size::binary(qd1.span_bytes)
+    let zfs = facts.zfs.as_ref();
+    let version = zfs
+        .and_then(|z| z.module_version.as_deref())
+        .unwrap_or("of unknown version");
+    let arc = zfs.and_then(arc_bytes);
+    let file = units::size::binary(qd1.span_bytes);
+    let bigger = |arc: u64| {
+        let gib = (arc + arc / 8).div_ceil(1 << 30);
+        // The command is written out whole so that tests can parse it; the size is the ARC's.
+        "`nodecheck bench --test qd1 --size 64G /var/lib/ethereum`"
+            .replace("64G", &format!("{gib}G"))
+            + &format!(
+                " (larger than the ARC's {}, with the space for it)",
+                units::size::binary(arc)
+            )
+    };
+    let why_not = match zfs.and_then(|z| z.dataset_properties.get("direct")) {
+        Some(direct) if direct == "disabled" => {
+            "the dataset's `direct` property is `disabled`, so O_DIRECT reads go through the ARC".to_string()
+        }
+        _ => format!(
+            "OpenZFS {version} serves O_DIRECT reads through the ARC (openzfs#7823; Direct I/O came with 2.3, #10018)"
         ),
-    ))
+    };
+    match (zfs.and_then(|z| z.direct_io_bypasses_arc()), arc) {
+        (Some(true), _) => None,
+        (Some(false), Some(arc)) if qd1.span_bytes > arc => {
+            let share = arc as f64 * 100.0 / qd1.span_bytes as f64;
+            Some(Finding::new(
+                Code::CacheSpeedReads,
+                Severity::Info,
+                "Most reads went past the ARC",
+                format!(
+                    "{}; the {file} test file is larger than the ARC ({}), so at most {share:.0} % of the random reads can have come from memory and the figures are mostly the drives'.",
+                    capitalized(&why_not),
+                    units::size::binary(arc)
+                ),
+            ))
+        }
+        (Some(false), Some(arc)) => Some(
+            Finding::new(
+                Code::CacheSpeedReads,
+                Severity::Warning,
+                "QD1 and randrw figures are the ZFS ARC's",
+                format!(
+                    "{}, and the {file} test file fits in the ARC ({}): the QD1 and randrw figures are the ARC's, not the drives'.",
+                    capitalized(&why_not),
+                    units::size::binary(arc)
+                ),
+            )
+            .with_fix(format!("Measure with a test file larger than the ARC: {}; or upgrade to OpenZFS 2.3 or later with `direct=standard`", bigger(arc))),
+        ),
+        (Some(false), None) => Some(
+            Finding::new(
+                Code::CacheSpeedReads,
+                Severity::Warning,
+                "QD1 and randrw figures may be the ZFS ARC's",
+                format!(
+                    "{}; the ARC's size could not be read (/proc/spl/kstat/zfs/arcstats), so unless the {file} test file is larger than the ARC the figures are the ARC's.",
+                    capitalized(&why_not)
+                ),
+            )
+            .with_fix("Read the ARC's `c_max` in /proc/spl/kstat/zfs/arcstats and run `nodecheck bench --test qd1 --size SIZE /var/lib/ethereum` with SIZE above it"),
+        ),
+        (None, arc) => Some(Finding::new(
+            Code::CacheSpeedReads,
+            Severity::Info,
+            "On ZFS the reads may have come from the ARC",
+            format!(
+                "OpenZFS before 2.3 serves O_DIRECT reads from the ARC (openzfs#7823; direct I/O came with 2.3, #10018), and the {file} test file may fit in the ARC{}; the ZFS version could not be read, so a figure that looks fine may be the ARC's. For the drive's own figure run {}.",
+                arc.map(|a| format!(" ({})", units::size::binary(a))).unwrap_or_else(|| ", which by default may take half the memory".to_string()),
+                match arc {
+                    Some(arc) => bigger(arc),
+                    None => "`nodecheck bench --test qd1 --size 64G /var/lib/ethereum` with the size above the ARC's `c_max` (/proc/spl/kstat/zfs/arcstats)".to_string(),
+                }
+            ),
+        )),
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// NC707: reads drawn from the whole device, never-written blocks included.

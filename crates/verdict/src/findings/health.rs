@@ -422,7 +422,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
                     Severity::Critical,
                     "The drive is above its warning temperature",
                     format!(
-                        "{name}: {temp:.0} C{source}, at or above the drive's own warning threshold of {limit:.0} C; it throttles and may lose data."
+                        "{name}: {temp:.0} °C{source}, at or above the drive's own warning threshold of {limit:.0} °C; it throttles and may lose data."
                     ),
                 )
                 .with_fix(cooling_fix(name))
@@ -435,7 +435,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
                     Severity::Warning,
                     "The drive runs hot",
                     format!(
-                        "{name}: {temp:.0} C{source}; keep it below {TEMPERATURE_WARN_C:.0} C so it does not throttle during a sync."
+                        "{name}: {temp:.0} °C{source}; keep it below {TEMPERATURE_WARN_C:.0} °C so it does not throttle during a sync."
                     ),
                 )
                 .with_fix(cooling_fix(name))
@@ -448,7 +448,7 @@ fn check_temperature(drive: &Drive, out: &mut Vec<Finding>) {
                     Severity::Ok,
                     "Drive temperature is fine",
                     format!(
-                        "{name}: {} C{source}, below {TEMPERATURE_WARN_C:.0} C.",
+                        "{name}: {} °C{source}, below {TEMPERATURE_WARN_C:.0} °C.",
                         celsius_below(temp, TEMPERATURE_WARN_C)
                     ),
                 )

@@ -10,8 +10,8 @@ use crate::database::{
     Database, Dram, DriveEntry, DriveQuery, EntryInterface, Nand, PrefixCandidates, Traits,
     SCSI_PRODUCT_LEN,
 };
-use crate::judge::ClassSummary;
 use crate::model::{Finding, Grade, Severity};
+use crate::output::ClassSummary;
 
 use super::media::{self, Evidence, Medium, MediumJudgement};
 use super::{clip, format_bytes, format_iops};
@@ -55,6 +55,16 @@ pub fn check<'a>(facts: &Facts, db: &'a Database) -> (Vec<Finding>, Vec<DriveIde
         out.extend(media::check(drive, &medium));
     }
     (out, identities)
+}
+
+/// Who each drive is, without the findings: what the judge's context hands every other check.
+/// The identity check itself runs [`check`], which learns the same on the way to its findings.
+pub fn identities<'a>(facts: &Facts, db: &'a Database) -> Vec<DriveIdentity<'a>> {
+    facts
+        .drives
+        .iter()
+        .map(|drive| identify(drive, db, &media::judge_medium(drive, db), &mut Vec::new()))
+        .collect()
 }
 
 fn identify<'a>(
@@ -120,7 +130,11 @@ fn identify<'a>(
                     describe_class(class.as_ref()),
                 ),
             )
-            .with_fix("Measure it with `nodecheck --bench full`, and add the result to the database with `nodecheck submit`")
+            .with_fix(if raid_volume(model) {
+                RAID_VOLUME_FIX
+            } else {
+                "Measure it with `nodecheck check --bench full`, and add the result to the database with `nodecheck submit`"
+            })
             .about(name),
         );
         dram_less(drive, None, rule_matched, out);
@@ -142,10 +156,10 @@ fn identify<'a>(
         traits.join(", "),
         entry.grade
     );
-    let notes = entry.notes.trim();
+    let notes = for_readers(&entry.notes);
     if !notes.is_empty() {
         detail.push(' ');
-        detail.push_str(notes);
+        detail.push_str(&notes);
     }
     let rules = db.generic_matches(&Traits {
         nand: lookup.nand,
@@ -164,7 +178,7 @@ fn identify<'a>(
     if !rules.is_empty() {
         let said: Vec<String> = rules
             .iter()
-            .map(|r| format!("`{}` ({}): {}", r.id, r.grade, r.notes.trim()))
+            .map(|r| format!("{} ({})", r.notes.trim(), r.grade))
             .collect();
         detail.push_str(&format!(
             " The list's general rules say: {}",
@@ -184,7 +198,13 @@ fn identify<'a>(
     }
     // The family's own grade; firmware and capacity rules that change it for this drive come
     // as NC102 with their own severity and fix (update the firmware, not replace the drive).
-    let severity = grade_severity(entry.grade);
+    // A family graded better than this drive's own firmware or capacity is not a passed
+    // check: the advisory carries the problem, and this says which grade is whose.
+    let severity = if lookup.grade > entry.grade {
+        grade_severity(entry.grade).max(Severity::Info)
+    } else {
+        grade_severity(entry.grade)
+    };
     let title = if lookup.grade == entry.grade {
         format!(
             "{} {}: {} in the database",
@@ -219,6 +239,68 @@ fn identify<'a>(
         grade: lookup.grade,
         class: None,
     }
+}
+
+/// A hardware RAID controller's volume is not a drive model: a measurement of it is of the
+/// controller and its disks together, and is no database result.
+const RAID_VOLUME_FIX: &str = "This is a volume of a RAID controller, not a drive: judge the disks behind it. List them with `sudo smartctl --scan`, read each with `sudo smartctl -j -x -d megaraid,N /dev/sdX` (N from the scan) and run `nodecheck triage FILE.json` on each saved output";
+
+/// Model strings of hardware RAID volumes (Dell PERC, HPE Smart Array, LSI/Broadcom MegaRAID,
+/// IBM/Lenovo ServeRAID).
+fn raid_volume(model: &str) -> bool {
+    let model = model.to_ascii_uppercase();
+    ["PERC", "LOGICAL VOLUME", "MEGARAID", "SERVERAID", "MR9"]
+        .iter()
+        .any(|marker| model.contains(marker))
+}
+
+/// A generic rule's id in the reader's words: `qlc-and-dramless` is "QLC and DRAM-less".
+fn rule_subject(id: &str) -> String {
+    id.split('-')
+        .map(|word| match word {
+            "qlc" | "tlc" | "sata" | "dram" => word.to_ascii_uppercase(),
+            "dramless" => "DRAM-less".to_string(),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("data center", "data-center")
+        .replace("hard disk", "hard-disk")
+}
+
+/// Phrases of the sentences in an entry's notes that are written for the database's curators
+/// (which strings the entry matches, which part number is which form factor) rather than for
+/// the drive's owner.
+const CURATOR_PHRASES: &[&str] = &[
+    " = ",
+    "this entry",
+    "own entry",
+    "pattern",
+    "part number",
+    "Part number",
+    "in the model string",
+    "Model string not verified",
+    "real report",
+    "matching ignores",
+    "Kept apart",
+];
+
+/// An entry's notes without the sentences meant for its curators.
+fn for_readers(notes: &str) -> String {
+    let notes = notes.trim();
+    let mut kept = Vec::new();
+    let mut start = 0;
+    let bytes = notes.as_bytes();
+    for (at, _) in notes.match_indices(". ") {
+        // A sentence ends at ". " before a capital letter (`CT...P5SSD8` does not end one).
+        if bytes.get(at + 2).is_some_and(u8::is_ascii_uppercase) {
+            kept.push(&notes[start..=at]);
+            start = at + 2;
+        }
+    }
+    kept.push(&notes[start..]);
+    kept.retain(|sentence| !CURATOR_PHRASES.iter().any(|p| sentence.contains(p)));
+    kept.join(" ")
 }
 
 /// A model cut to its SCSI INQUIRY product that more than one family's names start with (or
@@ -427,7 +509,11 @@ fn generic<'a>(
         let mut f = Finding::new(
             Code::GenericRule,
             grade_severity(rule.grade),
-            format!("Generic rule `{}`: {}", rule.id, rule.grade),
+            format!(
+                "Graded {} by the list's rule for {} drives",
+                rule.grade,
+                rule_subject(&rule.id)
+            ),
             format!(
                 "{}{}: {}{evidence}",
                 drive.name,

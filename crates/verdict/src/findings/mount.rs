@@ -123,7 +123,7 @@ fn noatime_fix(mount: &MountFacts) -> String {
             ),
         },
         FstabEntry::NoLine => format!(
-            "/etc/fstab has no line for {mp}: it is mounted by a systemd mount unit or the image's own set-up. Add `noatime` to `Options=` in the unit (`systemctl cat {}`; a cloud image may set it in its cloud-init `mounts:`), then apply it now: `{remount}`",
+            "/etc/fstab has no line for {mp}: it is mounted by a systemd mount unit or the image's own set-up. Add `noatime` to `Options=` in the unit (`systemctl cat -- {}`; a cloud image may set it in its cloud-init `mounts:`), then apply it now: `{remount}`",
             shell_quote(&mount_unit_name(mp))
         ),
         FstabEntry::Unreadable => format!(
@@ -279,5 +279,22 @@ fn parity_raid(facts: &Facts, out: &mut Vec<Finding>) {
                 .about(&layer.name),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mount_unit_name;
+
+    #[test]
+    fn mount_unit_names_follow_systemd_escape() {
+        assert_eq!(mount_unit_name("/"), "-.mount");
+        assert_eq!(
+            mount_unit_name("/var/lib/ethereum"),
+            "var-lib-ethereum.mount"
+        );
+        assert_eq!(mount_unit_name("/mnt/my-disk/"), r"mnt-my\x2ddisk.mount");
+        assert_eq!(mount_unit_name("/srv/.hidden"), r"srv-.hidden.mount");
+        assert_eq!(mount_unit_name("/.data"), r"\x2edata.mount");
     }
 }

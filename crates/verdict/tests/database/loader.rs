@@ -127,7 +127,7 @@ fn load_errors_point_at_the_fault() {
             "{name}: message must start with file:line:col: {msg}"
         );
         assert!(
-            msg.contains("\n  fix: "),
+            msg.contains("; fix: ") && !msg.contains('\n'),
             "{name}: message must carry a fix: {msg}"
         );
         for words in case.says {
@@ -190,7 +190,7 @@ benchmark = "nodecheck-randrw"
 /// none.
 #[test]
 fn a_nodecheck_result_needs_its_context() {
-    use verdict::database::result_context_problems;
+    use verdict::result_context_problems;
     let bare = r#"
 [[drives.results]]
 model = "Samsung SSD 980 PRO 2TB"

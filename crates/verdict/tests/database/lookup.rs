@@ -39,12 +39,12 @@ fn platform_lookup_recognises_netcup_lines_and_contabo() {
 
     // The probe's facts: the DMI identity as the machine reports it.
     let facts = |sys_vendor: &str, product_name: &str, bios_version: Option<&str>, cloud: &str| {
-        probe::facts::Platform {
+        probe::Platform {
             sys_vendor: Some(sys_vendor.into()),
             product_name: Some(product_name.into()),
             bios_version: bios_version.map(Into::into),
             cloud: Some(cloud.into()),
-            ..probe::facts::Platform::default()
+            ..probe::Platform::default()
         }
     };
     let netcup_rs = facts("netcup", "KVM Server", Some("RS 2000 G9"), "netcup");

@@ -34,7 +34,7 @@ fn nc701_qd1_latency() {
 #[test]
 fn nc701_follows_the_qd1_rule_in_behaviour_toml() {
     let facts = nvme_machine();
-    let rules = verdict::behaviour_thresholds::BehaviourThresholds::embedded().qd1;
+    let rules = verdict::BehaviourThresholds::embedded().qd1;
     for (beside_client, rule) in [(false, &rules.at_rest), (true, &rules.beside_client)] {
         let judged = |p99: f64, max: f64| {
             let mut report = bench_report(latency(60.0, p99, max), None, EngineKind::IoUring);
@@ -92,7 +92,7 @@ fn nc701_follows_the_qd1_rule_in_behaviour_toml() {
     );
     // The bench and submit paths ask the same rule.
     assert_eq!(
-        verdict::findings::bench::qd1_rule_word(&bench_report(
+        verdict::qd1_rule_word(&bench_report(
             latency(60.0, 400.0, 500.0),
             None,
             EngineKind::IoUring

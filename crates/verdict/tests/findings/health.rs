@@ -206,21 +206,21 @@ fn nc210_temperature_ok_warm_and_over_the_drive_limit() {
             facts: nvme_machine(),
             code: "NC210",
             severity: Severity::Ok,
-            needles: &["38 C"],
+            needles: &["38 °C"],
         },
         FindingCase {
             name: "warm",
             facts: at(57.0),
             code: "NC210",
             severity: Severity::Warning,
-            needles: &["57 C", "below 50 C", "heatsink"],
+            needles: &["57 °C", "below 50 °C", "heatsink"],
         },
         FindingCase {
             name: "over the drive's limit",
             facts: at(86.0),
             code: "NC210",
             severity: Severity::Critical,
-            needles: &["86 C", "85 C"],
+            needles: &["86 °C", "85 °C"],
         },
         // 323 K from an NVMe SMART log (QEMU's default) is 49.85 C.
         FindingCase {
@@ -228,14 +228,14 @@ fn nc210_temperature_ok_warm_and_over_the_drive_limit() {
             facts: at(49.85),
             code: "NC210",
             severity: Severity::Ok,
-            needles: &["49.8 C", "below 50 C"],
+            needles: &["49.8 °C", "below 50 °C"],
         },
         FindingCase {
             name: "under 50 C by more than a rounding",
             facts: at(49.4),
             code: "NC210",
             severity: Severity::Ok,
-            needles: &["49 C", "below 50 C"],
+            needles: &["49 °C", "below 50 °C"],
         },
     ];
     FindingCase::check_all_grading(&cases, "geth", Severity::Warning, Grade::Ugly);

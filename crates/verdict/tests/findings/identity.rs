@@ -71,7 +71,7 @@ fn nc103_unknown_model_says_what_is_known() {
     // The generic DRAM-less rule grades it; NC106 then only informs.
     let generic = all(&v, "NC104");
     assert!(
-        generic.iter().any(|f| f.title.contains("dramless")),
+        generic.iter().any(|f| f.title.contains("DRAM-less drives")),
         "{generic:#?}"
     );
     assert_eq!(one(&v, "NC106").severity, Severity::Info);
@@ -101,7 +101,7 @@ fn nc104_generic_rule_for_an_unlisted_hmb_drive() {
     let v = run_for(&facts, "erigon");
     let f = all(&v, "NC104")
         .into_iter()
-        .find(|f| f.title.contains("dramless"))
+        .find(|f| f.title.contains("DRAM-less drives"))
         .expect("dramless rule");
     assert_eq!(f.severity, Severity::Warning);
     assert!(f.detail.contains("DRAM-less"), "{f:#?}");

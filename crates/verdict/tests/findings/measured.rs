@@ -130,7 +130,7 @@ fn nc214_sata_crc_errors_point_at_the_cable() {
 
 #[test]
 fn nc706_reads_faster_than_flash_are_named_a_cache_and_vouch_for_nothing() {
-    let limits = verdict::behaviour_thresholds::BehaviourThresholds::embedded().cache;
+    let limits = verdict::BehaviourThresholds::embedded().cache;
     let mut facts = nvme_machine();
     let cached = bench_report(
         latency(limits.flash_min_p50_us - 10.0, 40.0, 90.0),
@@ -180,6 +180,68 @@ fn nc706_on_zfs_says_why_the_quick_file_may_be_the_arcs() {
         "NC706",
         Severity::Info,
         &["2.3", "ARC", "--size"],
+    );
+}
+
+/// With the ZFS version, the `direct` property and the ARC's size from the probe: before
+/// 2.3 a test file that fits in the ARC makes the figures the ARC's (a warning that keeps
+/// the bench from vouching for the drive); one larger than the ARC is mostly the drives';
+/// on 2.3 with `direct=standard` the reads reach the drives and nothing is said.
+#[test]
+fn nc706_on_zfs_judges_the_file_against_the_arc_the_probe_read() {
+    let mut facts = nvme_machine();
+    facts.mount.as_mut().unwrap().fs_type = "zfs".into();
+    facts.zfs = Some(probe::ZfsFacts {
+        module_version: Some("2.2.2-0ubuntu9".into()),
+        arc_c_max_bytes: Some(16 << 30),
+        ..probe::ZfsFacts::default()
+    });
+    let mut report = bench_report(latency(70.0, 140.0, 260.0), None, EngineKind::IoUring);
+    report.qd1.as_mut().unwrap().span_bytes = 1 << 30;
+    let v = run_bench(&facts, &report);
+    assert_finding(
+        &v,
+        "NC706",
+        Severity::Warning,
+        &["2.2.2", "are the ARC's", "--size 18G"],
+    );
+
+    report.qd1.as_mut().unwrap().span_bytes = 64 << 30;
+    assert_finding(
+        &run_bench(&facts, &report),
+        "NC706",
+        Severity::Info,
+        &["at most 25 %", "mostly the drives'"],
+    );
+
+    let zfs = facts.zfs.as_mut().unwrap();
+    zfs.module_version = Some("2.3.1-1".into());
+    zfs.dataset_properties
+        .insert("direct".into(), "disabled".into());
+    report.qd1.as_mut().unwrap().span_bytes = 1 << 30;
+    assert_finding(
+        &run_bench(&facts, &report),
+        "NC706",
+        Severity::Warning,
+        &["`direct` property is `disabled`"],
+    );
+
+    facts
+        .zfs
+        .as_mut()
+        .unwrap()
+        .dataset_properties
+        .insert("direct".into(), "standard".into());
+    assert!(!has(&run_bench(&facts, &report), "NC706"));
+
+    facts.zfs.as_mut().unwrap().dataset_properties.clear();
+    facts.zfs.as_mut().unwrap().module_version = Some("2.1.5".into());
+    facts.zfs.as_mut().unwrap().arc_c_max_bytes = None;
+    assert_finding(
+        &run_bench(&facts, &report),
+        "NC706",
+        Severity::Warning,
+        &["could not be read", "unless"],
     );
 }
 

@@ -65,28 +65,22 @@ fn nc501_without_an_fstab_line_names_the_mount_unit() {
         "{fix}"
     );
     assert!(
-        fix.contains(r"systemctl cat 'mnt-eth\x20data.mount'"),
+        fix.contains(r"systemctl cat -- 'mnt-eth\x20data.mount'"),
         "{fix}"
     );
     assert!(fix.contains("remount,noatime '/mnt/eth data'"), "{fix}");
+
+    // The root file system's unit starts with a dash: without `--` systemctl reads it as
+    // options (`invalid option -- '.'`).
+    let m = facts.mount.as_mut().expect("mount");
+    m.mount_point = "/".into();
+    let fix = fix_of(&run_for(&facts, "geth"), "NC501");
+    assert!(fix.contains("`systemctl cat -- -.mount`"), "{fix}");
 
     facts.mount.as_mut().expect("mount").fstab = FstabEntry::Unreadable;
     let fix = fix_of(&run_for(&facts, "geth"), "NC501");
     assert!(fix.contains("/etc/fstab could not be read"), "{fix}");
     assert!(!fix.contains(" 0 2"), "no invented fstab line: {fix}");
-}
-
-#[test]
-fn mount_unit_names_follow_systemd_escape() {
-    use verdict::findings::mount::mount_unit_name;
-    assert_eq!(mount_unit_name("/"), "-.mount");
-    assert_eq!(
-        mount_unit_name("/var/lib/ethereum"),
-        "var-lib-ethereum.mount"
-    );
-    assert_eq!(mount_unit_name("/mnt/my-disk/"), r"mnt-my\x2ddisk.mount");
-    assert_eq!(mount_unit_name("/srv/.hidden"), r"srv-.hidden.mount");
-    assert_eq!(mount_unit_name("/.data"), r"\x2edata.mount");
 }
 
 #[test]
@@ -197,12 +191,12 @@ fn nc509_unknown_client_falls_back_to_strictest() {
     assert_eq!(v.client, "strictest");
 }
 
-fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::judge::Verdict {
-    verdict::judge::judge_node(
+fn run_pair(facts: &probe::Facts, client: &str, consensus: &str) -> verdict::Verdict {
+    verdict::judge_node(
         facts,
         None,
         db(),
-        &verdict::judge::ClientChoice::Named(client.into()),
+        &verdict::ClientChoice::Named(client.into()),
         Some(consensus),
     )
 }

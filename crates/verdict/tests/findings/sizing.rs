@@ -27,7 +27,7 @@ fn choice(
     }
 }
 
-fn judge(facts: &probe::Facts, choice: &NodeChoice) -> verdict::judge::Verdict {
+fn judge(facts: &probe::Facts, choice: &NodeChoice) -> verdict::Verdict {
     judge_choice(facts, None, db(), choice)
 }
 
@@ -40,8 +40,9 @@ fn nc510_projects_every_client_pair_and_mode_at_its_boundaries() {
     let mut checked = 0;
     let pairs = db
         .clients
+        .execution
         .iter()
-        .flat_map(|c| db.consensus.iter().map(move |cl| (c, cl)));
+        .flat_map(|c| db.clients.consensus.iter().map(move |cl| (c, cl)));
     for (client, consensus) in pairs {
         for figure in &client.history {
             for mode in [ConsensusMode::Default, ConsensusMode::Supernode] {

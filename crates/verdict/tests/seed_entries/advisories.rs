@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn codes(l: &verdict::database::Lookup<'_>) -> Vec<String> {
+fn codes(l: &verdict::Lookup<'_>) -> Vec<String> {
     l.advisories.iter().map(|a| a.code.clone()).collect()
 }
 

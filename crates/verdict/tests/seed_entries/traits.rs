@@ -52,7 +52,7 @@ fn smartctl_fixture_models_are_graded_as_the_issue_expects() {
 #[test]
 fn sata_models_cut_to_16_characters_resolve_only_when_unambiguous() {
     let db = db();
-    let sata = probe::facts::Interface::Sata;
+    let sata = probe::Interface::Sata;
     for (cut, id) in [
         ("INTEL SSDSC2KG96", "intel-d3-s4610"),
         ("Micron_5300_MTFD", "micron-5300"),
@@ -70,8 +70,8 @@ fn sata_models_cut_to_16_characters_resolve_only_when_unambiguous() {
     assert!(l.entry.is_none());
     assert_eq!(l.grade, Grade::Unknown);
     // NVMe model strings are never cut, so a 16-character NVMe prefix is not guessed at.
-    let nvme = DriveQuery::new("Samsung SSD 990 ").interface(probe::facts::Interface::Nvme);
+    let nvme = DriveQuery::new("Samsung SSD 990 ").interface(probe::Interface::Nvme);
     assert!(db.lookup(&nvme).entry.is_none());
-    let nvme = DriveQuery::new("WDC WDS100T3X0C-").interface(probe::facts::Interface::Nvme);
+    let nvme = DriveQuery::new("WDC WDS100T3X0C-").interface(probe::Interface::Nvme);
     assert!(db.lookup(&nvme).entry.is_none());
 }

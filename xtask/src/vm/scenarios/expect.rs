@@ -232,6 +232,13 @@ pub(super) fn expect_lvm_on_crypt_blocked(outcome: &Outcome, checks: &mut Checks
     );
     checks.problem(&outcome.check, "NC302", true);
     checks.finding_mentions(&outcome.check, "NC302", "cryptdata");
+    // The real kernel's table, read as root: opened without any of the optional flags.
+    checks.severity(&outcome.check, "NC507", "info");
+    checks.finding_mentions(
+        &outcome.check,
+        "NC507",
+        "without no_read_workqueue, no_write_workqueue, allow_discards",
+    );
 }
 
 pub(super) fn expect_lvm_on_crypt_passes(outcome: &Outcome, checks: &mut Checks) {

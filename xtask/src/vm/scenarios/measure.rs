@@ -81,6 +81,64 @@ sync
     expect: expect_nvme_fresh_data,
 };
 
+/// `lvm_on_crypt_discards`'s runs: 1.1 GiB of data in the logical volume (zeros, which
+/// dm-crypt writes as ciphertext), then a check between two marks.
+pub const LVM_ON_CRYPT_DATA_RUNS: &[(&str, &str)] = &[
+    (
+        "grow",
+        "mkdir -p /var/lib/ethereum/chaindata && dd if=/dev/zero of=/var/lib/ethereum/chaindata/000001.ldb bs=1048576 count=1100 conv=fsync 2>/dev/null && sync",
+    ),
+    ("mark0", mark!("2621000")),
+    ("check_data", "nodecheck check --json /var/lib/ethereum"),
+    ("mark1", mark!("2621001")),
+];
+
+/// LVM on dm-crypt with data: the crypt flags are read from the real kernel's table, and
+/// check's QD1 reads, mapped through both dm tables, land on blocks the guest wrote.
+pub(super) fn expect_lvm_on_crypt_data(outcome: &Outcome, checks: &mut Checks) {
+    super::expect::expect_lvm_on_crypt_passes(outcome, checks);
+    let crypt = &outcome.probe["layers"][1]["dm_table"][0];
+    checks.eq("crypt table: target", &crypt["target"], "crypt");
+    checks.eq(
+        "crypt table: flags from the kernel",
+        &crypt["options"],
+        serde_json::json!(["allow_discards", "no_read_workqueue", "no_write_workqueue"]),
+    );
+    checks.eq(
+        "LVM table: linear onto the crypt device",
+        &outcome.probe["layers"][0]["dm_table"][0]["target"],
+        "linear",
+    );
+    checks.passed_check(&outcome.check, "NC507");
+
+    let data = outcome.json("check_data");
+    let qd1 = &data["bench"]["qd1"];
+    checks.eq(
+        "LVM on dm-crypt: read the data extents",
+        &qd1["read_span"]["kind"],
+        "data_extents",
+    );
+    checks.eq("LVM on dm-crypt: on the device", &qd1["target"], "device");
+    let why = qd1["read_span"]["why"].as_str().unwrap_or("");
+    checks.eq(
+        "LVM on dm-crypt: mapped through both dm layers to the drive",
+        &Value::Bool(
+            why.contains("(LVM, linear)")
+                && why.contains("(dm-crypt, crypt)")
+                && why.ends_with("to nvme0n1"),
+        ),
+        true,
+    );
+    let trace = parse_trace(&outcome.nvme_trace);
+    share_check(
+        checks,
+        &trace,
+        "check through LVM and dm-crypt with 1.1 GiB of data",
+        0,
+        MOST_UNWRITTEN_PERCENT,
+    );
+}
+
 /// One NVMe I/O command from the trace: `pci_nvme_read cid 640 nsid 1 nlb 8 count 4096 lba 0x0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TracedIo {

@@ -12,8 +12,8 @@ mod measure;
 
 use super::check::{Checks, Outcome};
 use expect::{
-    expect_btrfs, expect_host_share_9p, expect_lvm_on_crypt_blocked, expect_lvm_on_crypt_passes,
-    expect_md_raid1, expect_megasas, expect_nvme, expect_sata_ahci, expect_sata_ide,
+    expect_btrfs, expect_host_share_9p, expect_lvm_on_crypt_blocked, expect_md_raid1,
+    expect_megasas, expect_nvme, expect_sata_ahci, expect_sata_ide,
     expect_sata_ssd_rotation_unreported, expect_uas, expect_usb, expect_virtio_scsi_passthrough,
     expect_virtio_scsi_qemu_disk,
 };
@@ -62,7 +62,7 @@ impl Scenario {
         script.push_str(&format!(
             "if ! sh /scenarios/{}-setup.sh; then\n    echo \"{}\" >&3\n    poweroff -f\nfi\n",
             self.name,
-            super::guest::SETUP_FAILED
+            super::check::SETUP_FAILED
         ));
         script.push_str(&format!(
             "run probe nodecheck probe --json {DATADIR}\n\
@@ -90,13 +90,14 @@ macro_rules! modules {
 
 /// LVM over plain dm-crypt on the NVMe disk, the crypt layer opened with `$open_options`.
 /// Plain dm-crypt because LUKS would spend a minute of TCG in its key derivation; no udev:
-/// libdevmapper makes the `/dev/mapper` nodes (DM_DISABLE_UDEV in the init).
+/// libdevmapper makes the `/dev/mapper` nodes (DM_DISABLE_UDEV in the init). `$runs` and
+/// `$trace` as in [`Scenario`].
 macro_rules! lvm_on_crypt {
-    ($name:literal, $about:literal, $open_options:literal, $fixture:expr, $expect:expr) => {
+    ($name:literal, $about:literal, $mib:expr, $open_options:literal, $runs:expr, $trace:expr, $fixture:expr, $expect:expr) => {
         Scenario {
             name: $name,
             about: $about,
-            disks: &[Disk { id: "nvme", mib: 1024 }],
+            disks: &[Disk { id: "nvme", mib: $mib }],
             shares: &[],
             devices: &["-device", "nvme,drive=nvme,serial=NCQEMUNVME01"],
             modules: modules!["nvme", "dm_crypt", "dm_mod", "xts", "ecb"],
@@ -115,9 +116,9 @@ macro_rules! lvm_on_crypt {
                 "/usr/bin/mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=1 /dev/mapper/vgeth-chain\n",
                 "mount -t ext4 -o noatime /dev/mapper/vgeth-chain /var/lib/ethereum\n",
             ),
-            runs: &[],
+            runs: $runs,
             fixture: $fixture,
-            nvme_trace: false,
+            nvme_trace: $trace,
             expect: $expect,
         }
     };
@@ -288,17 +289,23 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
     },
     lvm_on_crypt!(
         "lvm_on_crypt",
-        "LVM on dm-crypt (plain, no allow-discards) on NVMe: TRIM blocked at the crypt layer",
+        "LVM on dm-crypt (plain, no allow-discards) on NVMe: TRIM blocked at the crypt layer, the work queues named",
+        1024,
         "",
+        &[],
+        false,
         Some("dm_crypt"),
         expect_lvm_on_crypt_blocked
     ),
     lvm_on_crypt!(
         "lvm_on_crypt_discards",
-        "LVM on dm-crypt opened with --allow-discards on NVMe: TRIM reaches the drive",
-        "--allow-discards",
+        "LVM on dm-crypt opened with --allow-discards and without work queues on NVMe: TRIM reaches the drive; 1.1 GiB of data, and QEMU's NVMe trace proves check's QD1 reads, mapped through LVM and dm-crypt, hit written blocks",
+        10 << 10,
+        "--allow-discards --perf-no_read_workqueue --perf-no_write_workqueue",
+        measure::LVM_ON_CRYPT_DATA_RUNS,
+        true,
         None,
-        expect_lvm_on_crypt_passes
+        measure::expect_lvm_on_crypt_data
     ),
     Scenario {
         name: "usb_storage",

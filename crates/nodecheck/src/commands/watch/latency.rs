@@ -10,64 +10,24 @@
 //! written. Extents without a trustworthy location (unwritten, delayed, compressed,
 //! encrypted, inline) are never read.
 //!
-//! A small FIEMAP reader of its own: the measure lane's `probe::extents` is meant to replace
-//! it once both are merged.
+//! The files and their extents come from `probe::extents` (the walk and the FIEMAP reader
+//! `check` uses to read data blocks on the raw device), so both agree on which extents hold
+//! data.
 
 use std::fs::File;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use probe::extents::Extent;
+
 /// One block to time: the read size and its alignment for O_DIRECT.
 const BLOCK: usize = 4096;
-/// Files looked at and extents kept: enough to spread reads over the database.
-const MAX_FILES: usize = 64;
-const MAX_ENTRIES_WALKED: usize = 50_000;
-const EXTENTS_PER_CALL: usize = 128;
 /// "A few per second": light enough never to be the load being judged.
 const READS_PER_SECOND: u64 = 10;
-
-const FIEMAP_EXTENT_LAST: u32 = 0x1;
-/// UNKNOWN, DELALLOC, ENCODED, DATA_ENCRYPTED, NOT_ALIGNED, DATA_INLINE, UNWRITTEN.
-const FIEMAP_UNREADABLE: u32 = 0x2 | 0x4 | 0x8 | 0x80 | 0x100 | 0x200 | 0x800;
-
-#[repr(C)]
-#[derive(Default, Clone, Copy)]
-struct FiemapExtent {
-    logical: u64,
-    physical: u64,
-    length: u64,
-    reserved64: [u64; 2],
-    flags: u32,
-    reserved: [u32; 3],
-}
-
-#[repr(C)]
-struct FiemapRequest {
-    start: u64,
-    length: u64,
-    flags: u32,
-    mapped_extents: u32,
-    extent_count: u32,
-    reserved: u32,
-    extents: [FiemapExtent; EXTENTS_PER_CALL],
-}
-
-#[repr(C)]
-struct FiemapHeader {
-    start: u64,
-    length: u64,
-    flags: u32,
-    mapped_extents: u32,
-    extent_count: u32,
-    reserved: u32,
-}
-
-// _IOWR('f', 11, struct fiemap), the header alone being `struct fiemap`.
-nix::ioctl_readwrite!(fs_ioc_fiemap, b'f', 11, FiemapHeader);
 
 /// A run of bytes of a file that holds data on the device (file offsets, 4 KiB-aligned).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,91 +38,21 @@ pub struct DataRun {
     pub length: u64,
 }
 
-/// The located data extents of `file`, 4 KiB-aligned, at most `EXTENTS_PER_CALL` per call
-/// and a few calls per file.
-fn file_runs(file: &File, index: usize) -> std::io::Result<Vec<DataRun>> {
-    let mut runs = Vec::new();
-    let mut start = 0u64;
-    for _ in 0..8 {
-        let mut request = FiemapRequest {
-            start,
-            length: u64::MAX - start,
-            flags: 0,
-            mapped_extents: 0,
-            extent_count: EXTENTS_PER_CALL as u32,
-            reserved: 0,
-            extents: [FiemapExtent::default(); EXTENTS_PER_CALL],
-        };
-        // SAFETY: the request is a `struct fiemap` followed by `extent_count` extents, as the
-        // kernel expects; it writes at most that many.
-        unsafe {
-            fs_ioc_fiemap(
-                file.as_raw_fd(),
-                (&mut request as *mut FiemapRequest).cast::<FiemapHeader>(),
-            )
-        }
-        .map_err(std::io::Error::from)?;
-        let mapped = (request.mapped_extents as usize).min(EXTENTS_PER_CALL);
-        if mapped == 0 {
-            break;
-        }
-        let mut last = false;
-        for extent in &request.extents[..mapped] {
-            last |= extent.flags & FIEMAP_EXTENT_LAST != 0;
-            start = extent.logical.saturating_add(extent.length);
-            if extent.flags & FIEMAP_UNREADABLE != 0 {
-                continue;
-            }
-            let offset = extent.logical.next_multiple_of(BLOCK as u64);
+/// The 4 KiB-aligned file ranges of the extents that hold data, for file `index`.
+fn data_runs(extents: &[Extent], index: usize) -> Vec<DataRun> {
+    extents
+        .iter()
+        .filter(|extent| extent.holds_data())
+        .filter_map(|extent| {
+            let offset = extent.logical.checked_next_multiple_of(BLOCK as u64)?;
             let end = extent.logical.saturating_add(extent.length) / BLOCK as u64 * BLOCK as u64;
-            if end > offset {
-                runs.push(DataRun {
-                    file: index,
-                    offset,
-                    length: end - offset,
-                });
-            }
-        }
-        if last {
-            break;
-        }
-    }
-    Ok(runs)
-}
-
-/// The largest regular files under `dir` on the same file system, largest first.
-fn largest_files(dir: &Path, dev: u64) -> Vec<PathBuf> {
-    let mut found: Vec<(u64, PathBuf)> = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    let mut walked = 0usize;
-    while let Some(current) = pending.pop() {
-        // Listed through an O_NOATIME descriptor: a plain read_dir makes the kernel write the
-        // directory's access time on a relatime mount.
-        let Ok(names) = probe::input::read_dir_without_atime(&current) else {
-            continue;
-        };
-        for name in names {
-            walked += 1;
-            if walked > MAX_ENTRIES_WALKED {
-                break;
-            }
-            let path = current.join(name);
-            // symlink_metadata: links are not followed out of the datadir.
-            let Ok(meta) = path.symlink_metadata() else {
-                continue;
-            };
-            if meta.dev() != dev {
-                continue;
-            }
-            if meta.is_dir() {
-                pending.push(path);
-            } else if meta.is_file() && meta.len() >= BLOCK as u64 {
-                found.push((meta.len(), path));
-            }
-        }
-    }
-    found.sort_by_key(|(len, _)| std::cmp::Reverse(*len));
-    found.into_iter().take(MAX_FILES).map(|(_, p)| p).collect()
+            (end > offset).then_some(DataRun {
+                file: index,
+                offset,
+                length: end - offset,
+            })
+        })
+        .collect()
 }
 
 /// Where the probe reads: the chain's files, open read-only for direct I/O, and the runs of
@@ -179,18 +69,22 @@ pub fn locate(dir: &Path, fs_type: Option<&str>) -> Result<Target, String> {
             "{fs} serves O_DIRECT reads from memory (or not at all), so their latency says nothing about the drive"
         ));
     }
-    let meta = std::fs::metadata(dir).map_err(|e| format!("cannot stat {}: {e}", dir.display()))?;
+    std::fs::metadata(dir).map_err(|e| format!("cannot stat {}: {e}", dir.display()))?;
     let mut files = Vec::new();
     let mut runs = Vec::new();
-    for path in largest_files(dir, meta.dev()) {
+    for (path, _) in probe::extents::largest_files(dir, probe::extents::LARGEST_FILES) {
+        // O_NOFOLLOW: the walk saw a regular file; a symlink swapped in since is not followed.
         let Ok(file) = std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_DIRECT | libc::O_NOATIME)
+            .custom_flags(libc::O_DIRECT | libc::O_NOATIME | libc::O_NOFOLLOW)
             .open(&path)
         else {
             continue;
         };
-        let located = file_runs(&file, files.len()).unwrap_or_default();
+        let Ok(extents) = probe::extents::file_extents(&file, &path) else {
+            continue;
+        };
+        let located = data_runs(&extents, files.len());
         if !located.is_empty() {
             runs.extend(located);
             files.push(file);
@@ -317,6 +211,42 @@ mod tests {
         assert!(percentiles(&[]).is_none());
     }
 
+    /// Only data extents become runs, cut to whole 4 KiB blocks inside them.
+    #[test]
+    fn runs_are_the_aligned_blocks_of_data_extents() {
+        let extent = |logical, length, flags| Extent {
+            logical,
+            physical: 1 << 30,
+            length,
+            flags,
+        };
+        let runs = data_runs(
+            &[
+                extent(0, 8192, 0),
+                extent(8192, 4096, probe::extents::EXTENT_UNWRITTEN),
+                extent(12_288 + 100, 10_000, probe::extents::EXTENT_LAST),
+                extent(40_960, 100, 0),
+                extent(u64::MAX - 10, 4096, 0),
+            ],
+            3,
+        );
+        assert_eq!(
+            runs,
+            vec![
+                DataRun {
+                    file: 3,
+                    offset: 0,
+                    length: 8192
+                },
+                DataRun {
+                    file: 3,
+                    offset: 16_384,
+                    length: 4096
+                },
+            ]
+        );
+    }
+
     /// A real file on this machine's file system maps to runs inside it, when the file system
     /// supports FIEMAP (tmpfs does not: then the test says so and passes nothing off).
     #[test]
@@ -325,8 +255,9 @@ mod tests {
         let path = dir.path().join("data");
         std::fs::write(&path, vec![7u8; 1 << 20]).expect("write");
         File::open(&path).and_then(|f| f.sync_all()).expect("sync");
-        match file_runs(&File::open(&path).expect("open"), 0) {
-            Ok(runs) => {
+        match probe::extents::file_extents(&File::open(&path).expect("open"), &path) {
+            Ok(extents) => {
+                let runs = data_runs(&extents, 0);
                 let bytes: u64 = runs.iter().map(|r| r.length).sum();
                 assert!(
                     bytes >= (1 << 20) - 2 * BLOCK as u64 && bytes <= 1 << 20,

@@ -5,7 +5,7 @@ pub mod latency;
 pub mod saved;
 pub mod triage;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -19,7 +19,6 @@ use verdict::watch::WatchThresholds;
 use self::saved::{SavedClient, SavedWatch, SAMPLES_FORMAT};
 use super::{emit, is_root, say, UsageError};
 use crate::config::{ClientName, GlobalOptions, WatchConfig};
-use crate::datadir;
 use crate::redact::Redactor;
 use crate::render::{self, watch::progress_line, RenderOptions};
 
@@ -44,7 +43,7 @@ pub fn run(config: &WatchConfig, global: &GlobalOptions) -> Result<u8> {
         run_smartctl: false,
         ..probe::ProbeOptions::default()
     };
-    let facts = probe::probe(&root, &path, &options)
+    let facts = probe::probe_path(&root, &path, &options)
         .with_context(|| format!("cannot find the storage under {}", path.display()))?;
     let mut notes = Vec::new();
     let mut needs_root = Vec::new();
@@ -187,14 +186,14 @@ fn choose_path(config: &WatchConfig, global: &GlobalOptions) -> PathBuf {
     if let Some(path) = &config.path {
         return path.clone();
     }
-    match datadir::detect(Path::new("/"), &datadir::home_dirs()) {
+    match crate::commands::detect_datadir() {
         Some(found) => {
             say(
                 global,
                 &format!(
                     "Watching {} ({} datadir found; pass a PATH to watch another)",
                     found.path.display(),
-                    found.client.map_or("client", |c| c.id())
+                    found.client.unwrap_or("client")
                 ),
             );
             found.path

@@ -5,13 +5,10 @@ mod loader;
 mod lookup;
 mod validation;
 
-#[path = "../judge_support/mod.rs"]
-mod judge_support;
-
-use judge_support::db;
+use crate::support::db;
 
 use proptest::prelude::*;
-use verdict::database::{
+use verdict::{
     parse_result_block, Database, DbError, DriveQuery, EntryInterface, ErrorKind, IssueLevel,
     PlatformQuery, Traits, EMBEDDED_CLIENTS, EMBEDDED_DRIVES,
 };
@@ -105,7 +102,7 @@ fn consensus_clients_and_sizing_are_present_and_validated() {
         db.consensus_client("LIGHTHOUSE").map(|c| c.name.as_str()),
         Some("lighthouse")
     );
-    let sizing = db.sizing.as_ref().expect("sizing");
+    let sizing = db.clients.sizing.as_ref().expect("sizing");
     assert_eq!(sizing.conservative_disk_bytes, 4_000_000_000_000);
 
     let errors = |clients: &str| -> Vec<String> {
@@ -187,7 +184,7 @@ fn generic_rules_follow_the_list() {
             .map(|g| g.id.clone())
             .collect()
     };
-    use verdict::database::{Class, Dram, EntryInterface, Nand};
+    use verdict::{Class, Dram, EntryInterface, Nand};
     let qlc_dramless = Traits {
         nand: Some(Nand::Qlc),
         dram: Some(Dram::Hmb),
@@ -225,7 +222,7 @@ fn generic_rules_follow_the_list() {
 /// files use for it, so a reader can grep a pasted report for what the table printed.
 #[test]
 fn shown_names_are_the_serialized_names() {
-    use verdict::database::{Class, Dram, Nand};
+    use verdict::{Class, Dram, Nand};
     fn check<T: serde::Serialize>(values: &[T], shown: impl Fn(&T) -> String) {
         for value in values {
             let serialized = serde_json::to_value(value).expect("serializes");
@@ -264,17 +261,24 @@ fn shown_names_are_the_serialized_names() {
 #[test]
 fn size_figures_older_than_the_allowed_age_are_errors() {
     let db = db();
-    let max_age = db.sizing.as_ref().expect("sizing").max_figure_age_months;
+    let max_age = db
+        .clients
+        .sizing
+        .as_ref()
+        .expect("sizing")
+        .max_figure_age_months;
     let oldest = db
         .clients
+        .execution
         .iter()
         .flat_map(|c| c.history.iter().map(|f| f.as_of.clone()))
         .chain(
-            db.consensus
+            db.clients
+                .consensus
                 .iter()
                 .flat_map(|c| c.storage.iter().map(|f| f.as_of.clone())),
         )
-        .filter_map(|as_of| verdict::clients::year_month(&as_of))
+        .filter_map(|as_of| verdict::year_month(&as_of))
         .min()
         .expect("dated figures");
     let months = |(y, m): (u32, u32)| y * 12 + m - 1;

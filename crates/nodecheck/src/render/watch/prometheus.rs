@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use verdict::watch::Outcome;
 
-use super::prometheus::{escape_label, format_value};
-use super::watch::WatchReport;
+use super::WatchReport;
+use crate::render::prometheus::{escape_label, format_value};
 
 /// One of iostat's figures, in the metric's base unit.
 type DeviceFigure = fn(&probe::diskstats::IostatFigures) -> f64;

@@ -5,12 +5,11 @@ mod captured;
 mod hostile;
 mod merge;
 mod subprocess;
-#[path = "../support/mod.rs"]
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::support::{data_path, read_data};
 use probe::smartctl::{
     decode_exit_status, parse, run_smartctl, run_smartctl_with, SmartctlError, SmartctlReport,
     SmartctlRun, TrimSupport,
@@ -18,7 +17,6 @@ use probe::smartctl::{
 use probe::{AtaDetails, Drive, Health, Interface, ModelSource};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use support::{data_path, read_data};
 
 fn fixture_path(name: &str) -> PathBuf {
     data_path("smartctl", name)

@@ -7,16 +7,14 @@ mod platforms;
 mod setups;
 mod smartctl;
 mod stacks;
-#[path = "../support/mod.rs"]
-mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{assert_drive, data_path, only_drive};
+use crate::support::{assert_drive, data_path, only_drive};
 
 use ::probe::fixture::{self, SCENARIOS};
-use ::probe::probe as run_probe;
-use ::probe::root::{AccessKind, ATTR_CAP};
+use ::probe::probe_path;
+use ::probe::{AccessKind, ATTR_CAP};
 use ::probe::{
     AtimeMode, ControllerMode, Drive, Facts, HealthSource, Interface, LayerKind, ModelSource,
     ProbeOptions, Root, SCHEMA_VERSION,
@@ -43,7 +41,7 @@ fn run(name: &str) -> Probed {
     let root_dir = dir.path().join("root");
     (scenario.build)(&root_dir).expect("fixture builds");
     let root = Root::at(&root_dir).expect("root").recording();
-    let facts = run_probe(
+    let facts = probe_path(
         &root,
         Path::new(scenario.probe_path),
         &ProbeOptions::default(),

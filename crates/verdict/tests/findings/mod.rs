@@ -1,9 +1,6 @@
 //! One test (or a few) per finding, from constructed facts judged against the embedded
 //! database: the code, its severity, the measured value in the detail and the fix.
 
-#[path = "../judge_support/mod.rs"]
-mod judge_support;
-
 mod benchmark;
 mod health;
 mod identity;
@@ -14,8 +11,8 @@ mod platform;
 mod sizing;
 mod trim;
 
+use crate::support::*;
 use bench::EngineKind;
-use judge_support::*;
 use probe::{
     AtimeMode, ControllerMode, FstabEntry, Health, Interface, IoUringStatus, LayerKind, PcieLink,
     Unavailable, UsbDetails,

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use verdict::database::{Class, CrowdResult, Database, DriveEntry, EntryInterface};
+use verdict::{Class, CrowdResult, Database, DriveEntry, EntryInterface};
 use verdict::{Grade, Severity};
 
 const INTERFACES: [EntryInterface; 5] = [
@@ -302,7 +302,7 @@ fn result_summary(r: &CrowdResult) -> String {
 }
 
 /// What a submitted result was measured through, as the drives page shows it.
-fn context_summary(c: &verdict::database::ResultContext) -> Vec<String> {
+fn context_summary(c: &verdict::ResultContext) -> Vec<String> {
     let mut parts = vec![
         format!("on {} ({})", c.file_system, c.stack.join(" → ")),
         format!("PCIe {}", c.pcie_link),

@@ -2,9 +2,6 @@
 //! which each test then bends to the case it checks. Values follow what the probe reads on
 //! real machines (sysfs sizes, NVMe Identify thresholds, mountinfo options).
 
-// Each test crate that includes this module uses a different part of it.
-#![allow(dead_code)]
-
 use std::sync::OnceLock;
 
 use bench::{BenchReport, EngineKind, LatencySummary, Qd1Result, RandRwResult};
@@ -12,9 +9,9 @@ use probe::{
     AtimeMode, ControllerMode, Drive, Facts, FstabEntry, Health, Interface, IoUringStatus, Layer,
     LayerKind, MountFacts, NvmeDetails, NvmeIdentify, PcieLink, Platform,
 };
-use verdict::database::Database;
-use verdict::judge::{judge_choice, ClientChoice, EntrySummary, NodeChoice, Verdict};
+use verdict::Database;
 use verdict::HistoryMode;
+use verdict::{judge_choice, ClientChoice, EntrySummary, NodeChoice, Verdict};
 use verdict::{Finding, Grade, Severity};
 
 pub const TB: u64 = 1_000_000_000_000;
@@ -250,6 +247,7 @@ pub fn layer(
         depth,
         lower: lower.iter().map(|s| (*s).into()).collect(),
         discard_max_bytes: Some(discard_max_bytes),
+        dm_table: Vec::new(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! A test that cannot run here (no root, no O_DIRECT, no block device, no io_uring) says so on
 //! the process's real stderr, which libtest does not capture: the run shows a `SKIPPED` line
-//! with the reason instead of a silent `ok`. The bench and probe crates' test support modules
-//! include this file too (`#[path]`).
+//! with the reason instead of a silent `ok` (`.ci/run` lists the `SKIPPED` lines of its test
+//! log).
 
 use std::io::Write;
 

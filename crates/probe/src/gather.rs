@@ -14,7 +14,7 @@ use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::space::{self, NoStatvfs};
 use crate::stack;
-use crate::{iouring, network, nvme, platform, smartctl, zfs};
+use crate::{dm, iouring, network, nvme, platform, smartctl, zfs};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeOptions {
@@ -62,11 +62,10 @@ impl Gaps {
 ///
 /// On the live machine `path` must exist (it is resolved and `stat`ed); under another root it
 /// is taken lexically and need not exist.
-pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, ProbeError> {
+pub fn probe_path(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, ProbeError> {
     let live = root.is_live();
     let privileged = live && nix::unistd::geteuid().is_root();
     let mut gaps = Gaps::default();
-
     let (lookup_path, st_dev) = resolve_path(root, path)?;
     let entry = mount_holding(root, &lookup_path, st_dev, &mut gaps)?;
     let mut mount = mount_facts(&entry);
@@ -78,8 +77,9 @@ pub fn probe(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts, Pro
         Some((_, members)) if !members.is_empty() => members.clone(),
         _ => top_devices(root, &entry, st_dev, &mut gaps.unresolved),
     };
-    let stack = stack::resolve(root, &tops);
+    let mut stack = stack::resolve(root, &tops);
     gaps.unresolved.extend(stack.unresolved.iter().cloned());
+    dm::read_tables(root, privileged, &mut stack.layers, &mut gaps.unavailable);
     let (mut drives, handles) = read_drives(root, &stack);
 
     // Matched before the live extras so that a drive with a saved report is neither said to

@@ -3,16 +3,14 @@
 //! firmware, capacity and family advisories the list names.
 
 mod advisories;
-#[path = "../judge_support/mod.rs"]
-mod judge_support;
 mod seeds;
 mod traits;
 
 use std::collections::BTreeSet;
 
-use judge_support::{db, TB};
+use crate::support::{db, TB};
 use seeds::{NOT_MODEL_MATCHED, SEEDS};
-use verdict::database::{Class, Dram, DriveQuery, Nand};
+use verdict::{Class, Dram, DriveQuery, Nand};
 use verdict::{Grade, Severity};
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use bench::BenchReport;
 
-use super::plot::{render_svg, svg_to_png, PlotError};
+use super::{render_svg, svg_to_png, PlotError};
 
 /// The SVG and the PNG a plot is written to: `path` as given (`*.svg` or `*.png`) and its
 /// twin with the other extension. `None` for any other name.

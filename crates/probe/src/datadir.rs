@@ -1,18 +1,21 @@
 //! Finds an execution client's data directory when the user gave no PATH.
 //!
 //! Looks at the five clients' default locations and at eth-docker's Docker volumes; the first
-//! that exists wins and the user is told which one (and which others were seen).
+//! that exists wins and the user is told which one (and which others were seen). It reads the
+//! machine through a [`Root`] like the rest of the probe; the client catalog is the caller's
+//! (the verdict crate owns it), so clients are named by their catalog id.
 
 use std::path::{Path, PathBuf};
 
-use crate::config::ClientName;
+use crate::root::Root;
 
 /// A data directory found on this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detected {
+    /// The directory inside the root.
     pub path: PathBuf,
-    /// The client whose default location this is, when the location says.
-    pub client: Option<ClientName>,
+    /// The catalog id of the client whose default location this is, when the location says.
+    pub client: Option<&'static str>,
     /// Other candidates that also exist, so the user can pick one explicitly.
     pub others: Vec<PathBuf>,
 }
@@ -20,14 +23,14 @@ pub struct Detected {
 /// Candidate locations in the order they are tried, with the client (its catalog name) whose
 /// default each is. `home` entries are relative to each home directory, the rest to the
 /// file-system root.
-const HOME_CANDIDATES: [(&str, &str); 4] = [
+pub const HOME_CANDIDATES: [(&str, &str); 4] = [
     (".ethereum", "geth"),
     (".local/share/reth", "reth"),
     (".local/share/erigon", "erigon"),
     (".nethermind", "nethermind"),
 ];
 
-const SYSTEM_CANDIDATES: [(&str, &str); 7] = [
+pub const SYSTEM_CANDIDATES: [(&str, &str); 7] = [
     ("var/lib/geth", "geth"),
     ("var/lib/goethereum", "geth"),
     ("var/lib/nethermind", "nethermind"),
@@ -55,25 +58,31 @@ pub fn home_dirs() -> Vec<PathBuf> {
     homes
 }
 
-/// Looks for a datadir under `fs_root` (`/` normally; a temporary tree in tests).
-pub fn detect(fs_root: &Path, homes: &[PathBuf]) -> Option<Detected> {
-    let mut found: Vec<(PathBuf, Option<ClientName>)> = Vec::new();
+/// Looks for a datadir under `root`. `clients` are the execution clients' catalog ids, which
+/// name eth-docker's volumes.
+pub fn detect(root: &Root, homes: &[PathBuf], clients: &[&'static str]) -> Option<Detected> {
+    let fs_root = Path::new("/");
+    let mut found: Vec<(PathBuf, Option<&'static str>)> = Vec::new();
     for home in homes {
         let home = fs_root.join(home.strip_prefix("/").unwrap_or(home));
         for (rel, client) in HOME_CANDIDATES {
             let path = home.join(rel);
-            if path.is_dir() {
-                found.push((path, ClientName::named(client)));
+            if root.is_dir(&path) {
+                found.push((path, Some(client)));
             }
         }
     }
     for (rel, client) in SYSTEM_CANDIDATES {
         let path = fs_root.join(rel);
-        if path.is_dir() {
-            found.push((path, ClientName::named(client)));
+        if root.is_dir(&path) {
+            found.push((path, Some(client)));
         }
     }
-    found.extend(docker_volumes(&fs_root.join("var/lib/docker/volumes")));
+    found.extend(docker_volumes(
+        root,
+        &fs_root.join("var/lib/docker/volumes"),
+        clients,
+    ));
     found.dedup_by(|a, b| a.0 == b.0);
     let mut iter = found.into_iter();
     let (path, client) = iter.next()?;
@@ -86,23 +95,19 @@ pub fn detect(fs_root: &Path, homes: &[PathBuf]) -> Option<Detected> {
 
 /// eth-docker (and compose set-ups like it) keep each client's data in a named volume such as
 /// `eth-docker_nethermind-el-data`; the data itself is in its `_data` directory.
-fn docker_volumes(volumes: &Path) -> Vec<(PathBuf, Option<ClientName>)> {
-    let Ok(entries) = std::fs::read_dir(volumes) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
+fn docker_volumes(
+    root: &Root,
+    volumes: &Path,
+    clients: &[&'static str],
+) -> Vec<(PathBuf, Option<&'static str>)> {
     let mut found = Vec::new();
-    for name in names {
+    for name in root.read_dir(volumes) {
         let lower = name.to_ascii_lowercase();
-        let Some(client) = ClientName::all().find(|c| lower.contains(c.id())) else {
+        let Some(&client) = clients.iter().find(|id| lower.contains(*id)) else {
             continue;
         };
         let data = volumes.join(&name).join("_data");
-        if data.is_dir() {
+        if root.is_dir(&data) {
             found.push((data, Some(client)));
         }
     }
@@ -113,17 +118,17 @@ fn docker_volumes(volumes: &Path) -> Vec<(PathBuf, Option<ClientName>)> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_candidate_names_a_client_of_the_catalog() {
-        for (path, client) in HOME_CANDIDATES.iter().chain(&SYSTEM_CANDIDATES) {
-            assert!(ClientName::named(client).is_some(), "{path}: {client}");
-        }
+    const CLIENTS: [&str; 5] = ["geth", "nethermind", "besu", "erigon", "reth"];
+
+    fn root_at(dir: &tempfile::TempDir) -> Root {
+        Root::at(dir.path()).expect("root")
     }
 
     #[test]
     fn nothing_found_on_an_empty_machine() {
         let dir = tempfile::tempdir().expect("tempdir");
-        assert_eq!(detect(dir.path(), &[PathBuf::from("/home/op")]), None);
+        let found = detect(&root_at(&dir), &[PathBuf::from("/home/op")], &CLIENTS);
+        assert_eq!(found, None);
     }
 
     #[test]
@@ -131,10 +136,18 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir_all(dir.path().join("home/op/.ethereum")).expect("mkdir");
         std::fs::create_dir_all(dir.path().join("var/lib/nethermind")).expect("mkdir");
-        let found = detect(dir.path(), &[PathBuf::from("/home/op")]).expect("found");
-        assert_eq!(found.path, dir.path().join("home/op/.ethereum"));
-        assert_eq!(found.client, ClientName::named("geth"));
-        assert_eq!(found.others, vec![dir.path().join("var/lib/nethermind")]);
+        let found = detect(&root_at(&dir), &[PathBuf::from("/home/op")], &CLIENTS).expect("found");
+        assert_eq!(found.path, Path::new("/home/op/.ethereum"));
+        assert_eq!(found.client, Some("geth"));
+        assert_eq!(found.others, vec![PathBuf::from("/var/lib/nethermind")]);
+    }
+
+    #[test]
+    fn a_file_where_a_datadir_would_be_is_not_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("var/lib")).expect("mkdir");
+        std::fs::write(dir.path().join("var/lib/geth"), b"").expect("write");
+        assert_eq!(detect(&root_at(&dir), &[], &CLIENTS), None);
     }
 
     #[test]
@@ -143,8 +156,11 @@ mod tests {
         let vols = dir.path().join("var/lib/docker/volumes");
         std::fs::create_dir_all(vols.join("eth-docker_reth-el-data/_data")).expect("mkdir");
         std::fs::create_dir_all(vols.join("eth-docker_lhconsensus-data/_data")).expect("mkdir");
-        let found = detect(dir.path(), &[]).expect("found");
-        assert_eq!(found.path, vols.join("eth-docker_reth-el-data/_data"));
-        assert_eq!(found.client, ClientName::named("reth"));
+        let found = detect(&root_at(&dir), &[], &CLIENTS).expect("found");
+        assert_eq!(
+            found.path,
+            Path::new("/var/lib/docker/volumes/eth-docker_reth-el-data/_data")
+        );
+        assert_eq!(found.client, Some("reth"));
     }
 }
