@@ -153,6 +153,17 @@ pub fn parse_capacity(s: &str) -> Option<u64> {
     Some((value * multiplier).round() as u64)
 }
 
+/// A byte count as smartctl prints it: digits grouped by the reporting machine's locale
+/// (`1,024,209,543,168`, `128 035 676 160`, `128.035.676.160`, or a no-break space).
+pub fn parse_report_bytes(s: &str) -> Option<u64> {
+    const GROUPING: [char; 6] = [',', '.', ' ', '\'', '\u{a0}', '\u{202f}'];
+    let digits: String = s.trim().chars().filter(|c| !GROUPING.contains(c)).collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok().filter(|b| *b > 0)
+}
+
 /// Parses one corpus file. Lines starting with `#` are comments; the first other line is the
 /// header and must name [`CORPUS_COLUMNS`].
 pub fn parse_corpus(text: &str, origin: &str) -> Result<Vec<CorpusRow>, CorpusError> {
@@ -224,10 +235,7 @@ pub fn parse_corpus(text: &str, origin: &str) -> Result<Vec<CorpusRow>, CorpusEr
                 Some(parse_capacity(c).ok_or_else(|| err(line, format!("bad capacity `{c}`")))?)
             }
             (c, RowKind::Report) => Some(
-                c.replace(',', "")
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|b| *b > 0)
+                parse_report_bytes(c)
                     .ok_or_else(|| err(line, format!("bad capacity in bytes `{c}`")))?,
             ),
         };
@@ -501,6 +509,24 @@ mod tests {
         ];
         for (text, bytes) in cases {
             assert_eq!(parse_capacity(text), bytes, "{text}");
+        }
+    }
+
+    #[test]
+    fn report_bytes_accept_every_locale_grouping() {
+        let cases = [
+            ("1,024,209,543,168", Some(1_024_209_543_168)),
+            ("128 035 676 160", Some(128_035_676_160)),
+            ("128.035.676.160", Some(128_035_676_160)),
+            ("128\u{a0}035\u{a0}676\u{a0}160", Some(128_035_676_160)),
+            ("0", None),
+            ("", None),
+            ("12 GB", None),
+            ("-5", None),
+            ("99999999999999999999999", None),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(parse_report_bytes(text), bytes, "{text}");
         }
     }
 
