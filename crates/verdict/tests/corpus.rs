@@ -233,16 +233,16 @@ fn probe_evidence_classes_drives_the_string_does_not() {
         .is_none());
 }
 
+/// The sample is large enough to mean something and is labelled as the database grades it:
+/// at least 300 report rows per interface, no collision, no row graded otherwise than labelled.
 #[test]
-#[ignore = "issue 23 item 5 is not finished: the report sample holds 28 of the 600 rows it needs and its grade-unknown rate is above the gate; run with --ignored (cargo xtask db-coverage fails on the same)"]
-fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
-    let db = db();
+fn random_sample_holds_300_report_rows_per_interface_labelled_as_graded() {
     let rows = sample();
     assert!(
         rows.iter().all(|r| r.row_kind == RowKind::Report),
         "the sample holds report rows only"
     );
-    let cov = evaluate(db, &rows);
+    let cov = evaluate(db(), &rows);
     assert!(cov.collisions.is_empty(), "{:?}", cov.collisions);
     assert!(cov.mismatches.is_empty(), "{:?}", cov.mismatches);
     for kind in [Kind::Nvme, Kind::Ssd] {
@@ -251,6 +251,14 @@ fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
             n >= 300,
             "{n} {kind:?} report rows in the sample, want at least 300"
         );
+    }
+}
+
+#[test]
+#[ignore = "the grade-unknown rate is above the 5 % gate (2026-12-03: NVMe 24.8 %, SATA 44.2 %; white-label and OEM lines without sourced NAND/DRAM evidence); run with --ignored, and `cargo xtask db-coverage` prints the rows"]
+fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
+    let cov = evaluate(db(), &sample());
+    for kind in [Kind::Nvme, Kind::Ssd] {
         let pct = cov.grade_unknown_percent(kind).unwrap_or(100.0);
         assert!(
             pct <= SAMPLE_UNKNOWN_GATE_PERCENT,
