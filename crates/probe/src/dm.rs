@@ -488,6 +488,9 @@ mod tests {
             line_without_key(crypt),
             "0 3905943552 crypt aes-xts-plain64 - 0 259:2 32768 3 allow_discards no_read_workqueue no_write_workqueue"
         );
+        // What a snapshot saves reads back as the same target, so a replay judges the flags.
+        let saved = parse_table("dm-0", &line_without_key(crypt)).unwrap();
+        assert_eq!(saved, [crypt.clone()]);
 
         let hex_key = "0 8192 crypt aes-xts-plain64 \
             0000000000000000000000000000000000000000000000000000000000000000 0 8:16 4096\n";

@@ -89,6 +89,19 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
                 Some(probe::FstabEntry::Line { number, .. }) => Some(*number),
                 _ => None,
             },
+            dm_tables: facts
+                .layers
+                .iter()
+                .filter(|layer| !layer.dm_table.is_empty())
+                .map(|layer| {
+                    let lines: Vec<String> = layer
+                        .dm_table
+                        .iter()
+                        .map(probe::dm::line_without_key)
+                        .collect();
+                    (layer.name.clone(), lines.join("\n") + "\n")
+                })
+                .collect(),
         },
     )?;
     say(

@@ -16,6 +16,9 @@ pub struct Contents<'a> {
     pub redactor: Option<&'a Redactor>,
     /// The line of `/etc/fstab` the probe used (1-based), the only one the archive keeps.
     pub fstab_line: Option<usize>,
+    /// `(dm device name, table text without keys)` of every device-mapper layer whose table the
+    /// probe read (as root, through the ioctl): the replay reads them where a fixture keeps them.
+    pub dm_tables: Vec<(String, String)>,
 }
 
 /// Writes the archive. Files are read from the live `/`; directory and file modes and times are
@@ -139,6 +142,26 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
             None => json.clone(),
         };
         append_file(&mut builder, Path::new(&name), &bytes)?;
+        written += 1;
+    }
+
+    for (device, table) in &contents.dm_tables {
+        let name = format!("{}/{}.table", probe::dm::SAVED_TABLES, safe_name(device));
+        let relative = in_archive(Path::new(&name)).context("dm table file name")?;
+        if let Some(parent) = relative.parent() {
+            let mut dir = PathBuf::new();
+            for part in parent.components() {
+                dir.push(part);
+                if dirs_done.insert(dir.clone()) {
+                    append_dir(&mut builder, &dir)?;
+                }
+            }
+        }
+        let bytes = match contents.redactor {
+            Some(r) => r.redact(table).into_bytes(),
+            None => table.clone().into_bytes(),
+        };
+        append_file(&mut builder, &relative, &bytes)?;
         written += 1;
     }
 

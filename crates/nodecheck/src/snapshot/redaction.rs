@@ -271,6 +271,7 @@ mod tests {
                 accessed: &accessed,
                 smartctl: Vec::new(),
                 statvfs: None,
+                dm_tables: Vec::new(),
                 redactor: Some(&redactor),
                 fstab_line: None,
             },
