@@ -490,7 +490,7 @@ mod tests {
         );
         // What a snapshot saves reads back as the same target, so a replay judges the flags.
         let saved = parse_table("dm-0", &line_without_key(crypt)).unwrap();
-        assert_eq!(saved, [crypt.clone()]);
+        assert_eq!(saved, std::slice::from_ref(crypt));
 
         let hex_key = "0 8192 crypt aes-xts-plain64 \
             0000000000000000000000000000000000000000000000000000000000000000 0 8:16 4096\n";
