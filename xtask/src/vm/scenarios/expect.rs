@@ -103,9 +103,10 @@ fn expect_sata_common(outcome: &Outcome, checks: &mut Checks) -> Value {
     drive
 }
 
-/// The drive's overall grade in the verdict: the database's, lowered by what else was found.
+/// The drive's verdict on this machine: the database's grade, lowered by what else was found
+/// (`drives[].verdict` since report schema 2, beside `database_grade`).
 fn verdict_grade(outcome: &Outcome) -> Value {
-    outcome.check["drives"][0]["grade"].clone()
+    outcome.check["drives"][0]["verdict"].clone()
 }
 
 pub(super) fn expect_sata_ahci(outcome: &Outcome, checks: &mut Checks) {
