@@ -14,6 +14,7 @@ use crate::model::{Finding, Grade, Severity};
 use crate::output::ClassSummary;
 
 use super::media::{self, Evidence, Medium, MediumJudgement};
+use super::reader_words::{for_readers, rule_subject};
 use super::{clip, format_bytes, format_iops};
 
 /// What the identity checks learned about one drive, for the per-drive verdict.
@@ -252,55 +253,6 @@ fn raid_volume(model: &str) -> bool {
     ["PERC", "LOGICAL VOLUME", "MEGARAID", "SERVERAID", "MR9"]
         .iter()
         .any(|marker| model.contains(marker))
-}
-
-/// A generic rule's id in the reader's words: `qlc-and-dramless` is "QLC and DRAM-less".
-fn rule_subject(id: &str) -> String {
-    id.split('-')
-        .map(|word| match word {
-            "qlc" | "tlc" | "sata" | "dram" => word.to_ascii_uppercase(),
-            "dramless" => "DRAM-less".to_string(),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace("data center", "data-center")
-        .replace("hard disk", "hard-disk")
-}
-
-/// Phrases of the sentences in an entry's notes that are written for the database's curators
-/// (which strings the entry matches, which part number is which form factor) rather than for
-/// the drive's owner.
-const CURATOR_PHRASES: &[&str] = &[
-    " = ",
-    "this entry",
-    "own entry",
-    "pattern",
-    "part number",
-    "Part number",
-    "in the model string",
-    "Model string not verified",
-    "real report",
-    "matching ignores",
-    "Kept apart",
-];
-
-/// An entry's notes without the sentences meant for its curators.
-fn for_readers(notes: &str) -> String {
-    let notes = notes.trim();
-    let mut kept = Vec::new();
-    let mut start = 0;
-    let bytes = notes.as_bytes();
-    for (at, _) in notes.match_indices(". ") {
-        // A sentence ends at ". " before a capital letter (`CT...P5SSD8` does not end one).
-        if bytes.get(at + 2).is_some_and(u8::is_ascii_uppercase) {
-            kept.push(&notes[start..=at]);
-            start = at + 2;
-        }
-    }
-    kept.push(&notes[start..]);
-    kept.retain(|sentence| !CURATOR_PHRASES.iter().any(|p| sentence.contains(p)));
-    kept.join(" ")
 }
 
 /// A model cut to its SCSI INQUIRY product that more than one family's names start with (or
@@ -616,34 +568,4 @@ fn dram_less(
         .with_fix("Prefer a TLC drive with DRAM for the node's database; `nodecheck bench --test span` shows how much this drive slows down")
         .about(&drive.name),
     );
-}
-
-/// Checks that need root and could not run, in one place so the reader knows how to get the
-/// full picture.
-pub fn needs_root(facts: &Facts) -> (Vec<String>, Option<Finding>) {
-    let missing: Vec<String> = facts
-        .unavailable
-        .iter()
-        // Replayed snapshots also miss facts ("replayed root: no ioctls"); only privilege
-        // can be fixed by rerunning.
-        .filter(|u| u.reason.needs_root())
-        .map(|u| u.fact.clone())
-        .collect();
-    if missing.is_empty() {
-        return (missing, None);
-    }
-    let finding = Finding::new(
-        Code::NeedsRoot,
-        Severity::Info,
-        "Some checks need root",
-        format!(
-            "Ran without root, so these could not be read: {}.",
-            missing.join(", ")
-        ),
-    )
-    .with_fix(format!(
-        "Rerun as root for the full picture: `sudo nodecheck {}`",
-        units::text::shell_quote(&facts.path)
-    ));
-    (missing, Some(finding))
 }
