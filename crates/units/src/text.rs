@@ -28,3 +28,12 @@ pub fn shell_quote(arg: &str) -> String {
         format!("'{}'", arg.replace('\'', r"'\''"))
     }
 }
+
+/// `text` with its first letter upper-case, for a reason that starts a sentence.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}

@@ -110,7 +110,7 @@ pub(crate) fn measure(
                 Some(failure) => {
                     notes.push(format!(
                         "{}; measured on a test file instead.",
-                        capitalized(&failure)
+                        units::text::capitalized(&failure)
                     ));
                     Some(format!("{failure}; read the test file instead"))
                 }
@@ -264,14 +264,6 @@ pub(crate) fn measured_directory(path: &Path) -> PathBuf {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// The bench plan of a depth on a target, with the user's `--bench-*` overrides applied.

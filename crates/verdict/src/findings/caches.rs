@@ -145,7 +145,7 @@ fn zfs_before_direct_io(facts: &Facts, qd1: &Qd1Result) -> Option<Finding> {
                 "Most reads went past the ARC",
                 format!(
                     "{}; the {file} test file is larger than the ARC ({}), so at most {share:.0} % of the random reads can have come from memory and the figures are mostly the drives'.",
-                    capitalized(&why_not),
+                    units::text::capitalized(&why_not),
                     units::size::binary(arc)
                 ),
             ))
@@ -157,7 +157,7 @@ fn zfs_before_direct_io(facts: &Facts, qd1: &Qd1Result) -> Option<Finding> {
                 "QD1 and randrw figures are the ZFS ARC's",
                 format!(
                     "{}, and the {file} test file fits in the ARC ({}): the QD1 and randrw figures are the ARC's, not the drives'.",
-                    capitalized(&why_not),
+                    units::text::capitalized(&why_not),
                     units::size::binary(arc)
                 ),
             )
@@ -170,7 +170,7 @@ fn zfs_before_direct_io(facts: &Facts, qd1: &Qd1Result) -> Option<Finding> {
                 "QD1 and randrw figures may be the ZFS ARC's",
                 format!(
                     "{}; the ARC's size could not be read (/proc/spl/kstat/zfs/arcstats), so unless the {file} test file is larger than the ARC the figures are the ARC's.",
-                    capitalized(&why_not)
+                    units::text::capitalized(&why_not)
                 ),
             )
             .with_fix("Read the ARC's `c_max` in /proc/spl/kstat/zfs/arcstats and run `nodecheck bench --test qd1 --size SIZE /var/lib/ethereum` with SIZE above it"),
@@ -189,14 +189,6 @@ fn zfs_before_direct_io(facts: &Facts, qd1: &Qd1Result) -> Option<Finding> {
             ),
         )),
     }
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// NC707: reads drawn from the whole device, never-written blocks included.
