@@ -341,5 +341,8 @@ fn build_entry(
         (Direction::Write, false) => with_fd!(|fd| opcode::Write::new(fd, buf, io.len)
             .offset(io.offset)
             .build()),
+        (Direction::Sync, _) => with_fd!(|fd| opcode::Fsync::new(fd)
+            .flags(types::FsyncFlags::DATASYNC)
+            .build()),
     }
 }
