@@ -206,6 +206,9 @@ fn sync_samples_cover_every_phase_in_time_order() {
             "no {phase:?} samples"
         );
     }
+    // Thinned to the plot's points, the samples still show the stalls of the bursts.
+    let slowest = s.samples.iter().map(|p| p.lat_us).fold(0.0, f64::max);
+    assert!(slowest > 2_000.0, "slowest plotted read {slowest} µs");
     for c in &s.cycles {
         assert!(c.burst_end_s > c.burst_start_s);
         assert!(c.burst_write_mb_s > 0.0);
