@@ -84,26 +84,6 @@ impl Target {
         self.space.as_ref()
     }
 
-    /// The same target on a duplicate of its descriptor (same open file and flags), with the
-    /// same pinning and free-space watch, for a test that runs two engines at once.
-    pub fn try_clone(&self) -> Result<Target, BenchError> {
-        let file = match &self.file {
-            Some(file) => Some(
-                file.try_clone()
-                    .map_err(|err| BenchError::io("duplicating the target's descriptor", err))?,
-            ),
-            None => None,
-        };
-        Ok(Target {
-            file,
-            len: self.len,
-            writable: self.writable,
-            cpus: self.cpus.clone(),
-            pin_error: Mutex::new(None),
-            space: self.space.clone(),
-        })
-    }
-
     /// `fdatasync` outside a run (the prefill's, once its engine run is over); inside a run a
     /// job issues [`Direction::Sync`]. Refused on a read-only target, like a write.
     pub fn sync_data(&self) -> Result<(), BenchError> {
