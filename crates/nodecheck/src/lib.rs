@@ -31,15 +31,21 @@ pub fn run() -> u8 {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            // clap prints help/version to stdout and usage errors to stderr.
-            let _ = err.print();
             return match err.kind() {
+                // Help and version go to stdout as clap prints them; so does the help a
+                // bare `nodecheck db` asks for.
                 clap::error::ErrorKind::DisplayHelp
                 | clap::error::ErrorKind::DisplayVersion
                 | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = err.print();
                     exit_codes::GOOD
                 }
-                _ => exit_codes::USAGE,
+                _ => {
+                    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+                    let rendered = err.render().to_string();
+                    stderr::line(&usage_error_line(&rendered, &named_command(&args)));
+                    exit_codes::USAGE
+                }
             };
         }
     };
@@ -64,6 +70,93 @@ pub fn run() -> u8 {
         }
     };
     signals::exit_status(code)
+}
+
+/// clap's usage error (an `error:` line, perhaps a list, the possible values, a `tip:`, the
+/// usage block and "For more information, try '--help'.") as the one line every other error
+/// is: the message, its tips, and the `--help` of the command the usage block names, else
+/// of `command` (the subcommand the arguments named).
+pub fn usage_error_line(rendered: &str, command: &str) -> String {
+    let mut message: Vec<String> = Vec::new();
+    let mut command = command.to_string();
+    let mut lines = rendered.lines().map(str::trim).peekable();
+    while let Some(line) = lines.next() {
+        if let Some(usage) = line.strip_prefix("Usage:") {
+            // `Usage: nodecheck db lookup [OPTIONS] <MODEL>`: the command is the words before
+            // the first placeholder or option.
+            let words: Vec<&str> = usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['[', '<', '-']))
+                .collect();
+            if !words.is_empty() {
+                command = words.join(" ");
+            }
+            // The usage block goes on with indented alternatives until a blank line.
+            while lines.peek().is_some_and(|l| !l.is_empty()) {
+                lines.next();
+            }
+            continue;
+        }
+        if line.is_empty() || line.starts_with("For more information") {
+            continue;
+        }
+        let text = line.strip_prefix("error:").unwrap_or(line).trim();
+        let text = text.trim_end_matches('.');
+        match message.last_mut() {
+            // The items of a list ("the following required arguments were not provided:").
+            Some(last) if last.ends_with(':') || last.ends_with(',') => {
+                last.push(' ');
+                last.push_str(text);
+            }
+            // `[possible values: table, json]` after an invalid value.
+            Some(last) if text.starts_with('[') && text.ends_with(']') => {
+                last.push_str(&format!(" ({})", &text[1..text.len() - 1]));
+            }
+            _ => message.push(text.to_string()),
+        }
+    }
+    format!(
+        "nodecheck: error: {}; see `{command} --help`",
+        message.join("; ")
+    )
+}
+
+/// The subcommand `args` (the whole command line) name, as `nodecheck db lookup`: what a
+/// usage error clap prints without its usage block refers to. Values of options are skipped,
+/// so `--db check` is not taken for the `check` command.
+pub fn named_command(args: &[std::ffi::OsString]) -> String {
+    use clap::CommandFactory;
+    let mut command = cli::Cli::command();
+    command.build();
+    let mut path = vec!["nodecheck".to_string()];
+    let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let takes_value = !long.contains('=')
+                && command
+                    .get_arguments()
+                    .find(|a| a.get_long() == Some(long))
+                    .is_some_and(|a| a.get_action().takes_values());
+            if takes_value {
+                words.next();
+            }
+            continue;
+        }
+        if word.starts_with('-') {
+            continue;
+        }
+        match command.find_subcommand(word.as_ref()).cloned() {
+            Some(sub) => {
+                path.push(sub.get_name().to_string());
+                command = sub;
+            }
+            None => break,
+        }
+    }
+    path.join(" ")
 }
 
 /// The error and its causes joined with `: `, on one line. A cause whose text its parent

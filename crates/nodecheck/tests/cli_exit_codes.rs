@@ -52,8 +52,36 @@ fn usage_errors_exit_3() {
     for args in cases {
         let out = nodecheck().args(*args).output().expect("runs");
         assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
-        assert!(!stderr(&out).contains("panicked"));
+        // One line, as README's "Errors are one line" says, ending with the help to read.
+        assert_one_line_error(&out);
+        let err = stderr(&out);
+        let help = err
+            .trim_end()
+            .rsplit_once("; see `")
+            .and_then(|(_, rest)| rest.strip_suffix('`'))
+            .unwrap_or_else(|| panic!("{args:?}: names the help to read: {err:?}"));
+        assert!(
+            help.starts_with("nodecheck") && help.ends_with(" --help"),
+            "{err}"
+        );
+        let shown = nodecheck()
+            .args(help.split_whitespace().skip(1))
+            .output()
+            .expect("runs");
+        assert_eq!(shown.status.code(), Some(0), "`{help}` works: {shown:?}");
     }
+    // The subcommand whose usage was wrong is the one whose help is named.
+    let out = nodecheck()
+        .args(["db", "lookup", "X", "--capacity", "2XB"])
+        .output()
+        .expect("runs");
+    assert!(
+        stderr(&out)
+            .trim_end()
+            .ends_with("; see `nodecheck db lookup --help`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -74,6 +102,9 @@ fn help_and_version_exit_0_with_examples_and_the_database_version() {
         &["triage", "--help"],
         &["snapshot", "--help"],
         &["submit", "--help"],
+        &["bench", "--help"],
+        &["watch", "--help"],
+        &["db", "--help"],
     ] {
         let out = nodecheck().args(sub).output().expect("runs");
         assert_eq!(out.status.code(), Some(0), "{sub:?}");

@@ -157,6 +157,18 @@ fn every_format_of_a_watch_report() {
     }
 }
 
+/// `-qq` keeps the verdict line alone, as it does for `check`: a watch has a verdict too.
+#[test]
+fn qq_prints_the_watch_verdict_line_alone() {
+    let file = data("loop-fio-randrw-psync16.watch.json");
+    let (report, _) = triage_json("loop-fio-randrw-psync16.watch.json");
+    let out = triage(&file, &["-qq"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let summary = report["verdict"]["summary"].as_str().expect("a summary");
+    assert_eq!(text, format!("{summary}\n"));
+}
+
 #[test]
 fn pasted_iostat_and_ioping_are_judged_by_the_same_rules() {
     let (iostat, code) = triage_json("loop-fio-randread-psync8.iostat-x.txt");
