@@ -123,7 +123,9 @@ mod tests {
     /// descriptor, one configuration, interface 0 alternate setting 0 (Bulk-Only, protocol
     /// 0x50) with two endpoints, and alternate setting 1 (UAS, protocol 0x62).
     fn uas_enclosure_descriptors() -> Vec<u8> {
-        let mut raw = vec![18, 1, 0x20, 0x03, 0, 0, 0, 9, 0x2d, 0x15, 0x67, 0x05, 0x14, 0x02, 1, 2, 3, 1];
+        let mut raw = vec![
+            18, 1, 0x20, 0x03, 0, 0, 0, 9, 0x2d, 0x15, 0x67, 0x05, 0x14, 0x02, 1, 2, 3, 1,
+        ];
         raw.extend([9, 2, 85, 0, 1, 1, 0, 0xc0, 0]);
         raw.extend([9, 4, 0, 0, 2, 0x08, 0x06, 0x50, 0]);
         raw.extend([7, 5, 0x81, 2, 0, 4, 0]);

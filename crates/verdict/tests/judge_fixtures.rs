@@ -119,7 +119,10 @@ fn usb_bridges_are_named_with_their_kernel_quirks() {
     assert!(f.title.contains("JMicron JMS578"), "{f:#?}");
     assert!(f.detail.contains("(US_FL_BROKEN_FUA)"), "{f:#?}");
     assert!(f.detail.contains("(152d:0578), release 4.04"), "{f:#?}");
-    assert!(!f.detail.contains("bridge's firmware"), "a SAT bridge passes the drive's own revision: {f:#?}");
+    assert!(
+        !f.detail.contains("bridge's firmware"),
+        "a SAT bridge passes the drive's own revision: {f:#?}"
+    );
     assert!(f.detail.contains("unusual_uas.h"), "{f:#?}");
     assert_eq!(f.fix, None);
 
@@ -127,7 +130,11 @@ fn usb_bridges_are_named_with_their_kernel_quirks() {
     let f = one(&v, "NC405");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert!(f.title.contains("ASMedia"), "{f:#?}");
-    assert!(f.detail.contains("Its descriptors offer UAS, yet it runs on usb-storage"), "{f:#?}");
+    assert!(
+        f.detail
+            .contains("Its descriptors offer UAS, yet it runs on usb-storage"),
+        "{f:#?}"
+    );
     assert!(f.detail.contains("ASMedia rule (uas-detect.h)"), "{f:#?}");
     assert!(f.detail.contains("raspberrypi/linux #5060"), "{f:#?}");
     let fix = f.fix.as_deref().unwrap_or_default();
@@ -154,8 +161,9 @@ fn a_usb_storage_quirks_parameter_is_quoted_in_the_fix() {
     let f = one(&v, "NC405");
     assert_eq!(f.severity, Severity::Warning);
     assert!(
-        f.detail
-            .contains("this kernel's command line turns UAS off for it (`usb-storage.quirks=174c:55aa:u`)"),
+        f.detail.contains(
+            "this kernel's command line turns UAS off for it (`usb-storage.quirks=174c:55aa:u`)"
+        ),
         "{f:#?}"
     );
     let fix = f.fix.as_deref().unwrap_or_default();
@@ -355,6 +363,54 @@ fn nc302_and_nc507_print_one_refresh_command_for_a_luks_volume() {
             "sudo cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue --allow-discards --persistent dm_crypt-0"
         ),
         "{trim:#?}"
+    );
+}
+
+/// A VPS whose disks carry no provider identity gets its provider's fix, named from DMI,
+/// with the sources; not AWS's gp3 advice.
+#[test]
+fn vps_providers_get_their_own_fix() {
+    for (scenario, wanted, source) in [
+        (
+            "vultr_vps",
+            "`vultr-cli block-storage list`",
+            "https://docs.vultr.com/reference/vultr-cli/block-storage",
+        ),
+        (
+            "openstack_vps",
+            "`openstack volume list --long`",
+            "https://www.ovhcloud.com/asia/public-cloud/faq/",
+        ),
+        (
+            "virtio_vps",
+            "`/dev/disk/by-id/scsi-0HC_Volume_*` is network storage",
+            "https://docs.hetzner.com/cloud/volumes/overview",
+        ),
+    ] {
+        let v = judged(scenario);
+        let f = one(&v, "NC602");
+        let fix = f.fix.as_deref().unwrap_or_default();
+        assert!(fix.contains(wanted), "{scenario}: {fix}");
+        assert!(!fix.contains("gp3"), "{scenario}: {fix}");
+        assert!(f.detail.contains(source), "{scenario}: {f:#?}");
+    }
+}
+
+/// A GCP C3 local SSD reports `nvme_card0` (one controller per local SSD): local storage,
+/// not a persistent disk, and not AWS's advice.
+#[test]
+fn gcp_numbered_local_ssd_is_local_storage() {
+    let v = judged("gcp_local_ssd");
+    let f = one(&v, "NC612");
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(f.title.contains("Google Cloud local SSD (NVMe)"), "{f:#?}");
+    assert!(f.detail.contains("(local storage)"), "{f:#?}");
+    assert!(
+        v.findings
+            .iter()
+            .all(|f| !f.fix.as_deref().unwrap_or_default().contains("gp3")),
+        "{:?}",
+        codes(&v)
     );
 }
 

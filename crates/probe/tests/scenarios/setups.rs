@@ -87,7 +87,13 @@ fn a_usb_bridge_revision_is_not_the_drive_firmware() {
     let facts = run("usb_sata_bridge_cut_model");
     let drive = facts.drives.iter().find(|d| d.name == "sdb").expect("sdb");
     assert_eq!(drive.firmware.as_deref(), Some("2B6Q"));
-    assert_eq!(drive.usb.as_ref().and_then(|u| u.bridge_revision.as_deref()), None);
+    assert_eq!(
+        drive
+            .usb
+            .as_ref()
+            .and_then(|u| u.bridge_revision.as_deref()),
+        None
+    );
 }
 
 /// The bridge's identity and what the kernel did with it, from the USB device's sysfs: ids,
@@ -119,7 +125,11 @@ fn a_usb_bridge_is_read_with_its_release_uas_offer_and_unmap_mode() {
         .and_then(|d| d.usb.as_ref())
         .expect("usb");
     assert_eq!(usb.driver.as_deref(), Some("usb-storage"));
-    assert_eq!(usb.uas_offered, Some(true), "offered, yet bound to usb-storage");
+    assert_eq!(
+        usb.uas_offered,
+        Some(true),
+        "offered, yet bound to usb-storage"
+    );
 }
 
 /// `usb-storage.quirks=` on the kernel command line, as the module parameter holds it.
@@ -134,8 +144,8 @@ fn the_usb_storage_quirks_parameter_is_read_for_the_bridge() {
     )
     .unwrap();
     let root = Root::at(dir.path()).expect("root");
-    let facts = probe_path(&root, Path::new(fixture::DATADIR), &ProbeOptions::default())
-        .expect("probe");
+    let facts =
+        probe_path(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
     let usb = facts
         .drives
         .iter()

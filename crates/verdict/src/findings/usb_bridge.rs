@@ -250,8 +250,13 @@ fn fix(uas_off: Option<&UasOff>, id: &str, pi5: bool) -> String {
 /// bcdDevice `0114` as the release `1.14` the descriptors mean.
 fn release(bcd: &str) -> Option<String> {
     let bcd = bcd.trim();
-    (bcd.len() == 4 && bcd.chars().all(|c| c.is_ascii_hexdigit()))
-        .then(|| format!("{}.{}", bcd[..2].trim_start_matches('0').max("0"), &bcd[2..]))
+    (bcd.len() == 4 && bcd.chars().all(|c| c.is_ascii_hexdigit())).then(|| {
+        format!(
+            "{}.{}",
+            bcd[..2].trim_start_matches('0').max("0"),
+            &bcd[2..]
+        )
+    })
 }
 
 fn worse(a: Severity, b: Severity) -> Severity {

@@ -48,7 +48,10 @@ fn nc302_dm_crypt_without_allow_discards_gets_the_exact_command() {
         fix.contains("sudo cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue --allow-discards --persistent luks-3f2a"),
         "{f:#?}"
     );
-    assert!(fix.contains("no-read-workqueue,no-write-workqueue,discard"), "{fix}");
+    assert!(
+        fix.contains("no-read-workqueue,no-write-workqueue,discard"),
+        "{fix}"
+    );
     assert_eq!(f.subject.as_deref(), Some("dm-0"));
 }
 
