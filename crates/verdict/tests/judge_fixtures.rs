@@ -123,6 +123,10 @@ fn usb_bridges_are_named_with_their_kernel_quirks() {
         !f.detail.contains("bridge's firmware"),
         "a SAT bridge passes the drive's own revision: {f:#?}"
     );
+    assert!(
+        f.detail.contains("The firmware `046` it passes on is only the last four characters of the drive's revision (SAT): `sudo smartctl -d sat -i /dev/sdb`"),
+        "{f:#?}"
+    );
     assert!(f.detail.contains("unusual_uas.h"), "{f:#?}");
     assert_eq!(f.fix, None);
 

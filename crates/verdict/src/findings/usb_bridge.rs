@@ -141,6 +141,13 @@ fn judge(drive: &Drive, usb: &UsbDetails, setups: &Setups, pi5: bool) -> Finding
             "The revision `{}` it answers is the bridge's firmware, not the drive's",
             super::clip(revision, 16)
         ));
+    } else if let Some(tail) = drive.firmware.as_deref().filter(|f| f.trim().len() <= 4) {
+        // A SAT bridge (vendor `ATA`) passes on the last four characters of the drive's
+        // revision; smartctl's pass-through, once run, replaces them with the whole one.
+        said.push(format!(
+            "The firmware `{}` it passes on is only the last four characters of the drive's revision (SAT): `sudo smartctl -d sat -i /dev/{name}` reads the whole one, which firmware advisories need",
+            super::clip(tail.trim(), 8)
+        ));
     }
 
     let flags: Vec<&KernelFlag> = entry
