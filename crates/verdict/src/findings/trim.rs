@@ -138,9 +138,8 @@ fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
         LayerKind::Crypt => (
             "TRIM is blocked by dm-crypt".to_owned(),
             format!("The dm-crypt device {dm_name} ({name}) was opened without allow-discards and drops discard requests (discard_max_bytes = 0), {consequence}."),
-            format!(
-                "sudo cryptsetup --allow-discards --persistent refresh {dm_name}   (LUKS2; for LUKS1 add `discard` to its line in /etc/crypttab and reboot)"
-            ),
+            // The work-queue flags go with it: `refresh` resets every flag it is not given.
+            super::crypt::refresh_fix(dm_name),
         ),
         LayerKind::Lvm => (
             "TRIM is blocked by LVM".to_owned(),
