@@ -9,6 +9,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+mod test_binaries;
+
 /// A source file longer than this mixes several things; split it by what each part models.
 const MAX_SOURCE_LINES: usize = 600;
 

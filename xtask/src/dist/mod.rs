@@ -62,14 +62,14 @@ pub fn generate(out: &Path) -> Result<Vec<PathBuf>> {
 
     let mut written = Vec::new();
     for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-        let mut cmd = nodecheck::cli::Cli::command();
+        let mut cmd = nodecheck::Cli::command();
         let path = clap_complete::generate_to(shell, &mut cmd, "nodecheck", &completions)
             .with_context(|| format!("cannot write {shell} completions"))?;
         written.push(path);
     }
 
     // One page for the command and one per subcommand (`nodecheck-check.1`), as git does.
-    clap_mangen::generate_to(nodecheck::cli::Cli::command(), &man)
+    clap_mangen::generate_to(nodecheck::Cli::command(), &man)
         .with_context(|| format!("cannot write man pages to {}", man.display()))?;
     written.extend(man_pages(&man)?);
     Ok(written)
