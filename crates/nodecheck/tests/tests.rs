@@ -1,9 +1,10 @@
 //! The binary's integration tests, as one test binary (ripgrep's `tests/tests.rs`): one module
 //! per thing tested, each with its own `//!` saying what, and three support modules they share.
 //!
-//! libtest runs the tests of one binary in parallel. Tests that write large files, run the
-//! bench or time the disk take [`cli_support::exclusive_disk`] first, so that they neither
-//! fill the shared disk together nor measure each other.
+//! libtest runs the tests of one binary in parallel. Tests that run a bench, fio, a stand-in
+//! client process or a timed live run take [`cli_support::machine_lock`] first, so that they
+//! neither fill the shared disk together, nor measure each other, nor refuse each other's
+//! benches.
 
 // What the tests share: fixture roots and running the binary (`cli_support`), bench reports
 // to plot (`plot_support`), and the nodecheck command lines named in text (`text_commands`).
