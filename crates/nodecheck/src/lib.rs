@@ -1,27 +1,50 @@
 //! The `nodecheck` command line as a library: the binary is a thin `main` over [`run`], and
-//! `cargo xtask dist` builds completions and the man page from [`cli::Cli`].
+//! `cargo xtask dist` builds completions and the man page from [`Cli`].
 //!
-//! This crate owns the CLI ([`cli`] → [`config`]), the commands, every output ([`render`]:
-//! one [`render::Document`] per thing printed, plots and the generated drive list included)
-//! and exit codes; the work is done by the `probe`, `bench` and `verdict` libraries, which
-//! return data only.
+//! This crate owns the CLI (`cli` → `config`), the commands, every output (`render`: one
+//! `render::Document` per thing printed, plots included) and exit codes; the work is done by
+//! the `probe`, `bench` and `verdict` libraries, which return data only. Its modules are
+//! private: what `main`, xtask, the fuzz targets and the tests use is named below.
 
 // Every stderr write goes through `stderr::line`, which survives a closed or full stderr.
 #![deny(clippy::print_stderr)]
 
-pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod database;
+// The insides: the CLI (`cli` → `config`), the commands, every output (`render`), and what
+// they share.
+mod cli;
+mod commands;
+mod config;
+mod database;
+mod output_file;
+mod progress;
+mod redact;
+mod render;
+mod report;
+mod signals;
+mod stderr;
+
+// Namespaces of one contract each: the exit codes docs/exit-codes.md documents, and the
+// snapshot archive (`unpack` for xtask's VM harness and the fuzz target; the manifest and the
+// names inside for the tests that build archives by hand).
 pub mod exit_codes;
-pub mod output_file;
-pub mod progress;
-pub mod redact;
-pub mod render;
-pub mod report;
-pub mod signals;
 pub mod snapshot;
-pub mod stderr;
+
+// The command line's definition: completions and the man page (`cargo xtask dist`), and the
+// tests that parse every command the docs and messages print.
+pub use cli::Cli;
+// What `check --json` prints and `triage` reads back; the signals the binary cleans up after
+// (its exit status is then 128 + the signal); the version of the embedded drive database.
+pub use database::embedded_version as embedded_database_version;
+pub use report::{Report, SCHEMA_VERSION as REPORT_SCHEMA_VERSION};
+pub use signals::HANDLED as HANDLED_SIGNALS;
+// Readers of what users paste and save, which the fuzz targets feed hostile bytes.
+pub use commands::triage::classify as classify_triage_input;
+pub use commands::watch::triage::{
+    ioping_text as parse_ioping_text, iostat_text as parse_iostat_text, report as read_watch_input,
+};
+// Plots and hints, whose tests check what a reader of them sees.
+pub use commands::hints::{bench_failure as bench_failure_hint, Printer as HintPrinter};
+pub use render::plot::{check_plot_path, render_svg, svg_options, write_plot, PlotError};
 
 use clap::Parser;
 
@@ -162,7 +185,7 @@ pub fn named_command(args: &[std::ffi::OsString]) -> String {
 /// The error and its causes joined with `: `, on one line. A cause whose text its parent
 /// already quotes (libraries often say "cannot read X: {source}" and also return the source)
 /// is not repeated.
-pub fn one_line(err: &anyhow::Error) -> String {
+fn one_line(err: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in err.chain() {
         let text = cause.to_string().replace('\n', " ");

@@ -1,13 +1,11 @@
 //! `--client` and `--cl`: the execution and consensus client that share the node's disk, end
 //! to end through `check` and `triage`.
 
-mod cli_support;
-
-use cli_support::{
+use crate::cli_support::{
     assert_contains, assert_has_finding, finding, json_of, run, stderr, stdout, triage, written,
     Fixture,
 };
-use nodecheck::report::Report;
+use nodecheck::Report;
 
 #[test]
 fn check_names_the_pair_in_the_size_findings_and_the_report() {

@@ -1,14 +1,12 @@
 //! `db lookup`, `db list` and `submit`, whose block must pass the checks `cargo xtask
 //! db-check FILE` makes.
 
-mod cli_support;
-
 use std::time::Duration;
 use test_support::skip;
 
-use cli_support::{
-    assert_contains, assert_succeeded, codes_in, json_of, nodecheck, run, run_ok, stderr, stdout,
-    submit_from, written, Fixture,
+use crate::cli_support::{
+    assert_contains, assert_succeeded, codes_in, json_of, machine_lock, nodecheck, run, run_ok,
+    stderr, stdout, submit_from, written, Fixture,
 };
 use verdict::{Database, DriveQuery};
 
@@ -47,7 +45,7 @@ fn lookup_of_an_empty_model_is_a_usage_error_not_an_unknown_drive() {
             Some(i32::from(nodecheck::exit_codes::USAGE)),
             "{out:?}"
         );
-        let err = cli_support::stderr(&out);
+        let err = crate::cli_support::stderr(&out);
         assert_contains(&err, "give the model string");
         assert!(stdout(&out).is_empty(), "{}", stdout(&out));
     }
@@ -205,6 +203,7 @@ fn db_option_overrides_the_embedded_database() {
 /// report as `check --bench full --json` would write it, then turned into a result block.
 #[test]
 fn submit_prints_a_block_that_db_check_accepts() {
+    let _machine = machine_lock();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut plan = bench::Plan::full(bench::BenchTarget::Directory(dir.path().to_path_buf()));
     plan.runtime = Duration::from_secs(1);
@@ -294,14 +293,14 @@ fn submit_refuses_a_report_without_measurements() {
 
 #[test]
 fn submit_on_a_file_says_so_before_announcing_a_benchmark() {
-    let (_dir, file) = cli_support::written("afile.txt", "not a directory\n");
+    let (_dir, file) = crate::cli_support::written("afile.txt", "not a directory\n");
     let out = run([std::ffi::OsStr::new("submit"), file.as_os_str()]);
     assert_eq!(
         out.status.code(),
         Some(i32::from(nodecheck::exit_codes::COULD_NOT_CHECK)),
         "{out:?}"
     );
-    let err = cli_support::stderr(&out);
+    let err = crate::cli_support::stderr(&out);
     assert_contains(&err, "is not a directory");
     assert_contains(&err, "--from");
     assert!(!err.contains("Running the full benchmark"), "{err}");

@@ -1,9 +1,7 @@
 //! The documented exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check, and
 //! errors as one line with their cause chain, never a panic or backtrace.
 
-mod cli_support;
-
-use cli_support::{nodecheck, smartctl_fixture, stderr, Fixture};
+use crate::cli_support::{nodecheck, smartctl_fixture, stderr, Fixture};
 
 fn assert_one_line_error(output: &std::process::Output) {
     let err = stderr(output);
@@ -90,7 +88,7 @@ fn help_and_version_exit_0_with_examples_and_the_database_version() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(nodecheck::database::embedded_version()),
+        text.contains(nodecheck::embedded_database_version()),
         "{text}"
     );
     for sub in [
@@ -217,7 +215,7 @@ fn a_size_past_u64_max_is_a_usage_error_not_clamped() {
 #[test]
 fn root_on_a_directory_that_is_no_snapshot_says_what_root_takes() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = cli_support::nodecheck()
+    let out = crate::cli_support::nodecheck()
         .args(["check", "--root"])
         .arg(dir.path())
         .arg("/")
@@ -228,7 +226,7 @@ fn root_on_a_directory_that_is_no_snapshot_says_what_root_takes() {
         Some(i32::from(nodecheck::exit_codes::COULD_NOT_CHECK)),
         "{out:?}"
     );
-    let err = cli_support::stderr(&out);
+    let err = crate::cli_support::stderr(&out);
     assert!(err.contains("is not a replayed machine"), "{err}");
     assert!(err.contains("--snapshot"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");

@@ -1,15 +1,13 @@
 //! The binary on this machine: a snapshot replays to the same report, `check /` gives its
 //! verdict in time, and progress bars show on a terminal and not in a pipe.
 
-mod cli_support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 use test_support::skip;
 
-use cli_support::{json_of, nodecheck, run_ok, stderr};
-use nodecheck::report::Report;
+use crate::cli_support::{json_of, machine_lock, nodecheck, run_ok, stderr};
+use nodecheck::Report;
 
 /// Somewhere outside the root file system when possible: writing the archive into `/` would
 /// change the free space the two runs compare.
@@ -155,6 +153,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn check_of_this_machine_gives_a_correct_verdict_within_30_seconds() {
+    let _machine = machine_lock();
     let started = Instant::now();
     let out = nodecheck()
         .args(["check", "--json", "/"])
@@ -205,6 +204,7 @@ fn has_bar(text: &str) -> bool {
 
 #[test]
 fn progress_bars_render_on_a_tty_and_vanish_when_piped() {
+    let _machine = machine_lock();
     if StdCommand::new("tmux").arg("-V").output().is_err() {
         skip("tmux is not installed (apt-get install tmux; .ci/run installs it)");
         return;

@@ -2,11 +2,9 @@
 //! beside real fio loads (tests/data/watch/, each with iostat's own figures for the same
 //! seconds), pasted `iostat -x` and `ioping` outputs, and a live run on this machine.
 
-mod cli_support;
-
 use std::path::{Path, PathBuf};
 
-use cli_support::{json_of, nodecheck, triage};
+use crate::cli_support::{json_of, machine_lock, nodecheck, triage};
 use serde_json::Value;
 use test_support::skip;
 
@@ -401,6 +399,7 @@ fn which(program: &str) -> Result<PathBuf, ()> {
 /// its `/proc/PID/io` and its cgroup's pressure are read, whatever the cgroup layout.
 #[test]
 fn a_running_client_is_found_and_its_own_figures_read() {
+    let _machine = machine_lock();
     let Ok(sleep) = which("sleep") else {
         return skip("no sleep program to run as a stand-in client");
     };

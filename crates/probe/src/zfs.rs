@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::devices;
 use crate::root::Root;
-use crate::stack;
 
 /// The pool properties read with `zpool get -Hp`.
 pub const POOL_PROPERTIES: &str = "ashift,autotrim";
@@ -188,7 +188,7 @@ fn status_members(root: &Root, status: &str) -> Vec<(String, PathBuf)> {
         .filter_map(|path| {
             let target = root.canonicalize(path).ok()?;
             let name = target.file_name()?.to_str()?.to_string();
-            let dir = stack::device_by_name(root, &name)?;
+            let dir = devices::device_by_name(root, &name)?;
             Some((name, dir))
         })
         .collect()

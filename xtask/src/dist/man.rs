@@ -15,7 +15,7 @@ use clap_mangen::Man;
 
 /// Writes `nodecheck.1` and one page per subcommand into `dir`; returns the pages written.
 pub fn generate_to(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut command = nodecheck::cli::Cli::command().disable_help_subcommand(true);
+    let mut command = nodecheck::Cli::command().disable_help_subcommand(true);
     // Building names each subcommand `nodecheck-check`, the page's title and file name.
     command.build();
     let mut written = Vec::new();
@@ -156,7 +156,7 @@ mod tests {
 
     /// Every command's `--help` and the lines of its examples, as the binary prints them.
     fn examples_by_page() -> Vec<(String, Vec<String>)> {
-        let mut command = nodecheck::cli::Cli::command().disable_help_subcommand(true);
+        let mut command = nodecheck::Cli::command().disable_help_subcommand(true);
         command.build();
         let mut pages = Vec::new();
         fn walk(command: &clap::Command, pages: &mut Vec<(String, Vec<String>)>) {

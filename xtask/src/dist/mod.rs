@@ -64,7 +64,7 @@ pub fn generate(out: &Path) -> Result<Vec<PathBuf>> {
 
     let mut written = Vec::new();
     for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-        let mut cmd = nodecheck::cli::Cli::command();
+        let mut cmd = nodecheck::Cli::command();
         let path = clap_complete::generate_to(shell, &mut cmd, "nodecheck", &completions)
             .with_context(|| format!("cannot write {shell} completions"))?;
         written.push(path);

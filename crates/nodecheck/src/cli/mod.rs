@@ -14,14 +14,14 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use probe::Facts;
 
-pub use self::bench::{BenchArgs, EngineArg, TestArg};
-pub use self::clients::{ClientArgs, ConsensusModeArg, HistoryArg};
-pub use self::db::{DbCommand, DbListArgs, DbLookupArgs, GradeArg};
+pub use self::bench::BenchArgs;
+pub use self::clients::{ClientArgs, ConsensusModeArg};
+pub use self::db::DbCommand;
 use self::help::{
     CHECK_EXAMPLES, DB_EXAMPLES, MAIN_EXAMPLES, PROBE_EXAMPLES, SNAPSHOT_EXAMPLES, SUBMIT_EXAMPLES,
     TRIAGE_EXAMPLES, WATCH_EXAMPLES,
 };
-pub use self::output::{FormatArg, FormatArgs, OutputArgs};
+pub use self::output::{FormatArgs, OutputArgs};
 pub use self::watch::WatchArgs;
 use crate::config::{
     BenchDepth, BenchTuning, CheckConfig, CommandConfig, Config, GlobalOptions, Output,

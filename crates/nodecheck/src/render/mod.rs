@@ -172,15 +172,6 @@ impl RenderOptions {
 
 pub use units::text::clip;
 
-/// A client as the findings name it (`Reth`), from its id in the report (`reth`).
-pub fn client_display(id: &str) -> String {
-    let mut chars = id.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 /// Replaces control characters (from hostile sysfs strings) so they cannot move the cursor
 /// or break a line-oriented format, and invisible or reordering characters so text cannot
 /// look other than it is. The one sanitiser for hostile text on its way to a reader: every
@@ -413,7 +404,7 @@ mod tests {
             model: "Samsung SSD 980 PRO 2TB",
             firmware: None,
             capacity_bytes: None,
-            answer: crate::database::answer(&db, &query),
+            answer: crate::database::answer_with(&db, &query, Default::default()),
         };
         draws_exactly_its_formats(&lookup, "db lookup");
     }
