@@ -6,6 +6,9 @@
 
 #![cfg(test)]
 
+// The behaviour tests' rules: their I/O, time and devices are the engine's.
+mod behaviour;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -477,48 +480,6 @@ fn the_circle_search_finds_a_circle_and_only_a_circle() {
     let after = import_circles(src);
     let _ = fs::remove_dir_all(&dir);
     assert!(after.is_empty(), "{after:?}");
-}
-
-/// The behaviour tests' I/O goes through the bench's engine (crates/bench/src/engine), like
-/// every other test's: none of their files opens, reads, writes or syncs a file itself.
-#[test]
-fn behaviour_tests_do_no_file_io_outside_the_engine() {
-    const FILE_IO: [&str; 10] = [
-        "std::fs",
-        "std::os::unix::fs",
-        "FileExt",
-        "OpenOptions",
-        "read_exact_at",
-        "write_all_at",
-        "libc::",
-        "nix::",
-        "File::",
-        "fdatasync(",
-    ];
-    let dir = workspace_root().join("crates/bench/src/behaviour");
-    let mut files = Vec::new();
-    collect(&dir, &mut files);
-    assert!(
-        !files.is_empty(),
-        "no behaviour sources under {}",
-        dir.display()
-    );
-    let mut offenders = Vec::new();
-    for file in files {
-        let text = fs::read_to_string(&file).unwrap();
-        for (number, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            if let Some(token) = FILE_IO.iter().find(|token| line.contains(*token)) {
-                offenders.push(format!("{}:{}: {token}", relative(&file), number + 1));
-            }
-        }
-    }
-    assert_none(
-        "file I/O in the behaviour tests outside the engine",
-        offenders,
-    );
 }
 
 /// Engines only submit and complete (crates/bench/src/engine, fio's ioengine ops): nothing

@@ -140,6 +140,24 @@ fn lookup_of_a_near_miss_suggests_the_nearest_families() {
 }
 
 #[test]
+fn lookup_suggests_only_families_that_share_a_model_number() {
+    // Jaro-Winkler alone put `Lexar NM1090` first for an Acer string of the same shape.
+    let (_, doc) = lookup_json(&["Acer SSD FA150 1TB"]);
+    let suggested: Vec<&str> = doc["suggestions"]
+        .as_array()
+        .map(|s| s.iter().filter_map(|e| e["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(!suggested.contains(&"lexar-nm1090"), "{doc}");
+}
+
+#[test]
+fn lookup_of_the_acer_fa100_as_it_reports_itself_is_graded() {
+    let (_, doc) = lookup_json(&["Acer SSD FA100 1TB"]);
+    assert_eq!(doc["entry"]["id"], "acer-fa100", "{doc}");
+    assert_eq!(doc["grade"], "ugly", "{doc}");
+}
+
+#[test]
 fn lookup_of_a_cut_short_model_lists_every_family_it_could_be() {
     let (code, doc) = lookup_json(&["Samsung SSD 870 "]);
     assert_eq!(code, Some(1), "EVO and QVO grade differently: {doc}");
