@@ -18,6 +18,7 @@ pub mod analysis;
 pub mod cliff;
 pub mod file;
 pub mod models;
+mod samples;
 pub mod span;
 pub mod sync;
 
