@@ -15,14 +15,18 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::devices;
 use crate::root::Root;
-use crate::stack;
 
 /// The pool properties read with `zpool get -Hp`.
 pub const POOL_PROPERTIES: &str = "ashift,autotrim";
-/// The dataset properties read with `zfs get -Hp`.
+/// The dataset properties read with `zfs get -Hp` (OpenZFS 2.1 has them all).
 pub const DATASET_PROPERTIES: &str =
-    "recordsize,compression,atime,relatime,sync,primarycache,logbias,direct";
+    "recordsize,compression,atime,relatime,sync,primarycache,logbias";
+/// Direct I/O's property, new in OpenZFS 2.3, asked for by itself: `zfs get` fails (exit 2) on
+/// a whole list that names a property it does not know, which before 2.3 lost every dataset
+/// property (seen on a real 2.1.11 pool, docs/sources/openzfs-real-kernel.md).
+pub const DIRECT_PROPERTY: &str = "direct";
 /// Where a fixture or an unpacked snapshot keeps the commands' outputs.
 pub const SAVED_POOL_PROPERTIES: &str = "/nodecheck/zfs/zpool-get.txt";
 pub const SAVED_DATASET_PROPERTIES: &str = "/nodecheck/zfs/zfs-get.txt";
@@ -114,16 +118,27 @@ pub fn read(root: &Root, dataset: &str, warnings: &mut Vec<String>) -> (ZfsFacts
         root.read_text(SAVED_POOL_PROPERTIES)
     };
     let dataset_text = if live {
-        let args = [
-            "zfs",
-            "get",
-            "-Hp",
-            "-o",
-            "property,value",
-            DATASET_PROPERTIES,
-            dataset,
-        ];
-        run(&args, warnings)
+        let get = |properties: &str, warnings: &mut Vec<String>| {
+            run(
+                &[
+                    "zfs",
+                    "get",
+                    "-Hp",
+                    "-o",
+                    "property,value",
+                    properties,
+                    dataset,
+                ],
+                warnings,
+            )
+        };
+        let common = get(DATASET_PROPERTIES, warnings);
+        // Before 2.3 this fails by design; that is no problem to report.
+        let direct = get(DIRECT_PROPERTY, &mut Vec::new());
+        match (common, direct) {
+            (None, None) => None,
+            (common, direct) => Some(common.unwrap_or_default() + &direct.unwrap_or_default()),
+        }
     } else {
         root.read_text(SAVED_DATASET_PROPERTIES)
     };
@@ -188,7 +203,7 @@ fn status_members(root: &Root, status: &str) -> Vec<(String, PathBuf)> {
         .filter_map(|path| {
             let target = root.canonicalize(path).ok()?;
             let name = target.file_name()?.to_str()?.to_string();
-            let dir = stack::device_by_name(root, &name)?;
+            let dir = devices::device_by_name(root, &name)?;
             Some((name, dir))
         })
         .collect()

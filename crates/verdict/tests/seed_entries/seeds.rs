@@ -58,13 +58,23 @@ pub(super) const SEEDS: &[(&str, &[&str], Grade)] = &[
     ),
     (
         "wd-black-sn8100",
-        &["WD_BLACK SN8100 2000GB", "WDS200T1X0M"],
+        &[
+            "WD_BLACK SN8100 2000GB",
+            "WDS200T1X0M",
+            "WDS400T1X0M-00CMT0",
+        ],
         Grade::Good,
     ),
     ("crucial-t710", &["CT2000T710SSD8"], Grade::Good),
     ("crucial-p510", &["CT1000P510SSD8"], Grade::Ugly),
     ("lexar-nm1090", &["Lexar SSD NM1090 PRO 2TB"], Grade::Good),
     ("micron-7500", &["Micron_7500_MTFDKCC1T9TGP"], Grade::Good),
+    // The issue's own example: the string the Acer FA100 reports, not linuxhw's `SSD FA100`.
+    (
+        "acer-fa100",
+        &["Acer SSD FA100 1TB", "Acer SSD FA100 512GB"],
+        Grade::Ugly,
+    ),
     (
         "kioxia-cd8",
         &["KCD8XRUG1T92", "Dell Ent NVMe CD8 RI 3.84TB"],
