@@ -58,6 +58,9 @@ pub struct Root {
     /// smartctl's output per drive, recorded with the paths: a replay reads it instead of
     /// running smartctl.
     smartctl_outputs: Option<Mutex<BTreeMap<String, Vec<u8>>>>,
+    /// Other programs' outputs the probe used (`zpool get`, `zpool status -P`), by the in-root
+    /// path where a replay reads them instead of running the program.
+    command_outputs: Option<Mutex<BTreeMap<PathBuf, Vec<u8>>>>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -69,6 +72,7 @@ impl Root {
             live: true,
             recorded: None,
             smartctl_outputs: None,
+            command_outputs: None,
             warnings: Mutex::new(Vec::new()),
         }
     }
@@ -89,6 +93,7 @@ impl Root {
             live,
             recorded: None,
             smartctl_outputs: None,
+            command_outputs: None,
             warnings: Mutex::new(Vec::new()),
         })
     }
@@ -97,6 +102,7 @@ impl Root {
     pub fn recording(mut self) -> Root {
         self.recorded = Some(Mutex::new(BTreeMap::new()));
         self.smartctl_outputs = Some(Mutex::new(BTreeMap::new()));
+        self.command_outputs = Some(Mutex::new(BTreeMap::new()));
         self
     }
 
@@ -151,6 +157,25 @@ impl Root {
     pub(crate) fn record_smartctl_output(&self, drive: &str, output: &[u8]) {
         if let Some(outputs) = &self.smartctl_outputs {
             lock(outputs).insert(drive.to_string(), output.to_vec());
+        }
+    }
+
+    /// The exact output of every other program the probe used since [`Root::recording`]
+    /// (`zpool`, `zfs`), by the in-root path where a replay reads it, in path order. Empty
+    /// when not recording.
+    pub fn command_outputs(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let Some(outputs) = &self.command_outputs else {
+            return Vec::new();
+        };
+        lock(outputs)
+            .iter()
+            .map(|(path, output)| (path.clone(), output.clone()))
+            .collect()
+    }
+
+    pub(crate) fn record_command_output(&self, saved_at: &str, output: &[u8]) {
+        if let Some(outputs) = &self.command_outputs {
+            lock(outputs).insert(PathBuf::from(saved_at), output.to_vec());
         }
     }
 
@@ -571,6 +596,22 @@ mod tests {
         let not_recording = Root::at(dir.path()).expect("root");
         not_recording.record_smartctl_output("sda", b"{}");
         assert!(not_recording.smartctl_outputs().is_empty());
+    }
+
+    #[test]
+    fn command_outputs_are_kept_only_while_recording() {
+        let (dir, root) = tree();
+        root.record_command_output("/nodecheck/zfs/zpool-get.txt", b"ashift\t12\n");
+        assert_eq!(
+            root.command_outputs(),
+            vec![(
+                PathBuf::from("/nodecheck/zfs/zpool-get.txt"),
+                b"ashift\t12\n".to_vec()
+            )]
+        );
+        let not_recording = Root::at(dir.path()).expect("root");
+        not_recording.record_command_output("/nodecheck/zfs/zpool-get.txt", b"ashift\t12\n");
+        assert!(not_recording.command_outputs().is_empty());
     }
 
     #[test]
