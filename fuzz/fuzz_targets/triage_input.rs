@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = nodecheck::commands::triage::classify(data, "fuzz");
+    let _ = nodecheck::classify_triage_input(data, "fuzz");
 });

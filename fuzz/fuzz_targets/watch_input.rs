@@ -4,13 +4,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nodecheck::commands::watch::triage;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = triage::report(data, "fuzz");
+    let _ = nodecheck::read_watch_input(data, "fuzz");
     let text = String::from_utf8_lossy(data);
-    let _ = triage::iostat_text(&text);
-    let _ = triage::ioping_text(&text);
+    let _ = nodecheck::parse_iostat_text(&text);
+    let _ = nodecheck::parse_ioping_text(&text);
     let _ = probe::pressure::parse(&text);
     let _ = probe::cgroup::parse_io_stat(&text);
 });

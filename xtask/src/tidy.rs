@@ -6,8 +6,13 @@
 
 #![cfg(test)]
 
+// The behaviour tests' rules: their I/O, time and devices are the engine's.
+mod behaviour;
+
 use std::fs;
 use std::path::{Path, PathBuf};
+
+mod test_binaries;
 
 /// A source file longer than this mixes several things; split it by what each part models.
 const MAX_SOURCE_LINES: usize = 600;
@@ -331,16 +336,7 @@ fn the_bench_crate_has_no_import_circle() {
 /// Import circles that work in progress is untangling, each with its crate and the reason;
 /// any other circle fails. Remove an entry as soon as its circle is gone (the test then fails
 /// on a stale entry, so the list cannot outlive the knots).
-const KNOWN_CIRCLES: [(&str, &str, &str); 1] = [
-    // The fact types name ZfsFacts (zfs) and DmTarget (dm), zfs looks devices up in stack, dm
-    // reads the Layers stack builds, and stack builds the facts' Layers. The probe-side stack work (dm table mapping, ZFS cache) reshapes these
-    // three files; the lookup by name goes below all three then.
-    (
-        "crates/probe/src",
-        "dm <-> facts <-> stack <-> zfs",
-        "device lookup below facts",
-    ),
-];
+const KNOWN_CIRCLES: [(&str, &str, &str); 0] = [];
 
 /// Every crate of the workspace, xtask included: no two modules import each other, directly
 /// or around a longer loop (`crate::` and `super::` paths), so each can be read, tested and
@@ -477,48 +473,6 @@ fn the_circle_search_finds_a_circle_and_only_a_circle() {
     let after = import_circles(src);
     let _ = fs::remove_dir_all(&dir);
     assert!(after.is_empty(), "{after:?}");
-}
-
-/// The behaviour tests' I/O goes through the bench's engine (crates/bench/src/engine), like
-/// every other test's: none of their files opens, reads, writes or syncs a file itself.
-#[test]
-fn behaviour_tests_do_no_file_io_outside_the_engine() {
-    const FILE_IO: [&str; 10] = [
-        "std::fs",
-        "std::os::unix::fs",
-        "FileExt",
-        "OpenOptions",
-        "read_exact_at",
-        "write_all_at",
-        "libc::",
-        "nix::",
-        "File::",
-        "fdatasync(",
-    ];
-    let dir = workspace_root().join("crates/bench/src/behaviour");
-    let mut files = Vec::new();
-    collect(&dir, &mut files);
-    assert!(
-        !files.is_empty(),
-        "no behaviour sources under {}",
-        dir.display()
-    );
-    let mut offenders = Vec::new();
-    for file in files {
-        let text = fs::read_to_string(&file).unwrap();
-        for (number, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            if let Some(token) = FILE_IO.iter().find(|token| line.contains(*token)) {
-                offenders.push(format!("{}:{}: {token}", relative(&file), number + 1));
-            }
-        }
-    }
-    assert_none(
-        "file I/O in the behaviour tests outside the engine",
-        offenders,
-    );
 }
 
 /// Engines only submit and complete (crates/bench/src/engine, fio's ioengine ops): nothing

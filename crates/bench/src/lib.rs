@@ -54,7 +54,9 @@ pub use report::{BenchReport, SCHEMA_VERSION};
 pub use run::{run, STALE_FILE_WARNING};
 pub use stats::LatencySummary;
 pub use testfile::MIN_FILE_SIZE;
-pub use workload::{Direction, Io, IoStats, Job, ProgressCounter, StopCondition, ALIGN};
+pub use workload::{
+    Direction, Io, IoStats, Job, Next, ProgressCounter, StopCondition, ALIGN, SYNC,
+};
 
 /// The QD1 figures of merged statistics, as [`run`] computes them (for tests of the figures).
 pub use qd1::result as qd1_result;

@@ -13,7 +13,7 @@ use crate::error::BenchError;
 use crate::plan::Plan;
 use crate::progress::{Phase, Progress};
 use crate::testfile::TestFile;
-use crate::workload::{Direction, Io, Job, ProgressCounter, ALIGN};
+use crate::workload::{Direction, Io, Job, Next, ProgressCounter, ALIGN};
 
 /// The prefill writes in chunks this large…
 pub const PREFILL_CHUNK: u32 = 1 << 20;
@@ -59,9 +59,9 @@ impl FillJob {
 }
 
 impl Job for FillJob {
-    fn next_io(&mut self, _now: Duration) -> Option<Io> {
+    fn next_io(&mut self, _now: Duration) -> Next {
         if self.next >= self.end || self.cancel.is_cancelled() {
-            return None;
+            return Next::Done;
         }
         let len = (self.end - self.next).min(u64::from(self.chunk));
         let io = Io {
@@ -70,7 +70,7 @@ impl Job for FillJob {
             direction: Direction::Write,
         };
         self.next += self.stride;
-        Some(io)
+        Next::Io(io)
     }
 
     fn fill(&mut self, io: &Io, buf: &mut [u8]) {
@@ -157,7 +157,7 @@ mod tests {
                 CancelToken::new(),
                 ProgressCounter::default(),
             );
-            while let Some(io) = job.next_io(Duration::ZERO) {
+            while let Next::Io(io) = job.next_io(Duration::ZERO) {
                 seen.push((io.offset, io.len));
             }
         }

@@ -12,7 +12,7 @@ use crate::engine::{Engine, Target, Work};
 use crate::error::BenchError;
 use crate::plan::Plan;
 use crate::progress::{Phase, Progress};
-use crate::workload::{Direction, Io, IoStats, Job, ProgressCounter, StopCondition, ALIGN};
+use crate::workload::{Direction, Io, IoStats, Job, Next, ProgressCounter, StopCondition, ALIGN};
 
 /// The seeded offset and direction sequence shared by every random workload, so that the same
 /// seed gives the same sequence (fio's `randrepeat=1`).
@@ -148,12 +148,12 @@ impl RandomIoJob {
 }
 
 impl Job for RandomIoJob {
-    fn next_io(&mut self, now: Duration) -> Option<Io> {
+    fn next_io(&mut self, now: Duration) -> Next {
         if self.stop.reached(now, self.issued) {
-            return None;
+            return Next::Done;
         }
         self.issued += 1;
-        Some(self.pattern.next_io())
+        Next::Io(self.pattern.next_io())
     }
 
     fn complete(&mut self, io: &Io, latency: Duration, now: Duration, _data: &[u8]) {
@@ -166,6 +166,8 @@ impl Job for RandomIoJob {
                 self.stats.write.record(latency);
                 self.stats.write_bytes += u64::from(io.len);
             }
+            // The random pattern issues no syncs.
+            Direction::Sync => {}
         }
         self.stats.elapsed = now;
         self.unreported += 1;

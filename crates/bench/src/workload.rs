@@ -2,9 +2,10 @@
 //! at a queue depth, and told of every completion with its latency.
 //!
 //! A [`Job`] is one stream of I/O driven by one engine worker. Engines ask it for the next I/O
-//! while they have a free slot and hand back each completion; the job decides when to stop by
-//! returning `None`. Time comes from the engine (`now` since the start of the run) so that the
-//! mock device can run the same job on virtual time, deterministically.
+//! while they have a free slot and hand back each completion; the job decides from what it has
+//! seen whether to issue, to wait ([`Next::Idle`]) or to stop ([`Next::Done`]). Time comes from
+//! the engine (`now` since the start of the run) so that the mock device can run the same job
+//! on virtual time, deterministically.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -18,6 +19,10 @@ use crate::stats::LatencyHistogram;
 pub enum Direction {
     Read,
     Write,
+    /// `fdatasync` of the target (fio's `DDIR_DATASYNC`): no bytes, no offset; it completes once
+    /// the writes completed before it are on stable storage. A workload that needs its writes
+    /// committed issues it after their completions, as a client commits a batch.
+    Sync,
 }
 
 impl std::fmt::Display for Direction {
@@ -25,6 +30,7 @@ impl std::fmt::Display for Direction {
         f.write_str(match self {
             Direction::Read => "read",
             Direction::Write => "write",
+            Direction::Sync => "fdatasync",
         })
     }
 }
@@ -41,10 +47,38 @@ pub struct Io {
 /// Offset, length and buffer alignment O_DIRECT needs on every Linux file system and device.
 pub const ALIGN: u64 = 4096;
 
+/// A `len` 0 [`Direction::Sync`] request.
+pub const SYNC: Io = Io {
+    offset: 0,
+    len: 0,
+    direction: Direction::Sync,
+};
+
+/// What a job answers when the loop has a free slot for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Issue this I/O.
+    Io(Io),
+    /// Nothing to issue now (waiting for its own completions, or for another job of the run):
+    /// the loop asks again after the next completion, or after [`Job::wait`] when it has
+    /// nothing in flight.
+    Idle,
+    /// Issue nothing more; what is in flight still completes.
+    Done,
+}
+
 /// One stream of I/O: what to issue next, what to do with each completion.
 pub trait Job: Send {
-    /// The next I/O to issue, or `None` to stop issuing (in-flight I/O still completes).
-    fn next_io(&mut self, now: Duration) -> Option<Io>;
+    /// What to do with a free slot at `now`.
+    fn next_io(&mut self, now: Duration) -> Next;
+
+    /// On a real engine, the job was [`Next::Idle`] with nothing of its own in flight: wait
+    /// up to `timeout` for whatever it waits for (another job's progress) before it is asked
+    /// again. The simulated device never calls it: there a run whose every job is idle with
+    /// nothing in flight has nothing left that could wake it, and fails.
+    fn wait(&mut self, timeout: Duration) {
+        std::thread::sleep(timeout);
+    }
 
     /// Called before a write is submitted, with the buffer it will write; the default leaves
     /// the engine's random content.

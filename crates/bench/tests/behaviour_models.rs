@@ -134,6 +134,29 @@ fn qlc_falls_off_a_cliff_at_its_cache_size_and_recovers_slowly() {
         "{:?}",
         m.sync.burst_lat_us
     );
+    // Reads queue behind nothing but are slowed while the write channel is busy.
+    assert!(
+        m.sync.burst_lat_us.p50 > 2.0 * m.sync.baseline_lat_us.p50,
+        "{:?} against {:?}",
+        m.sync.burst_lat_us,
+        m.sync.baseline_lat_us
+    );
+    // Each burst wrote its gibibyte at the cache's random-write speed (1800 MB/s x 0.7) and
+    // then paid the model's fdatasync, which came after its last write.
+    let model = DriveModel::qlc_small_slc();
+    let expected_s = GIB as f64 / (model.cache_write_mb_s * model.random_write_factor * 1e6)
+        + model.fdatasync_ms / 1e3;
+    let expected_mb_s = GIB as f64 / expected_s / 1e6;
+    for cycle in &m.sync.cycles {
+        assert!(
+            (cycle.fdatasync_ms - model.fdatasync_ms).abs() < 0.01,
+            "{cycle:?}"
+        );
+        assert!(
+            (cycle.burst_write_mb_s / expected_mb_s - 1.0).abs() < 0.01,
+            "{cycle:?}, expected {expected_mb_s} MB/s"
+        );
+    }
     assert_flat_span(&m);
 }
 
@@ -183,6 +206,9 @@ fn sync_samples_cover_every_phase_in_time_order() {
             "no {phase:?} samples"
         );
     }
+    // Thinned to the plot's points, the samples still show the stalls of the bursts.
+    let slowest = s.samples.iter().map(|p| p.lat_us).fold(0.0, f64::max);
+    assert!(slowest > 2_000.0, "slowest plotted read {slowest} µs");
     for c in &s.cycles {
         assert!(c.burst_end_s > c.burst_start_s);
         assert!(c.burst_write_mb_s > 0.0);

@@ -209,13 +209,13 @@ fn a_cancelled_run_leaves_nothing_behind() {
     assert_empty(dir.path());
 }
 
-/// The behaviour tests' writes pass the engine's read-only guard like every other test's:
-/// before they ran on an engine, a sustained write or a burst on a read-only target went to
-/// `pwrite` and only the kernel's EBADF stopped it; now the engine refuses it before any I/O.
+/// The behaviour tests' writes and syncs pass the engine's read-only guard like every other
+/// test's: before they ran on an engine, a sustained write or a burst on a read-only target went
+/// to `pwrite` and only the kernel's EBADF stopped it; now the engine refuses it before any I/O.
 #[test]
 fn behaviour_writes_to_a_read_only_target_are_refused_by_the_engine() {
     use bench::behaviour::file::FileDevice;
-    use bench::behaviour::{BehaviourDevice, IntervalWrite, WriteBurst};
+    use bench::behaviour::{measure, BehaviourError};
     use bench::engine::{EngineChoice, EngineConfig, Target};
 
     let dir = scratch("behaviour-readonly-");
@@ -228,38 +228,69 @@ fn behaviour_writes_to_a_read_only_target_are_refused_by_the_engine() {
         config: EngineConfig::default(),
         reason: None,
     };
-    let mut device = FileDevice::new(target, &choice, bench::CancelToken::new()).unwrap();
-    assert_eq!(device.engine(), EngineKind::Psync);
-    let latency = device.read_qd1(4096).expect("reads are allowed");
-    assert!(latency > Duration::ZERO);
-    let write = IntervalWrite {
+    let mut device = FileDevice::new(target, &choice).unwrap();
+    let never = || false;
+    let span = SpanPlan {
+        min_span: 1 << 20,
+        reads_per_span: 20,
+        time_per_span: Duration::from_millis(200),
+        ..SpanPlan::default()
+    };
+    let read = measure(&mut device, &span, &never).expect("reads are allowed");
+    assert_eq!(read.engine, EngineKind::Psync);
+    assert!(read.points.iter().all(|p| p.ios > 0), "{read:?}");
+    let cliff = CliffPlan {
         interval: Duration::from_millis(100),
-        pattern: WritePattern::Sequential,
-        block: 4096,
+        sequential_block: 4096,
+        random_block: 4096,
         queue_depth: 2,
-        limit_bytes: 1 << 20,
-        seed: 1,
+        max_bytes: 1 << 20,
+        ..CliffPlan::default()
     };
-    let err = device.write_for(&write, &mut 0).unwrap_err();
-    assert!(err.to_string().contains("read-only target"), "{err}");
-    let burst = WriteBurst {
-        total_bytes: 1 << 20,
-        min_block: 4096,
-        max_block: 16384,
-        queue_depth: 4,
-        seed: 1,
+    let refused = |err: BehaviourError| {
+        assert!(err.to_string().contains("read-only target"), "{err}");
     };
-    device.start_burst(&burst).unwrap();
-    let err = loop {
-        match device.poll_burst() {
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Ok(Some(outcome)) => panic!("the burst wrote: {outcome:?}"),
-            Err(err) => break err,
-        }
+    refused(measure(&mut device, &cliff, &never).unwrap_err());
+    let sync = SyncPlan {
+        read_phase: Duration::from_millis(20),
+        burst_bytes: 1 << 20,
+        burst_queue_depth: 4,
+        runtime: Duration::from_millis(50),
+        ..SyncPlan::default()
     };
-    assert!(err.to_string().contains("read-only target"), "{err}");
+    refused(measure(&mut device, &sync, &never).unwrap_err());
     drop(device);
     assert!(std::fs::read(&path).unwrap().iter().all(|&b| b == 0x5a));
+}
+
+/// A sync alone is refused on a read-only target too: a burst's `fdatasync` cannot slip past
+/// the guard.
+#[test]
+fn a_sync_of_a_read_only_target_is_refused_before_the_kernel() {
+    use bench::engine::{EngineConfig, Target, Work};
+    use bench::{Job, Next, SYNC};
+
+    struct SyncOnce(bool);
+    impl Job for SyncOnce {
+        fn next_io(&mut self, _now: Duration) -> Next {
+            if std::mem::replace(&mut self.0, true) {
+                Next::Done
+            } else {
+                Next::Io(SYNC)
+            }
+        }
+        fn complete(&mut self, _: &bench::Io, _: Duration, _: Duration, _: &[u8]) {}
+    }
+    let dir = scratch("behaviour-readonly-sync-");
+    let path = dir.path().join("precious");
+    std::fs::write(&path, vec![0x5a; 1 << 20]).unwrap();
+    let target = Target::new(std::fs::File::open(&path).unwrap(), 1 << 20, false);
+    let engine = bench::engine::psync::PsyncEngine::new(EngineConfig::default());
+    let mut job = SyncOnce(false);
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
+    let err =
+        bench::engine::run(&engine, Work::new(&target, 1, &mut jobs, &mut || {})).unwrap_err();
+    assert!(err.to_string().contains("sync a read-only target"), "{err}");
 }
 
 #[test]

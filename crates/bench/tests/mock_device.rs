@@ -9,7 +9,7 @@ use bench::engine::mock::{
 };
 use bench::engine::{Target, Work};
 use bench::CancelToken;
-use bench::{Direction, Io, Job, ProgressCounter, StopCondition};
+use bench::{Direction, Io, Job, Next, ProgressCounter, StopCondition};
 use bench::{RandomIoJob, RandomPattern};
 
 /// The simulated device: a 1 GiB span, small enough for exact hand-computed statistics.
@@ -179,8 +179,8 @@ fn models_see_written_bytes() {
 fn invalid_io_is_rejected_before_the_device() {
     struct Misaligned;
     impl Job for Misaligned {
-        fn next_io(&mut self, _now: Duration) -> Option<Io> {
-            Some(Io {
+        fn next_io(&mut self, _now: Duration) -> Next {
+            Next::Io(Io {
                 offset: 100,
                 len: 4096,
                 direction: Direction::Read,
@@ -224,9 +224,9 @@ struct Overwriter {
 }
 
 impl Job for Overwriter {
-    fn next_io(&mut self, now: Duration) -> Option<Io> {
+    fn next_io(&mut self, now: Duration) -> Next {
         if now >= Duration::from_secs(10) {
-            return None;
+            return Next::Done;
         }
         let io = Io {
             offset: self.next % SPAN,
@@ -234,7 +234,7 @@ impl Job for Overwriter {
             direction: Direction::Write,
         };
         self.next += 1 << 20;
-        Some(io)
+        Next::Io(io)
     }
     fn complete(&mut self, io: &Io, _: Duration, _: Duration, _: &[u8]) {
         self.written
@@ -355,4 +355,167 @@ fn on_a_lagging_copy_on_write_file_system_every_byte_written_counts() {
         (58_000_000..=60_000_000).contains(&written),
         "wrote {written} bytes of the 60 MB above the reserve"
     );
+}
+
+/// Reads one 4 KiB block after another until `until`, counting its completions.
+struct Reads {
+    until: Duration,
+    done: u64,
+}
+
+impl Job for Reads {
+    fn next_io(&mut self, now: Duration) -> Next {
+        if now >= self.until {
+            return Next::Done;
+        }
+        Next::Io(Io {
+            offset: 0,
+            len: 4096,
+            direction: Direction::Read,
+        })
+    }
+    fn complete(&mut self, _: &Io, _: Duration, _: Duration, _: &[u8]) {
+        self.done += 1;
+    }
+}
+
+#[test]
+fn each_job_keeps_its_own_queue_depth() {
+    // 100 µs per read: QD1 completes 10,000 in a second, QD4 40,000 beside it.
+    let engine = constant_latency_us(100, 100);
+    let second = Duration::from_secs(1);
+    let mut shallow = Reads {
+        until: second,
+        done: 0,
+    };
+    let mut deep = Reads {
+        until: second,
+        done: 0,
+    };
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut shallow, &mut deep];
+    let target = Target::simulated(SPAN);
+    bench::engine::run(
+        &engine,
+        Work::with_depths(&target, &mut jobs, &[1, 4], &mut || {}),
+    )
+    .unwrap();
+    assert_eq!((shallow.done, deep.done), (10_000, 40_000));
+}
+
+/// Idle until `leader` has seen `after` completions (read through a shared counter), then
+/// writes `writes` blocks and closes them with a sync, whose completion time it keeps.
+struct Follower<'a> {
+    leader_done: &'a std::sync::atomic::AtomicU64,
+    after: u64,
+    writes: u32,
+    inflight: u32,
+    synced_at: Option<Duration>,
+    sync_latency: Duration,
+    started_at: Option<Duration>,
+}
+
+impl Job for Follower<'_> {
+    fn next_io(&mut self, now: Duration) -> Next {
+        use std::sync::atomic::Ordering;
+        if self.synced_at.is_some() {
+            return Next::Done;
+        }
+        if self.leader_done.load(Ordering::Relaxed) < self.after {
+            return Next::Idle;
+        }
+        self.started_at.get_or_insert(now);
+        if self.writes > 0 {
+            self.writes -= 1;
+            self.inflight += 1;
+            return Next::Io(Io {
+                offset: u64::from(self.writes) * 4096,
+                len: 4096,
+                direction: Direction::Write,
+            });
+        }
+        if self.inflight > 0 {
+            return Next::Idle;
+        }
+        self.inflight += 1;
+        Next::Io(bench::SYNC)
+    }
+    fn complete(&mut self, io: &Io, latency: Duration, now: Duration, _: &[u8]) {
+        self.inflight -= 1;
+        if io.direction == Direction::Sync {
+            self.synced_at = Some(now);
+            self.sync_latency = latency;
+        }
+    }
+}
+
+/// Counts its reads into a counter another job watches.
+struct Leader<'a> {
+    reads: Reads,
+    done: &'a std::sync::atomic::AtomicU64,
+}
+
+impl Job for Leader<'_> {
+    fn next_io(&mut self, now: Duration) -> Next {
+        self.reads.next_io(now)
+    }
+    fn complete(&mut self, io: &Io, latency: Duration, now: Duration, data: &[u8]) {
+        self.reads.complete(io, latency, now, data);
+        self.done
+            .store(self.reads.done, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn an_idle_job_starts_when_another_job_lets_it_and_its_sync_follows_its_writes() {
+    // Reads 100 µs, writes and syncs 1 ms each: the follower starts at the leader's 50th read
+    // (5 ms), writes 8 blocks at QD8 (done at 6 ms), then syncs (done at 7 ms).
+    let engine = constant_latency_us(100, 1000);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let mut leader = Leader {
+        reads: Reads {
+            until: Duration::from_millis(20),
+            done: 0,
+        },
+        done: &done,
+    };
+    let mut follower = Follower {
+        leader_done: &done,
+        after: 50,
+        writes: 8,
+        inflight: 0,
+        synced_at: None,
+        sync_latency: Duration::ZERO,
+        started_at: None,
+    };
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut leader, &mut follower];
+    let target = Target::simulated(SPAN);
+    bench::engine::run(
+        &engine,
+        Work::with_depths(&target, &mut jobs, &[1, 8], &mut || {}),
+    )
+    .unwrap();
+    assert_eq!(follower.started_at, Some(Duration::from_millis(5)));
+    assert_eq!(follower.synced_at, Some(Duration::from_millis(7)));
+    assert_eq!(follower.sync_latency, Duration::from_millis(1));
+    assert_eq!(leader.reads.done, 200);
+}
+
+#[test]
+fn a_simulated_run_whose_every_job_waits_fails_instead_of_hanging() {
+    struct Waits;
+    impl Job for Waits {
+        fn next_io(&mut self, _now: Duration) -> Next {
+            Next::Idle
+        }
+        fn complete(&mut self, _: &Io, _: Duration, _: Duration, _: &[u8]) {}
+    }
+    let engine = constant_latency_us(10, 10);
+    let mut job = Waits;
+    let mut jobs: Vec<&mut dyn Job> = vec![&mut job];
+    let err = bench::engine::run(
+        &engine,
+        Work::new(&Target::simulated(SPAN), 1, &mut jobs, &mut || {}),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("every job"), "{err}");
 }

@@ -12,7 +12,7 @@ use crate::support::scratch;
 use crate::support::skip::skip;
 use bench::engine::{self, EngineConfig, EnginePreference, Target, Work};
 use bench::{BenchTarget, Phase, Plan, Progress};
-use bench::{Direction, Io, Job, ALIGN};
+use bench::{Direction, Io, Job, Next, ALIGN};
 use bench::{EngineKind, LatencySummary};
 
 fn io_uring_available() -> bool {
@@ -172,11 +172,11 @@ fn pattern(offset: u64, buf: &mut [u8]) {
 }
 
 impl Job for WriteThenVerify {
-    fn next_io(&mut self, _now: Duration) -> Option<Io> {
+    fn next_io(&mut self, _now: Duration) -> Next {
         if self.next == self.blocks {
             if self.verifying || self.written < self.blocks {
                 // Reads start only when every write completed, so they see the final data.
-                return None;
+                return Next::Done;
             }
             self.verifying = true;
             self.next = 0;
@@ -184,7 +184,7 @@ impl Job for WriteThenVerify {
         // Scatter the order so that the engine's slots and offsets do not line up.
         let block = (self.next * 7919) % self.blocks;
         self.next += 1;
-        Some(Io {
+        Next::Io(Io {
             offset: block * ALIGN,
             len: ALIGN as u32,
             direction: if self.verifying {
@@ -211,6 +211,8 @@ impl Job for WriteThenVerify {
                     self.mismatches.push(io.offset);
                 }
             }
+            // It issues none.
+            Direction::Sync => {}
         }
     }
 }
@@ -332,12 +334,15 @@ struct AffinityProbe {
 }
 
 impl Job for AffinityProbe {
-    fn next_io(&mut self, _now: Duration) -> Option<Io> {
+    fn next_io(&mut self, _now: Duration) -> Next {
         if self.seen.is_none() {
             self.seen = Some(bench::allowed_cpus().unwrap());
         }
-        self.left = self.left.checked_sub(1)?;
-        Some(Io {
+        let Some(left) = self.left.checked_sub(1) else {
+            return Next::Done;
+        };
+        self.left = left;
+        Next::Io(Io {
             offset: u64::from(self.left) * ALIGN,
             len: ALIGN as u32,
             direction: Direction::Read,

@@ -69,12 +69,8 @@ impl Answer<'_> {
 /// A family name exactly as `db list` prints it first (the model patterns accept a bare family
 /// name too, but then the answer must say no model string was matched); then a model string; then, for a string no
 /// longer than a SCSI INQUIRY product, the families whose names start with it; then the
-/// nearest families as suggestions.
-pub fn answer<'a>(db: &'a Database, query: &DriveQuery<'_>) -> Answer<'a> {
-    answer_with(db, query, Evidence::default())
-}
-
-/// [`answer`], then for a string no entry names the classification `check` applies.
+/// nearest families as suggestions; and for a string no entry names, the classification
+/// `check` applies from the `evidence` it has.
 pub fn answer_with<'a>(
     db: &'a Database,
     query: &DriveQuery<'_>,

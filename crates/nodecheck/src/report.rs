@@ -215,6 +215,40 @@ fn client_story(clients: &Clients, detected: bool, verdict: &Verdict) -> String 
     story
 }
 
+/// NC510 counts the clients nobody named (every execution client, the largest consensus
+/// allowance, each client's default history mode) and says so; the library names no option,
+/// so the options that name them are added here. `check` and `triage`, the two commands that
+/// print a report, both take them.
+fn name_the_client_options(findings: &mut [Finding], clients: &Clients, consensus_named: bool) {
+    let unnamed: Vec<&str> = [
+        (clients.execution.is_none(), "--client NAME"),
+        (!consensus_named, "--cl NAME"),
+        (clients.history.is_none(), "--history MODE"),
+    ]
+    .into_iter()
+    .filter_map(|(unnamed, option)| unnamed.then_some(option))
+    .collect();
+    if unnamed.is_empty() {
+        return;
+    }
+    let options = unnamed.join(" ");
+    for finding in findings
+        .iter_mut()
+        .filter(|f| f.code == verdict::Code::Size)
+    {
+        // In the fix, which no format cuts (a long detail is clipped); a passed size check
+        // has no fix, and the detail is short then.
+        match &mut finding.fix {
+            Some(fix) => fix.push_str(&format!(
+                ". To judge only your node's clients, name them: `{options}`"
+            )),
+            None => finding.detail.push_str(&format!(
+                " To judge only your node's clients, name them: `{options}`."
+            )),
+        }
+    }
+}
+
 /// The report of a judged machine: the verdict's findings sorted worst first, a grade per
 /// drive, and what the command adds (the datadir it chose, notes).
 pub fn build(
@@ -231,6 +265,7 @@ pub fn build(
     };
     let story = client_story(&clients, detected, &verdict);
     let mut findings = verdict.findings;
+    name_the_client_options(&mut findings, &clients, verdict.consensus_client.is_some());
     sort_findings(&mut findings);
     let drives = verdict
         .drives

@@ -2,13 +2,11 @@
 //! the JSON carries the behaviour result, the plot is a real SVG of it, a block device is
 //! refused, and the scratch directory is left empty.
 
-mod cli_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use cli_support::process::nodecheck_process;
-use cli_support::{assert_all_positive, assert_contains, entries, scratch};
+use crate::cli_support::process::nodecheck_process;
+use crate::cli_support::{assert_all_positive, assert_contains, entries, machine_lock, scratch};
 use test_support::skip;
 
 /// Small and safe on a shared machine: a 256 MiB file, a 1 GiB reserve, --force because a
@@ -58,6 +56,7 @@ fn succeeded(command: &mut Command, dir: &Path) -> Option<Output> {
 
 #[test]
 fn sync_with_a_plot() {
+    let _machine = machine_lock();
     let (dir, _plots, plot) = scratch_with_plot("sync.svg");
     let sync_briefly = [
         "--json",
@@ -107,6 +106,7 @@ fn sync_with_a_plot() {
 
 #[test]
 fn span_reports_every_span() {
+    let _machine = machine_lock();
     let dir = scratch("behaviour-e2e-");
     let Some(output) = succeeded(
         &mut nodecheck_bench(dir.path(), &["--json", "--test", "span"]),
@@ -124,6 +124,7 @@ fn span_reports_every_span() {
 
 #[test]
 fn behaviour_tests_refuse_a_block_device() {
+    let _machine = machine_lock();
     let dir = scratch("behaviour-e2e-");
     let output = nodecheck_bench(
         dir.path(),
@@ -136,6 +137,7 @@ fn behaviour_tests_refuse_a_block_device() {
 
 #[test]
 fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
+    let _machine = machine_lock();
     let (dir, _plots, plot) = scratch_with_plot("sync.jpg");
     let output = nodecheck_bench(dir.path(), &["--json", "--test", "sync"])
         .arg("--plot")
@@ -149,6 +151,7 @@ fn a_plot_that_is_neither_svg_nor_png_is_refused_before_anything_runs() {
 
 #[test]
 fn span_as_markdown_links_its_plot() {
+    let _machine = machine_lock();
     let (dir, _plots, plot) = scratch_with_plot("span.svg");
     let mut command = nodecheck_bench(dir.path(), &["--test", "span", "--format", "markdown"]);
     let Some(output) = succeeded(command.arg("--plot").arg(&plot), dir.path()) else {

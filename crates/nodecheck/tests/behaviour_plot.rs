@@ -2,17 +2,15 @@
 //! every series drawn and named in the legend. Snapshotted as a structural summary rather than
 //! raw SVG so that a plotters upgrade moving a pixel does not churn the snapshot.
 
-mod plot_support;
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::plot_support::{empty_report, measured_on, span_report, GIB};
 use bench::behaviour::cliff::CliffPlan;
 use bench::behaviour::models::DriveModel;
 use bench::behaviour::sync::SyncPlan;
 use bench::BenchReport;
-use nodecheck::render::plot::{render_svg, write_plot, PlotError};
-use plot_support::{empty_report, measured_on, span_report, GIB};
+use nodecheck::{render_svg, write_plot, PlotError};
 
 fn report_of_qlc(with_sync: bool, with_cliff: bool) -> BenchReport {
     let sync = with_sync.then(|| {

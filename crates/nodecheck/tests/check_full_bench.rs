@@ -3,13 +3,11 @@
 //! judges them, the plot is written and linked from the report, and no test file is left.
 //! Shrunk with `--bench-size`, `--bench-runtime` and `--bench-reserve` to finish in seconds.
 
-mod cli_support;
-
 use std::path::Path;
 use std::process::Output;
 
-use cli_support::process::{check_bench_full, nodecheck_process};
-use cli_support::{assert_all_positive, codes_in, entries, scratch};
+use crate::cli_support::process::{check_bench_full, nodecheck_process};
+use crate::cli_support::{assert_all_positive, codes_in, entries, machine_lock, scratch};
 use test_support::skip;
 
 fn check_full(dir: &Path, plot: &Path, format: &[&str]) -> Output {
@@ -44,6 +42,7 @@ fn run_to_a_verdict(dir: &Path, plot: &Path, format: &[&str]) -> Option<String> 
 
 #[test]
 fn full_check_plots_and_links_the_behaviour_tests() {
+    let _machine = machine_lock();
     let dir = scratch("check-full-e2e-");
     let plots = scratch("check-full-e2e-");
     let plot = plots.path().join("node sync.svg");
@@ -90,6 +89,7 @@ fn full_check_plots_and_links_the_behaviour_tests() {
 
 #[test]
 fn full_check_json_carries_sync_span_and_the_plot() {
+    let _machine = machine_lock();
     let dir = scratch("check-full-e2e-");
     let plots = scratch("check-full-e2e-");
     let plot = plots.path().join("full.svg");
@@ -135,6 +135,7 @@ fn full_check_json_carries_sync_span_and_the_plot() {
 
 #[test]
 fn a_plot_without_the_full_bench_is_refused_before_measuring() {
+    let _machine = machine_lock();
     let dir = scratch("check-full-e2e-");
     let plots = scratch("check-full-e2e-");
     for (args, wanted) in [

@@ -1,13 +1,11 @@
 //! `--client` and `--cl`: the execution and consensus client that share the node's disk, end
 //! to end through `check` and `triage`.
 
-mod cli_support;
-
-use cli_support::{
+use crate::cli_support::{
     assert_contains, assert_has_finding, finding, json_of, run, stderr, stdout, triage, written,
     Fixture,
 };
-use nodecheck::report::Report;
+use nodecheck::Report;
 
 #[test]
 fn check_names_the_pair_in_the_size_findings_and_the_report() {
@@ -38,6 +36,53 @@ fn check_names_the_pair_in_the_size_findings_and_the_report() {
         "markdown",
     ]));
     assert_contains(&markdown, "| Judged for | needs of Geth with Lighthouse |");
+}
+
+/// NC510 counts the clients nobody named and names the options that name them, so the
+/// operator need not guess that "no consensus client named" means `--cl`; the options it
+/// names are the ones that then remove the caveat.
+#[test]
+fn the_size_finding_names_the_options_for_the_clients_nobody_named() {
+    // Where the size check fails the options end its fix, which no format cuts; where it
+    // passes, its detail.
+    let text = |f: &verdict::Finding| format!("{} {}", f.detail, f.fix.as_deref().unwrap_or(""));
+    let fixture = Fixture::named("nvme_degraded_pcie_link");
+    let unnamed: Report = json_of(&fixture.check(&["--bench", "none", "--json"]));
+    let size = finding(&unnamed, "NC510", "no client named");
+    assert!(
+        size.fix.as_deref().is_some_and(|fix| {
+            fix.ends_with(
+            "To judge only your node's clients, name them: `--client NAME --cl NAME --history MODE`"
+        )
+        }),
+        "{size:?}"
+    );
+
+    let geth: Report = json_of(&fixture.check(&["--client", "geth", "--json"]));
+    let size = finding(&geth, "NC510", "geth alone");
+    assert_contains(&text(size), "name them: `--cl NAME --history MODE`");
+
+    let all: Report = json_of(&fixture.check(&[
+        "--client",
+        "geth",
+        "--cl",
+        "lighthouse",
+        "--history",
+        "post-merge",
+        "--json",
+    ]));
+    let size = finding(&all, "NC510", "every client named");
+    assert!(!text(size).contains("name them"), "{size:?}");
+    assert!(
+        !size.detail.contains("no consensus client named"),
+        "{size:?}"
+    );
+
+    // triage prints the same report, and takes the same options.
+    let (_dir, file) = written("report.json", fixture.check(&["--json"]).stdout);
+    let triaged: Report = json_of(&triage(&file, &["--client", "besu", "--json"]));
+    let size = finding(&triaged, "NC510", "triage --client besu");
+    assert_contains(&text(size), "name them: `--cl NAME --history MODE`");
 }
 
 #[test]

@@ -2,14 +2,12 @@
 //! pipe whose reader went away end output quietly with the command's own exit code; a stdout
 //! that cannot be written (`/dev/full`) exits 4. Each case runs every kind of command.
 
-mod cli_support;
-
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
 
-use cli_support::process::nodecheck_process;
-use cli_support::{entries, scratch, smartctl_fixture};
+use crate::cli_support::process::nodecheck_process;
+use crate::cli_support::{entries, machine_lock, scratch, smartctl_fixture};
 
 /// One command of each kind, with the exit code it gives when its output goes to /dev/null.
 fn commands(dir: &std::path::Path) -> Vec<(Vec<String>, i32)> {
@@ -107,6 +105,7 @@ fn a_reader_that_went_away_ends_output_quietly_for_every_command() {
 
 #[test]
 fn a_bench_into_a_pipe_without_a_reader_ends_normally_and_cleans_up() {
+    let _machine = machine_lock();
     let dir = scratch("stdout-e2e-");
     let args: Vec<String> = [
         "bench",

@@ -1,11 +1,9 @@
 //! `db lookup` answers like `triage` for every drive of the report corpus, and every family
 //! name `db list` prints is one `db lookup` finds.
 
-mod cli_support;
-
 use std::path::PathBuf;
 
-use cli_support::{json_of, run, stdout, triage};
+use crate::cli_support::{json_of, run, stdout, triage};
 use serde_json::{json, Value};
 use verdict::corpus::{parse_corpus, CorpusRow, Kind, RowKind};
 

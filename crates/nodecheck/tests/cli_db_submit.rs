@@ -1,14 +1,12 @@
 //! `db lookup`, `db list` and `submit`, whose block must pass the checks `cargo xtask
 //! db-check FILE` makes.
 
-mod cli_support;
-
 use std::time::Duration;
 use test_support::skip;
 
-use cli_support::{
-    assert_contains, assert_succeeded, codes_in, json_of, nodecheck, run, run_ok, stderr, stdout,
-    submit_from, written, Fixture,
+use crate::cli_support::{
+    assert_contains, assert_succeeded, codes_in, json_of, machine_lock, nodecheck, run, run_ok,
+    stderr, stdout, submit_from, written, Fixture,
 };
 use verdict::{Database, DriveQuery};
 
@@ -47,7 +45,7 @@ fn lookup_of_an_empty_model_is_a_usage_error_not_an_unknown_drive() {
             Some(i32::from(nodecheck::exit_codes::USAGE)),
             "{out:?}"
         );
-        let err = cli_support::stderr(&out);
+        let err = crate::cli_support::stderr(&out);
         assert_contains(&err, "give the model string");
         assert!(stdout(&out).is_empty(), "{}", stdout(&out));
     }
@@ -140,6 +138,24 @@ fn lookup_of_a_near_miss_suggests_the_nearest_families() {
 }
 
 #[test]
+fn lookup_suggests_only_families_that_share_a_model_number() {
+    // Jaro-Winkler alone put `Lexar NM1090` first for an Acer string of the same shape.
+    let (_, doc) = lookup_json(&["Acer SSD FA150 1TB"]);
+    let suggested: Vec<&str> = doc["suggestions"]
+        .as_array()
+        .map(|s| s.iter().filter_map(|e| e["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(!suggested.contains(&"lexar-nm1090"), "{doc}");
+}
+
+#[test]
+fn lookup_of_the_acer_fa100_as_it_reports_itself_is_graded() {
+    let (_, doc) = lookup_json(&["Acer SSD FA100 1TB"]);
+    assert_eq!(doc["entry"]["id"], "acer-fa100", "{doc}");
+    assert_eq!(doc["grade"], "ugly", "{doc}");
+}
+
+#[test]
 fn lookup_of_a_cut_short_model_lists_every_family_it_could_be() {
     let (code, doc) = lookup_json(&["Samsung SSD 870 "]);
     assert_eq!(code, Some(1), "EVO and QVO grade differently: {doc}");
@@ -187,6 +203,7 @@ fn db_option_overrides_the_embedded_database() {
 /// report as `check --bench full --json` would write it, then turned into a result block.
 #[test]
 fn submit_prints_a_block_that_db_check_accepts() {
+    let _machine = machine_lock();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut plan = bench::Plan::full(bench::BenchTarget::Directory(dir.path().to_path_buf()));
     plan.runtime = Duration::from_secs(1);
@@ -276,14 +293,14 @@ fn submit_refuses_a_report_without_measurements() {
 
 #[test]
 fn submit_on_a_file_says_so_before_announcing_a_benchmark() {
-    let (_dir, file) = cli_support::written("afile.txt", "not a directory\n");
+    let (_dir, file) = crate::cli_support::written("afile.txt", "not a directory\n");
     let out = run([std::ffi::OsStr::new("submit"), file.as_os_str()]);
     assert_eq!(
         out.status.code(),
         Some(i32::from(nodecheck::exit_codes::COULD_NOT_CHECK)),
         "{out:?}"
     );
-    let err = cli_support::stderr(&out);
+    let err = crate::cli_support::stderr(&out);
     assert_contains(&err, "is not a directory");
     assert_contains(&err, "--from");
     assert!(!err.contains("Running the full benchmark"), "{err}");

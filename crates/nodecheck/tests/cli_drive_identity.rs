@@ -1,10 +1,8 @@
 //! Who the drive is, end to end: model strings cut to the SCSI INQUIRY product, and
 //! per-family SMART attribute quirks.
 
-mod cli_support;
-
-use cli_support::{assert_contains, finding, json_of, stdout, triage, written, Fixture};
-use nodecheck::report::Report;
+use crate::cli_support::{assert_contains, finding, json_of, stdout, triage, written, Fixture};
+use nodecheck::Report;
 
 fn report(fixture: &Fixture, args: &[&str]) -> (Option<i32>, Report) {
     let mut all = vec!["--json"];

@@ -1,9 +1,7 @@
 //! The documented exit codes: 0 good, 1 ugly, 2 bad, 3 usage error, 4 could not check, and
 //! errors as one line with their cause chain, never a panic or backtrace.
 
-mod cli_support;
-
-use cli_support::{nodecheck, smartctl_fixture, stderr, Fixture};
+use crate::cli_support::{nodecheck, smartctl_fixture, stderr, Fixture};
 
 fn assert_one_line_error(output: &std::process::Output) {
     let err = stderr(output);
@@ -52,8 +50,36 @@ fn usage_errors_exit_3() {
     for args in cases {
         let out = nodecheck().args(*args).output().expect("runs");
         assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
-        assert!(!stderr(&out).contains("panicked"));
+        // One line, as README's "Errors are one line" says, ending with the help to read.
+        assert_one_line_error(&out);
+        let err = stderr(&out);
+        let help = err
+            .trim_end()
+            .rsplit_once("; see `")
+            .and_then(|(_, rest)| rest.strip_suffix('`'))
+            .unwrap_or_else(|| panic!("{args:?}: names the help to read: {err:?}"));
+        assert!(
+            help.starts_with("nodecheck") && help.ends_with(" --help"),
+            "{err}"
+        );
+        let shown = nodecheck()
+            .args(help.split_whitespace().skip(1))
+            .output()
+            .expect("runs");
+        assert_eq!(shown.status.code(), Some(0), "`{help}` works: {shown:?}");
     }
+    // The subcommand whose usage was wrong is the one whose help is named.
+    let out = nodecheck()
+        .args(["db", "lookup", "X", "--capacity", "2XB"])
+        .output()
+        .expect("runs");
+    assert!(
+        stderr(&out)
+            .trim_end()
+            .ends_with("; see `nodecheck db lookup --help`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -62,7 +88,7 @@ fn help_and_version_exit_0_with_examples_and_the_database_version() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(nodecheck::database::embedded_version()),
+        text.contains(nodecheck::embedded_database_version()),
         "{text}"
     );
     for sub in [
@@ -74,6 +100,9 @@ fn help_and_version_exit_0_with_examples_and_the_database_version() {
         &["triage", "--help"],
         &["snapshot", "--help"],
         &["submit", "--help"],
+        &["bench", "--help"],
+        &["watch", "--help"],
+        &["db", "--help"],
     ] {
         let out = nodecheck().args(sub).output().expect("runs");
         assert_eq!(out.status.code(), Some(0), "{sub:?}");
@@ -186,7 +215,7 @@ fn a_size_past_u64_max_is_a_usage_error_not_clamped() {
 #[test]
 fn root_on_a_directory_that_is_no_snapshot_says_what_root_takes() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = cli_support::nodecheck()
+    let out = crate::cli_support::nodecheck()
         .args(["check", "--root"])
         .arg(dir.path())
         .arg("/")
@@ -197,7 +226,7 @@ fn root_on_a_directory_that_is_no_snapshot_says_what_root_takes() {
         Some(i32::from(nodecheck::exit_codes::COULD_NOT_CHECK)),
         "{out:?}"
     );
-    let err = cli_support::stderr(&out);
+    let err = crate::cli_support::stderr(&out);
     assert!(err.contains("is not a replayed machine"), "{err}");
     assert!(err.contains("--snapshot"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");

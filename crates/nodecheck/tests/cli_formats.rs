@@ -2,12 +2,10 @@
 //! it, `--json` and `text` are other names for `json` and `table`, and a format a command does
 //! not print is a usage error naming the ones it does (docs/formats.md).
 
-mod cli_support;
-
 use std::path::Path;
 use std::process::Output;
 
-use cli_support::{run, scratch, stderr, stdout, Fixture};
+use crate::cli_support::{machine_lock, run, scratch, stderr, stdout, Fixture};
 
 const FIXTURE: &str = "nvme_degraded_pcie_link";
 
@@ -150,6 +148,7 @@ fn check_and_triage_print_the_report_in_all_five() {
 
 #[test]
 fn bench_prints_its_three_formats() {
+    let _machine = machine_lock();
     let dir = scratch("formats-e2e-");
     let path = dir.path().to_str().expect("UTF-8 path");
     let bench = |format: &str| {

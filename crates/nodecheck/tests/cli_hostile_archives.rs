@@ -1,14 +1,12 @@
 //! Snapshot archives that are small but would unpack into unbounded trees, or whose gzip
 //! stream is damaged past the tar's end, and archives made by plain `tar czf -C dir .`. Every
-//! replay runs under [`cli_support::run_limited`]: 256 MiB of address space, a time limit and a
+//! replay runs under [`crate::cli_support::run_limited`]: 256 MiB of address space, a time limit and a
 //! bounded `$TMPDIR` that must be empty afterwards.
-
-mod cli_support;
 
 use std::path::Path;
 
-use cli_support::raw_tar::RawTar;
-use cli_support::{nodecheck, run_limited, Limited};
+use crate::cli_support::raw_tar::RawTar;
+use crate::cli_support::{nodecheck, run_limited, Limited};
 
 fn replay_limited(archive: &Path) -> Limited {
     run_limited(&["check".as_ref(), "--snapshot".as_ref(), archive.as_os_str()])

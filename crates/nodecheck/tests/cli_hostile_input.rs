@@ -3,12 +3,10 @@
 //! 256 MiB and a time limit, so "takes all memory" and "hangs" are failures, not slow tests;
 //! each must end with a clear error (exit 4) that names the file.
 
-mod cli_support;
-
 use std::io::Write;
 use std::path::Path;
 
-use cli_support::{
+use crate::cli_support::{
     assert_contains, fifo, nodecheck, run_limited, run_ok, smartctl_fixture, stderr, stdout,
     written, Fixture, Limited,
 };
@@ -303,7 +301,7 @@ fn a_saved_smartctl_output_symlinked_to_a_host_file_is_not_read() {
         "the host file was read: {}",
         stderr(&out)
     );
-    let report: nodecheck::report::Report = serde_json::from_str(&text).expect("report");
+    let report: nodecheck::Report = serde_json::from_str(&text).expect("report");
     assert!(
         report
             .facts

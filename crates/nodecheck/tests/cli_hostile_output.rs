@@ -4,12 +4,10 @@
 //! pasted; and a drive database whose patterns would compile without bound. Every run happens
 //! under the 256 MiB address-space limit of `run_limited`.
 
-mod cli_support;
-
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use cli_support::{run_limited, written, Fixture, Limited};
+use crate::cli_support::{run_limited, written, Fixture, Limited};
 
 fn os(text: &str) -> &OsStr {
     text.as_ref()
@@ -179,7 +177,7 @@ fn terminal_escapes_in_a_model_never_reach_the_terminal() {
 #[test]
 fn terminal_escapes_in_a_saved_smartctl_model_never_reach_the_terminal() {
     let source =
-        cli_support::smartctl_fixture("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json");
+        crate::cli_support::smartctl_fixture("nvme-null-Samsung_SSD_970_EVO_Plus_250GB-nvme0.json");
     let mut json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(source).expect("smartctl fixture")).expect("json");
     // An OSC 52 clipboard write, then a title change.

@@ -2,10 +2,8 @@
 //! trees: a known SSD the kernel marks rotational, and data directories on network or
 //! host-shared file systems.
 
-mod cli_support;
-
-use cli_support::{assert_contains, assert_lacks, finding, stdout, Fixture};
-use nodecheck::report::Report;
+use crate::cli_support::{assert_contains, assert_lacks, finding, stdout, Fixture};
+use nodecheck::Report;
 
 fn report(fixture: &Fixture) -> (Report, i32) {
     let out = fixture.check(&["--json"]);
@@ -14,7 +12,7 @@ fn report(fixture: &Fixture) -> (Report, i32) {
         panic!(
             "{}: not a report ({e}): {}",
             fixture.scenario.name,
-            cli_support::stderr(&out)
+            crate::cli_support::stderr(&out)
         )
     });
     (report, out.status.code().expect("exited"))
@@ -111,14 +109,16 @@ fn a_vm_host_share_is_ugly_and_points_at_the_host() {
 /// A real NVMe smartctl output with the identity of a Samsung 990 PRO 2 TB on its recalled
 /// firmware 0B2QJXD7: the family is good, this drive is bad.
 fn samsung_990_pro_on_0b2qjxd7() -> (tempfile::TempDir, std::path::PathBuf) {
-    let bytes = std::fs::read(cli_support::smartctl_fixture("INTEL_SSDPE2KX080T8_1.json"))
-        .expect("saved output");
+    let bytes = std::fs::read(crate::cli_support::smartctl_fixture(
+        "INTEL_SSDPE2KX080T8_1.json",
+    ))
+    .expect("saved output");
     let mut value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
     value["model_name"] = "Samsung SSD 990 PRO 2TB".into();
     value["firmware_version"] = "0B2QJXD7".into();
     value["user_capacity"]["bytes"] = 2_000_398_934_016u64.into();
     value["nvme_total_capacity"] = 2_000_398_934_016u64.into();
-    cli_support::written(
+    crate::cli_support::written(
         "990pro.json",
         serde_json::to_vec(&value).expect("serialize"),
     )
@@ -127,13 +127,16 @@ fn samsung_990_pro_on_0b2qjxd7() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn a_drive_its_firmware_makes_bad_is_not_a_passed_check_and_the_verdict_names_the_firmware() {
     let (_dir, file) = samsung_990_pro_on_0b2qjxd7();
-    let out = cli_support::triage(&file, &["--json"]);
+    let out = crate::cli_support::triage(&file, &["--json"]);
     let report: Report = serde_json::from_str(&stdout(&out)).expect("report");
     assert_eq!(report.grade, verdict::Grade::Bad, "{}", report.summary);
     // The verdict line says what is wrong and what to do, not "database advisory".
     assert_contains(&report.summary, "0B2QJXD7");
     assert_contains(&report.summary, "update the firmware");
-    let markdown = stdout(&cli_support::triage(&file, &["--format", "markdown"]));
+    let markdown = stdout(&crate::cli_support::triage(
+        &file,
+        &["--format", "markdown"],
+    ));
     let passed = markdown
         .lines()
         .find(|l| l.starts_with("Passed:"))

@@ -1,15 +1,13 @@
 //! The binary on this machine: a snapshot replays to the same report, `check /` gives its
 //! verdict in time, and progress bars show on a terminal and not in a pipe.
 
-mod cli_support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 use test_support::skip;
 
-use cli_support::{json_of, nodecheck, run_ok, stderr};
-use nodecheck::report::Report;
+use crate::cli_support::{json_of, machine_lock, nodecheck, run_ok, stderr};
+use nodecheck::Report;
 
 /// Somewhere outside the root file system when possible: writing the archive into `/` would
 /// change the free space the two runs compare.
@@ -155,6 +153,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn check_of_this_machine_gives_a_correct_verdict_within_30_seconds() {
+    let _machine = machine_lock();
     let started = Instant::now();
     let out = nodecheck()
         .args(["check", "--json", "/"])
@@ -205,6 +204,7 @@ fn has_bar(text: &str) -> bool {
 
 #[test]
 fn progress_bars_render_on_a_tty_and_vanish_when_piped() {
+    let _machine = machine_lock();
     if StdCommand::new("tmux").arg("-V").output().is_err() {
         skip("tmux is not installed (apt-get install tmux; .ci/run installs it)");
         return;
@@ -325,4 +325,159 @@ fn without_a_path_a_client_datadir_is_detected_and_named() {
             );
         }
     }
+}
+
+/// With several client datadirs, the one checked is named and so is every other, quoted so
+/// that it pastes as PATH.
+#[test]
+fn the_detect_message_names_the_other_datadir_it_found() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let home = scratch.path().join("operator home");
+    let geth = home.join(".ethereum");
+    let reth = home.join(".local/share/reth");
+    std::fs::create_dir_all(&geth).expect("mkdir");
+    std::fs::create_dir_all(&reth).expect("mkdir");
+    let out = nodecheck()
+        .env("HOME", &home)
+        .env_remove("SUDO_USER")
+        .args(["check", "--bench", "none", "--json"])
+        .output()
+        .expect("runs");
+    let report: Report = json_of(&out);
+    let note = report.datadir.expect("the choice is reported");
+    assert_eq!(note.path, geth.display().to_string());
+    assert!(
+        note.others.contains(&reth.display().to_string()),
+        "{:?}",
+        note.others
+    );
+    let err = stderr(&out);
+    let quoted = format!("'{}'", reth.display());
+    assert!(
+        err.contains(&format!(
+            "Checking {} (geth datadir found; also found ",
+            geth.display()
+        )),
+        "{err}"
+    );
+    // Home directories are searched before /var/lib, so ours is the first other one.
+    assert!(err.contains(&format!("also found {quoted}")), "{err}");
+    assert!(err.contains(": pass it as PATH to check it)"), "{err}");
+}
+
+/// How this test process may run the binary as an ordinary user: itself when not root, else
+/// `setpriv` down to nobody. `None` says why neither is possible.
+fn as_non_root() -> Result<StdCommand, String> {
+    let binary = assert_cmd::cargo::cargo_bin("nodecheck");
+    if !nix::unistd::geteuid().is_root() {
+        return Ok(StdCommand::new(binary));
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .ok_or("running as root and no setpriv to drop to nobody")?;
+    let mut command = StdCommand::new(setpriv);
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(binary)
+        .env("HOME", "/nonexistent-home");
+    Ok(command)
+}
+
+/// Without root the report's first line says so and what root would add, also on a machine
+/// whose drives give every fact without root (a virtio disk has no SMART to read).
+#[test]
+fn without_root_the_first_line_says_what_root_would_add() {
+    let mut command = match as_non_root() {
+        Ok(command) => command,
+        Err(why) => return skip(why),
+    };
+    let dir = tempfile::tempdir_in("/tmp").expect("tempdir");
+    let out = command
+        .args(["check", "--bench", "none"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    if matches!(out.status.code(), Some(126 | 127)) {
+        return skip(format!("nobody cannot run the test binary: {out:?}"));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Not running as root: "),
+        "{text}\n{}",
+        stderr(&out)
+    );
+    assert!(
+        first.contains("need root; rerun with `sudo nodecheck check ")
+            || first.contains("nothing here needed it (root reads NVMe logs, smartctl and device-mapper tables; none were missed)"),
+        "{first}"
+    );
+}
+
+/// A directory this user cannot write: the bench cannot create its lock or test file there,
+/// and the message says who can instead of only "Permission denied" (the same command again
+/// would fail the same way).
+#[test]
+fn a_directory_this_user_cannot_write_names_who_can() {
+    let scratch = tempfile::tempdir_in("/tmp").expect("tempdir");
+    let dir = if nix::unistd::geteuid().is_root() {
+        // Root's directory, which nobody (the user the test drops to) can read but not write.
+        std::fs::set_permissions(
+            scratch.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .expect("chmod");
+        scratch.path().to_path_buf()
+    } else {
+        PathBuf::from("/")
+    };
+    let mut check = match as_non_root() {
+        Ok(command) => command,
+        Err(why) => return skip(why),
+    };
+    let out = check
+        .args(["check", "--bench", "quick", "--bench-size", "16M"])
+        .args(["--bench-runtime", "1", "--bench-reserve", "0", "--json"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    if matches!(out.status.code(), Some(126 | 127)) {
+        return skip(format!("nobody cannot run the test binary: {out:?}"));
+    }
+    let report: Report = json_of(&out);
+    let note = report
+        .notes
+        .iter()
+        .find(|n| n.starts_with("Measurement skipped: "))
+        .unwrap_or_else(|| {
+            panic!(
+                "{} is writable here, or the bench ran: {:?}",
+                dir.display(),
+                report.notes
+            )
+        });
+    assert!(note.contains("Permission denied"), "{note}");
+    assert!(
+        note.ends_with(&format!(
+            "the test file goes in {}: run as the datadir's owner or with sudo",
+            dir.display()
+        )),
+        "{note}"
+    );
+
+    let mut bench = as_non_root().expect("as before");
+    let out = bench
+        .args(["bench", "--test", "qd1", "--size", "16M", "--runtime", "1"])
+        .args(["--reserve", "0"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let err = stderr(&out);
+    let expected = format!(
+        "Permission denied (os error 13); the test file goes in {}: run as the directory's owner or with sudo",
+        dir.display()
+    );
+    assert!(err.trim_end().ends_with(&expected), "{err}");
 }

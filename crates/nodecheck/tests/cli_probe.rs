@@ -1,9 +1,7 @@
 //! `nodecheck probe`: the facts document (docs/json.md), from fixture roots and
 //! from this machine, and its readable table.
 
-mod cli_support;
-
-use cli_support::{all_scenarios, assert_succeeded, json_of, run, stderr, stdout, Fixture};
+use crate::cli_support::{all_scenarios, assert_succeeded, json_of, run, stderr, stdout, Fixture};
 
 const DRIVE_KEYS: [&str; 15] = [
     "name",
@@ -94,8 +92,9 @@ fn this_machine_probes_in_a_table_and_as_json() {
 
 #[test]
 fn a_saved_smartctl_output_is_merged() {
-    let saved =
-        cli_support::smartctl_fixture("sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json");
+    let saved = crate::cli_support::smartctl_fixture(
+        "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
+    );
     let out = Fixture::named("sata_ahci").probe(&["--smartctl-json".as_ref(), saved.as_os_str()]);
     assert_succeeded(&out);
     let doc: serde_json::Value = json_of(&out);

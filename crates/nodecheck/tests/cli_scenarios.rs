@@ -2,10 +2,8 @@
 //! exit code follows the verdict, and each format keeps its promises (80 columns, < 2,000
 //! characters, parseable JSON and exposition format, redaction).
 
-mod cli_support;
-
-use cli_support::{all_scenarios, stderr, stdout, Fixture};
-use nodecheck::report::Report;
+use crate::cli_support::{all_scenarios, stderr, stdout, Fixture};
+use nodecheck::Report;
 
 fn grade_exit_code(grade: &str) -> i32 {
     match grade {
@@ -25,7 +23,7 @@ fn json_is_a_report_and_the_exit_code_follows_its_grade() {
         let text = stdout(&out);
         let report: Report = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("{}: not a report ({e}): {}", scenario.name, stderr(&out)));
-        assert_eq!(report.schema_version, nodecheck::report::SCHEMA_VERSION);
+        assert_eq!(report.schema_version, nodecheck::REPORT_SCHEMA_VERSION);
         assert!(
             !report.facts.live,
             "{}: a fixture is never live",
@@ -206,7 +204,7 @@ fn markdown_embeds_a_report_that_triage_reads_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("report.json");
     std::fs::write(&file, &md[start..end]).expect("write");
-    let out = cli_support::nodecheck()
+    let out = crate::cli_support::nodecheck()
         .args(["triage", "--json"])
         .arg(&file)
         .output()

@@ -1,12 +1,10 @@
 //! Saved smartctl outputs for machines with several drives: `--smartctl-json FILE` given once
 //! per drive on `probe` and `check`, and snapshots that carry one output per drive.
 
-mod cli_support;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use cli_support::{json_of, nodecheck, run_ok, smartctl_fixture, stderr, Fixture};
+use crate::cli_support::{json_of, nodecheck, run_ok, smartctl_fixture, stderr, Fixture};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use nodecheck::snapshot::{Manifest, MANIFEST, SMARTCTL_DIR};
@@ -255,7 +253,7 @@ fn another_drives_saved_output_is_not_merged_and_the_report_says_so() {
     assert_eq!(drives[0]["interface"], "virtio", "{}", drives[0]);
     assert_ne!(drives[0]["model"], "INTEL SSDPE2KX080T8", "{}", drives[0]);
     assert!(
-        cli_support::codes_in(&report, "findings").contains(&"NC611")
+        crate::cli_support::codes_in(&report, "findings").contains(&"NC611")
             || report["findings"].to_string().contains("virtual"),
         "the virtual-disk finding stays: {}",
         report["findings"]
@@ -266,7 +264,8 @@ fn another_drives_saved_output_is_not_merged_and_the_report_says_so() {
         "a note without -v names the file: {notes}"
     );
     assert!(notes.contains("bus"), "and what disagrees: {notes}");
-    let table = cli_support::stdout(&fixture.check(&["--bench", "none", "--smartctl-json", intel]));
+    let table =
+        crate::cli_support::stdout(&fixture.check(&["--bench", "none", "--smartctl-json", intel]));
     assert!(table.contains("not used"), "{table}");
 }
 

@@ -3,12 +3,10 @@
 //! file, a device node, a FIFO, a socket) is described in the manifest, not read, and a FIFO
 //! does not hang the snapshot.
 
-mod cli_support;
-
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use cli_support::{assert_contains, fifo, run_limited, written, Limited};
+use crate::cli_support::{assert_contains, fifo, run_limited, written, Limited};
 use flate2::read::GzDecoder;
 use nodecheck::snapshot::{Manifest, MANIFEST};
 

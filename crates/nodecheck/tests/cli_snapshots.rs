@@ -1,9 +1,7 @@
 //! insta snapshots of each output format on representative fixture machines. When a finding's
 //! wording or a renderer changes on purpose, review with `cargo insta review`.
 
-mod cli_support;
-
-use cli_support::{stable, stdout, Fixture};
+use crate::cli_support::{stable, stdout, Fixture};
 
 fn render(scenario: &str, args: &[&str]) -> String {
     let fixture = Fixture::named(scenario);

@@ -1,12 +1,10 @@
 //! A closed or full stderr never panics (exit 101): every message goes through one helper that
 //! drops write errors, and the exit code stays the one the run earned.
 
-mod cli_support;
-
 use std::os::fd::OwnedFd;
 use std::process::{Command, Stdio};
 
-use cli_support::smartctl_fixture;
+use crate::cli_support::smartctl_fixture;
 
 /// The write end of a pipe whose read end is already closed: every write gets EPIPE.
 fn closed_pipe() -> OwnedFd {

@@ -2,9 +2,7 @@
 //! into TOML: whatever it holds, the output parses to exactly one `[[drives.results]]` row
 //! carrying that string, and no other table.
 
-mod cli_support;
-
-use cli_support::{stderr, stdout, submit_from, Fixture};
+use crate::cli_support::{stderr, stdout, submit_from, Fixture};
 
 const HOSTILE_MODELS: [&str; 4] = [
     "Samsung SSD 980 PRO 2TB\n[[sources]]\nurl = \"https://evil.example\"\n",

@@ -1,17 +1,15 @@
 //! `nodecheck triage` on the real smartctl outputs in the probe's test data, and on saved
 //! reports, the way a support volunteer uses it.
 
-mod cli_support;
-
 use std::path::Path;
 
-use cli_support::{assert_has_finding, json_of, smartctl_fixture, stderr, stdout, written};
-use nodecheck::report::Report;
+use crate::cli_support::{assert_has_finding, json_of, smartctl_fixture, stderr, stdout, written};
+use nodecheck::Report;
 use verdict::Severity;
 
 /// `nodecheck triage PATH --json` plus `extra`: the report and the exit code.
 fn triage_path(path: &Path, extra: &[&str]) -> (Report, Option<i32>) {
-    let out = cli_support::triage(path, &[&["--json"], extra].concat());
+    let out = crate::cli_support::triage(path, &[&["--json"], extra].concat());
     (json_of(&out), out.status.code())
 }
 
@@ -127,7 +125,7 @@ fn client_choice_applies_its_needs() {
 #[test]
 fn every_format_renders_a_smartctl_triage() {
     for format in ["table", "markdown", "discord", "prometheus"] {
-        let out = cli_support::triage(
+        let out = crate::cli_support::triage(
             &smartctl_fixture("INTEL_SSDPE2KX080T8_1.json"),
             &["--format", format],
         );
@@ -148,7 +146,7 @@ fn garbage_never_panics() {
     for cut in (0..full.len()).step_by(97) {
         let file = dir.path().join("cut.json");
         std::fs::write(&file, &full[..cut]).expect("write");
-        let out = cli_support::triage(&file, &[]);
+        let out = crate::cli_support::triage(&file, &[]);
         let err = stderr(&out);
         assert!(!err.contains("panicked"), "cut at {cut}: {err}");
         assert!(
@@ -160,9 +158,9 @@ fn garbage_never_panics() {
 
 #[test]
 fn a_saved_probe_document_is_judged_like_the_check() {
-    let fixture = cli_support::Fixture::named("sata_raid_mode_trim_blocked");
+    let fixture = crate::cli_support::Fixture::named("sata_raid_mode_trim_blocked");
     let (_dir, saved) = written("facts.json", fixture.probe(&[]).stdout);
-    let out = cli_support::triage(&saved, &["--json"]);
+    let out = crate::cli_support::triage(&saved, &["--json"]);
     let triaged: Report = json_of(&out);
     let checked: Report = json_of(&fixture.check(&["--json"]));
     assert_eq!(triaged.grade, checked.grade);
@@ -231,7 +229,8 @@ fn a_raid_volume_is_told_to_judge_its_disks_not_to_bench_and_submit() {
 /// smartctl on a virtio disk finds no device type; running it again finds nothing more.
 #[test]
 fn a_virtio_smartctl_output_says_there_is_no_smart_and_what_to_send_instead() {
-    let out = cli_support::triage(&smartctl_fixture("virtio-vda-unable-to-detect.json"), &[]);
+    let out =
+        crate::cli_support::triage(&smartctl_fixture("virtio-vda-unable-to-detect.json"), &[]);
     let err = stderr(&out);
     assert!(err.contains("virtual disk"), "{err}");
     assert!(!err.contains("run `sudo smartctl"), "{err}");

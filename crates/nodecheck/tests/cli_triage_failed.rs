@@ -2,13 +2,11 @@
 //! none, smartctl's own messages are shown without `-v`, the verdict says what to run instead,
 //! and a file with no device data at all is an error (exit 4) that says so.
 
-mod cli_support;
-
-use cli_support::{assert_contains, assert_lacks, smartctl_fixture, stderr, stdout};
-use nodecheck::report::Report;
+use crate::cli_support::{assert_contains, assert_lacks, smartctl_fixture, stderr, stdout};
+use nodecheck::Report;
 
 fn triage(file: &str, extra: &[&str]) -> std::process::Output {
-    cli_support::triage(&smartctl_fixture(file), extra)
+    crate::cli_support::triage(&smartctl_fixture(file), extra)
 }
 
 #[test]

@@ -2,11 +2,9 @@
 //! beside real fio loads (tests/data/watch/, each with iostat's own figures for the same
 //! seconds), pasted `iostat -x` and `ioping` outputs, and a live run on this machine.
 
-mod cli_support;
-
 use std::path::{Path, PathBuf};
 
-use cli_support::{json_of, nodecheck, triage};
+use crate::cli_support::{json_of, machine_lock, nodecheck, triage};
 use serde_json::Value;
 use test_support::skip;
 
@@ -155,6 +153,18 @@ fn every_format_of_a_watch_report() {
         let text = String::from_utf8(out.stdout).expect("utf-8");
         insta::assert_snapshot!(format!("watch_loop_saturated_{format}"), text);
     }
+}
+
+/// `-qq` keeps the verdict line alone, as it does for `check`: a watch has a verdict too.
+#[test]
+fn qq_prints_the_watch_verdict_line_alone() {
+    let file = data("loop-fio-randrw-psync16.watch.json");
+    let (report, _) = triage_json("loop-fio-randrw-psync16.watch.json");
+    let out = triage(&file, &["-qq"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let summary = report["verdict"]["summary"].as_str().expect("a summary");
+    assert_eq!(text, format!("{summary}\n"));
 }
 
 #[test]
@@ -389,6 +399,7 @@ fn which(program: &str) -> Result<PathBuf, ()> {
 /// its `/proc/PID/io` and its cgroup's pressure are read, whatever the cgroup layout.
 #[test]
 fn a_running_client_is_found_and_its_own_figures_read() {
+    let _machine = machine_lock();
     let Ok(sleep) = which("sleep") else {
         return skip("no sleep program to run as a stand-in client");
     };

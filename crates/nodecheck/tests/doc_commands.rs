@@ -3,14 +3,11 @@
 //! script (docs/formats.md and docs/fleets.md, one script) is run for real on good, bad and
 //! failing checks.
 
-mod cli_support;
-mod text_commands;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use text_commands::{parse_command, workspace};
+use crate::text_commands::{parse_command, workspace};
 
 fn doc_files() -> Vec<PathBuf> {
     let mut files = vec![
@@ -204,7 +201,7 @@ fn the_prometheus_script_publishes_every_verdict_and_leaves_no_temp_files() {
         ("nvme_degraded_pcie_link", 1, 2),
         ("sata_raid_mode_trim_blocked", 2, 3),
     ] {
-        let fixture = cli_support::Fixture::named(scenario);
+        let fixture = crate::cli_support::Fixture::named(scenario);
         let output = run(fixture.root());
         assert_eq!(output.status.code(), Some(code), "{scenario}: {output:?}");
         assert_eq!(entries(), ["nodecheck.prom"], "{scenario}");
@@ -267,7 +264,7 @@ fn exit_codes_are_documented_alike_everywhere() {
         .map(|&c| u32::from(c))
         .collect();
     commands.sort_unstable();
-    let mut signals: Vec<u32> = nodecheck::signals::HANDLED
+    let mut signals: Vec<u32> = nodecheck::HANDLED_SIGNALS
         .iter()
         .map(|&s| 128 + s as u32)
         .collect();
@@ -284,8 +281,8 @@ fn exit_codes_are_documented_alike_everywhere() {
         documented_codes("docs/exit-codes.md", "## Signals", 1),
         signals
     );
-    let help = cli_support::stdout(
-        &cli_support::nodecheck()
+    let help = crate::cli_support::stdout(
+        &crate::cli_support::nodecheck()
             .arg("--help")
             .output()
             .expect("runs"),

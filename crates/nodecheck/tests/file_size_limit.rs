@@ -4,14 +4,12 @@
 //! file and lock) and it exits with 128 + 25 = 153. Each test runs the binary with a real
 //! `setrlimit` in the child.
 
-mod cli_support;
-
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Output};
 
-use cli_support::process::nodecheck_process;
-use cli_support::{entries, scratch};
+use crate::cli_support::process::nodecheck_process;
+use crate::cli_support::{entries, machine_lock, scratch};
 
 /// SIGXFSZ on Linux (x86-64 and arm64).
 const SIGXFSZ: i32 = 25;
@@ -48,6 +46,7 @@ fn assert_ended_by_sigxfsz(output: &Output) {
 
 #[test]
 fn a_snapshot_past_the_file_size_limit_leaves_no_partial_archive() {
+    let _machine = machine_lock();
     let dir = scratch("fsize-e2e-");
     let out = dir.path().join("node.tar.gz");
     let mut command = nodecheck_process();
@@ -79,6 +78,7 @@ fn good_archive(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn a_replay_past_the_file_size_limit_removes_the_unpacked_tree() {
+    let _machine = machine_lock();
     let dir = scratch("fsize-e2e-");
     let archive = good_archive(dir.path());
     let tmp = scratch("fsize-e2e-");
@@ -99,6 +99,7 @@ fn a_replay_past_the_file_size_limit_removes_the_unpacked_tree() {
 
 #[test]
 fn a_bench_past_the_file_size_limit_removes_its_test_file_and_lock() {
+    let _machine = machine_lock();
     let dir = scratch("fsize-e2e-");
     let mut command = nodecheck_process();
     command.args([

@@ -2,17 +2,16 @@
 //! `nodecheck ...` command line a message quotes parses. Library text names no bare options
 //! (the command printing it phrases the hint); the binary's text names only its command's.
 
-mod cli_support;
-mod text_commands;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process};
 use test_support::skip;
 
+use crate::cli_support::{machine_lock, nodecheck, stderr, stdout};
+use crate::text_commands::{
+    accepts, named_in, parse_command, rust_files, string_literals, workspace,
+};
 use bench::{BenchError, ByteSize};
-use cli_support::{nodecheck, stderr, stdout};
-use nodecheck::commands::hints::{bench_failure, Printer};
-use text_commands::{accepts, named_in, parse_command, rust_files, string_literals, workspace};
+use nodecheck::{bench_failure_hint, HintPrinter};
 
 /// The commands whose options a source file's text may name.
 fn printers_of(file: &Path) -> Vec<Vec<&str>> {
@@ -177,11 +176,11 @@ fn every_bench_failure_hint_is_accepted_by_the_command_that_prints_it() {
     for err in samples() {
         // The library's own message names no option.
         assert!(
-            text_commands::long_flags(&err.to_string()).is_empty(),
+            crate::text_commands::long_flags(&err.to_string()).is_empty(),
             "{err}"
         );
-        for (printer, command) in [(Printer::Bench, "bench"), (Printer::Check, "check")] {
-            let text = bench_failure(&err, printer, Path::new("/var/lib/my node"));
+        for (printer, command) in [(HintPrinter::Bench, "bench"), (HintPrinter::Check, "check")] {
+            let text = bench_failure_hint(&err, printer, Path::new("/var/lib/my node"));
             let named = named_in(&text);
             hinted += named.bare_flags.len() + named.commands.len();
             for flag in named.bare_flags {
@@ -234,6 +233,7 @@ impl Drop for FakeClient {
 
 #[test]
 fn bench_beside_a_running_client_names_an_option_that_then_works() {
+    let _machine = machine_lock();
     let _geth = FakeClient::start();
     let dir = tempfile::tempdir().expect("scratch");
     let base = [
@@ -285,6 +285,7 @@ fn bench_beside_a_running_client_names_an_option_that_then_works() {
 
 #[test]
 fn check_beside_a_running_client_names_only_what_it_accepts() {
+    let _machine = machine_lock();
     let _geth = FakeClient::start();
     let dir = tempfile::tempdir().expect("scratch");
     let output = nodecheck()

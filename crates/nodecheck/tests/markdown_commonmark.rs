@@ -2,9 +2,7 @@
 //! detail and fix renders to exactly its text, and every command in a fix is a code span whose
 //! text is the command, so pasting it runs what the finding says.
 
-mod cli_support;
-
-use cli_support::{all_scenarios, stdout, Fixture};
+use crate::cli_support::{all_scenarios, stdout, Fixture};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 /// What a reader sees in each list item: the rendered text (code spans without their

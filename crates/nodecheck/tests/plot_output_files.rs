@@ -1,15 +1,12 @@
 //! Where `--plot` writes: never through a symlink or into a FIFO planted at the SVG or its PNG
 //! twin, and a directory that cannot take the plot is refused before a bench measures anything.
 
-mod cli_support;
-mod plot_support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use cli_support::{entries, run_limited, scratch};
-use nodecheck::render::plot::{check_plot_path, write_plot, PlotError};
-use plot_support::span_report;
+use crate::cli_support::{entries, run_limited, scratch};
+use crate::plot_support::span_report;
+use nodecheck::{check_plot_path, write_plot, PlotError};
 
 /// The repro: `--plot FILE.svg` with a symlink planted at `FILE.png` overwrote the
 /// link's target with a PNG and exited 0.
@@ -46,7 +43,7 @@ fn a_fifo_at_the_png_twin_is_refused_without_hanging() {
     assert!(err.contains("a device, FIFO or socket"), "{err}");
 }
 
-fn bench_with_plot(dir: &Path, plot: &Path) -> cli_support::Limited {
+fn bench_with_plot(dir: &Path, plot: &Path) -> crate::cli_support::Limited {
     let args: Vec<std::ffi::OsString> = [
         "bench",
         dir.to_str().unwrap(),

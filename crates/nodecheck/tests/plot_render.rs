@@ -3,16 +3,14 @@
 //! Every decade the data spans has a label, labels near the smallest and largest points, no
 //! label twice, values in axis order; and the PNG beside the SVG holds that text.
 
-mod plot_support;
-
 use std::time::Duration;
 
+use crate::plot_support::{empty_report, measured_on, span_report, GIB};
 use bench::behaviour::models::DriveModel;
 use bench::behaviour::sync::SyncPlan;
 use bench::behaviour::SyncPhase;
 use bench::BenchReport;
-use nodecheck::render::plot::{render_svg, svg_options, write_plot};
-use plot_support::{empty_report, measured_on, span_report, GIB};
+use nodecheck::{render_svg, svg_options, write_plot};
 use resvg::usvg::{Group, Node, Tree};
 
 /// plotters' layout in plot.rs: panels of 500 px, a 12 px margin, 70 px for the y labels and

@@ -1,15 +1,12 @@
 //! Every command nodecheck prints runs as printed: each code span of every fixture machine's
 //! report (JSON, table, markdown, discord), of this machine's own report and of the drive
 //! database's texts goes through bash's parser and the pasteability rules of
-//! `text_commands::check_pasteable` (no `<placeholder>`, no argument that reads as options),
+//! `crate::text_commands::check_pasteable` (no `<placeholder>`, no argument that reads as options),
 //! and a `nodecheck ...` span through the real CLI. The bench hints are checked the same way in
 //! hints_runnable.rs.
 
-mod cli_support;
-mod text_commands;
-
-use cli_support::{all_scenarios, nodecheck, stdout, Fixture};
-use text_commands::{check_pasteable, code_spans, workspace};
+use crate::cli_support::{all_scenarios, nodecheck, stdout, Fixture};
+use crate::text_commands::{check_pasteable, code_spans, workspace};
 
 /// The user-facing strings of a JSON report: findings, notes, summary.
 fn report_texts(report: &serde_json::Value) -> Vec<String> {
@@ -185,9 +182,9 @@ fn every_command_in_the_sources_text_pastes() {
     let mut spans = 0;
     for krate in ["probe", "bench", "verdict", "nodecheck"] {
         let src = workspace().join("crates").join(krate).join("src");
-        for file in text_commands::rust_files(&src) {
+        for file in crate::text_commands::rust_files(&src) {
             let source = std::fs::read_to_string(&file).expect("source");
-            for literal in text_commands::string_literals(&source) {
+            for literal in crate::text_commands::string_literals(&source) {
                 let literal = without_format_arguments(&literal);
                 // Sources also quote markup and regex fragments (`</details>`, `(`): only
                 // spans that read as a program and its arguments are commands.

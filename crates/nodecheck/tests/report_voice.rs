@@ -1,9 +1,7 @@
 //! One voice across a report: the same unit for the same figure, clients by their names,
 //! notes wrapped and never cut, and a replay says what it replays.
 
-mod cli_support;
-
-use cli_support::{assert_contains, stderr, stdout, triage, written, Fixture};
+use crate::cli_support::{assert_contains, stderr, stdout, triage, written, Fixture};
 
 /// The `N GB`/`N TB` figure before `free` in a line.
 fn free_figure(line: &str) -> Option<String> {
@@ -145,13 +143,13 @@ fn no_internal_id_or_curator_note_reaches_user_text() {
         "INTEL_SSDPE2KX080T8_1.json",
         "sat-Samsung_based_SSDs-SAMSUNG_MZ7LH1T9HMLT-00005-sda.json",
     ] {
-        let path = cli_support::smartctl_fixture(file);
+        let path = crate::cli_support::smartctl_fixture(file);
         for format in ["json", "table", "markdown", "discord"] {
             let out = triage(&path, &["--format", format, "-v"]);
             texts.push((format!("{file} ({format})"), stdout(&out)));
         }
     }
-    for scenario in cli_support::all_scenarios().iter().take(12) {
+    for scenario in crate::cli_support::all_scenarios().iter().take(12) {
         let fixture = Fixture::build(scenario);
         let out = fixture.check(&["--bench", "none", "--format", "markdown", "-v"]);
         texts.push((scenario.name.to_string(), stdout(&out)));

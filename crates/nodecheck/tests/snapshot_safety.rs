@@ -4,15 +4,13 @@
 //! during `check --snapshot` removes the unpacked tree. The moments
 //! are made exact with the debug-build pause hook (`bench::pause_point`).
 
-mod cli_support;
-
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
-use cli_support::process::{debug_hooks_available, nodecheck_process, wait_exit, wait_for};
-use cli_support::{entries, entries_where, scratch};
+use crate::cli_support::process::{debug_hooks_available, nodecheck_process, wait_exit, wait_for};
+use crate::cli_support::{entries, entries_where, scratch};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 

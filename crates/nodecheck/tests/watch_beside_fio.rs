@@ -2,13 +2,11 @@
 //! `iostat -x` over the same seconds, and the watch process itself writes nothing.
 //! Skipped with the reason when fio or iostat is missing (`.ci/run` installs both).
 
-mod cli_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::test_env;
+use crate::cli_support::{machine_lock, test_env};
 use serde_json::Value;
 use test_support::skip;
 
@@ -56,6 +54,7 @@ fn close(ours: f64, theirs: f64, floor: f64) -> bool {
 
 #[test]
 fn watch_agrees_with_iostat_beside_a_real_fio_load() {
+    let _machine = machine_lock();
     let (Some(fio), Some(iostat)) = (program("fio"), program("iostat")) else {
         return skip("fio and sysstat's iostat are needed (apt-get install fio sysstat)");
     };
@@ -152,6 +151,7 @@ fn watch_agrees_with_iostat_beside_a_real_fio_load() {
 /// until it exits; the latency probe runs too when this is root.
 #[test]
 fn watch_writes_nothing() {
+    let _machine = machine_lock();
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
     std::fs::write(dir.path().join("chain.bin"), vec![1u8; 4 << 20]).expect("data to probe");
     let _ = Command::new("sync").status();

@@ -12,7 +12,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::facts::{Layer, LayerKind, Unavailable, UnavailableReason};
 use crate::root::Root;
 
 /// Where a fixture or an unpacked snapshot keeps a dm device's table (`dm-0.table`).
@@ -191,42 +190,6 @@ pub fn read_table(
         });
     };
     ioctl::table_status(name, mapper_name)
-}
-
-/// The table of every device-mapper layer of `layers`: as root through the ioctl, under a
-/// replayed root from its saved copy when there is one (older snapshots have none, which is
-/// no gap). The tables that need root go to `unread`; a table that fails otherwise is a
-/// warning.
-pub fn read_tables(
-    root: &Root,
-    privileged: bool,
-    layers: &mut [Layer],
-    unread: &mut Vec<Unavailable>,
-) {
-    for layer in layers.iter_mut() {
-        let dm = matches!(
-            layer.kind,
-            LayerKind::Lvm | LayerKind::Crypt | LayerKind::Dm | LayerKind::Multipath
-        ) || layer.name.starts_with("dm-");
-        if !dm {
-            continue;
-        }
-        let needs_root = || Unavailable {
-            fact: format!("device-mapper table of {}", layer.name),
-            reason: UnavailableReason::NeedsRoot,
-        };
-        if root.is_live() && !privileged {
-            unread.push(needs_root());
-            continue;
-        }
-        let mapper_name = root.read_attr(format!("/sys/block/{}/dm/name", layer.name));
-        match read_table(root, &layer.name, mapper_name.as_deref()) {
-            Ok(table) => layer.dm_table = table,
-            Err(TableError::NotSaved { .. }) => {}
-            Err(TableError::NeedsRoot { .. }) => unread.push(needs_root()),
-            Err(err) => root.warn(err.to_string()),
-        }
-    }
 }
 
 mod ioctl {

@@ -310,7 +310,7 @@ pub fn data_extents(root: &Root, dir: &Path) -> (Option<DataExtents>, Option<Una
 /// Where partition `name` starts on its disk, in bytes (`start` in sysfs counts 512-byte
 /// sectors whatever the logical block size).
 pub fn partition_start_bytes(root: &Root, name: &str) -> Option<u64> {
-    let dir = crate::stack::device_by_name(root, name)?;
+    let dir = crate::devices::device_by_name(root, name)?;
     let sectors: u64 = root.read_attr(dir.join("start"))?.trim().parse().ok()?;
     sectors.checked_mul(512)
 }

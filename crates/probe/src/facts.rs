@@ -483,6 +483,23 @@ pub struct UsbDetails {
     /// drive's (a Samsung T7 shows `0`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bridge_revision: Option<String>,
+    /// `bcdDevice`: the bridge's release number (`0114`), which the kernel's quirk tables
+    /// (`unusual_uas.h`, `unusual_devs.h`) match in ranges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bcd_device: Option<String>,
+    /// Some alternate setting of the device's interfaces is mass storage over UAS (protocol
+    /// 0x62), read from the raw `descriptors`: with driver `usb-storage` that means UAS was
+    /// offered and turned off, by the kernel's quirk list or by `usb-storage.quirks=`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uas_offered: Option<bool>,
+    /// The flags `usb-storage.quirks=` gives this VID:PID (`u` = ignore UAS), from
+    /// `/sys/module/usb_storage/parameters/quirks`; `None` when it names no flag for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quirks_parameter: Option<String>,
+    /// The disk's `scsi_disk/*/provisioning_mode`: `full` means the kernel sends no UNMAP
+    /// (TRIM) through the bridge; `unmap` or `writesame_16` that it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioning_mode: Option<String>,
 }
 
 /// Health data from the NVMe SMART/Health log or smartctl.

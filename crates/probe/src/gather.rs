@@ -14,7 +14,7 @@ use crate::mounts::{self, MountEntry};
 use crate::root::Root;
 use crate::space::{self, NoStatvfs};
 use crate::stack;
-use crate::{dm, iouring, network, nvme, platform, smartctl, zfs};
+use crate::{devices, iouring, network, nvme, platform, smartctl, zfs};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeOptions {
@@ -79,7 +79,7 @@ pub fn probe_path(root: &Root, path: &Path, opts: &ProbeOptions) -> Result<Facts
     };
     let mut stack = stack::resolve(root, &tops);
     gaps.unresolved.extend(stack.unresolved.iter().cloned());
-    dm::read_tables(root, privileged, &mut stack.layers, &mut gaps.unavailable);
+    stack::read_dm_tables(root, privileged, &mut stack.layers, &mut gaps.unavailable);
     let (mut drives, handles) = read_drives(root, &stack);
 
     // Matched before the live extras so that a drive with a saved report is neither said to
@@ -299,7 +299,7 @@ fn top_devices(
         .filter(|(major, _)| *major != 0)
         .unwrap_or((entry.major, entry.minor));
     if major != 0 {
-        if let Some(path) = stack::device_by_number(root, major, minor) {
+        if let Some(path) = devices::device_by_number(root, major, minor) {
             return vec![path];
         }
     }
@@ -366,18 +366,18 @@ fn top_devices(
 fn source_device(root: &Root, source: &str) -> Option<PathBuf> {
     let name = source.strip_prefix("/dev/")?;
     if let Some(mapper) = name.strip_prefix("mapper/") {
-        return stack::device_by_dm_name(root, mapper);
+        return devices::device_by_dm_name(root, mapper);
     }
     if let Some(md) = name.strip_prefix("md/") {
         // /dev/md/NAME is a udev alias; the kernel name is in md/... only via /dev links.
         if let Ok(target) = root.canonicalize(format!("/dev/md/{md}")) {
             let kernel_name = target.file_name()?.to_str()?.to_string();
-            return stack::device_by_name(root, &kernel_name);
+            return devices::device_by_name(root, &kernel_name);
         }
         return None;
     }
     let kernel_name = Path::new(name).file_name()?.to_str()?;
-    stack::device_by_name(root, kernel_name)
+    devices::device_by_name(root, kernel_name)
 }
 
 /// All devices of the btrfs file system that contains `member`.

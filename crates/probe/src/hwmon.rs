@@ -60,7 +60,7 @@ pub fn drivetemp(root: &Root, scsi_device_path: &Path) -> Option<f64> {
 /// The temperature of the drive behind block device `name` (`nvme0n1`, `sda`) from hwmon, for
 /// sampling it while a measurement runs: the NVMe controller's `nvme` hwmon or `drivetemp`.
 pub fn block_device_temperature(root: &Root, name: &str) -> Option<f64> {
-    let block = crate::stack::device_by_name(root, name)?;
+    let block = crate::devices::device_by_name(root, name)?;
     if name.starts_with("nvme") {
         // The namespace's controller, as the probe finds it (through `nvme-subsysN` with
         // native multipath).

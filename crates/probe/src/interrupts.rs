@@ -11,7 +11,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::root::Root;
-use crate::stack;
+use crate::{devices, stack};
 
 /// More CPUs than any machine has; a CPU list naming more is malformed.
 const MAX_CPUS: usize = 8192;
@@ -71,7 +71,7 @@ fn device_number(path: &Path) -> Option<(u32, u32)> {
 /// partitions and `slaves/` (device-mapper, md). `None` when no interrupt with a known
 /// affinity could be found.
 pub fn completion_cpus(root: &Root, major: u32, minor: u32) -> Option<CompletionCpus> {
-    let top = stack::device_by_number(root, major, minor)?;
+    let top = devices::device_by_number(root, major, minor)?;
     let devices_root = root.canonicalize("/sys/devices").ok()?;
     let mut disks = BTreeSet::new();
     let mut irqs = BTreeSet::new();

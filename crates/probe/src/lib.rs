@@ -10,6 +10,7 @@
 
 // The insides: how the facts under a path are gathered.
 mod block;
+mod devices;
 mod error;
 mod facts;
 mod gather;

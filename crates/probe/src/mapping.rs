@@ -234,7 +234,7 @@ fn through_md(
     ranges: &[Range<u64>],
 ) -> Result<(String, Vec<Range<u64>>, String), String> {
     let name = &layer.name;
-    let dir = crate::stack::device_by_name(root, name)
+    let dir = crate::devices::device_by_name(root, name)
         .ok_or_else(|| format!("{name} is not in sysfs"))?;
     let level = root
         .read_attr(dir.join("md/level"))
@@ -321,9 +321,9 @@ fn shifted(ranges: &[Range<u64>], offset: u64) -> Vec<Range<u64>> {
 fn device_name(root: &Root, device: &str) -> Option<String> {
     let dir = match device.split_once(':') {
         Some((major, minor)) => {
-            crate::stack::device_by_number(root, major.parse().ok()?, minor.parse().ok()?)?
+            crate::devices::device_by_number(root, major.parse().ok()?, minor.parse().ok()?)?
         }
-        None => crate::stack::device_by_name(root, device.strip_prefix("/dev/")?)?,
+        None => crate::devices::device_by_name(root, device.strip_prefix("/dev/")?)?,
     };
     Some(dir.file_name()?.to_string_lossy().into_owned())
 }

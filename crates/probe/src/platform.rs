@@ -113,7 +113,12 @@ fn azure_or_hyperv(asset_tag: Option<&str>, drives: &[Drive]) -> &'static str {
     let azure_disk = drives.iter().any(|d| {
         d.model
             .as_deref()
-            .is_some_and(|m| m.starts_with("Microsoft NVMe"))
+            // Local NVMe (`Microsoft NVMe Direct Disk`, `... v2`) or the controller that
+            // carries the managed disks on newer sizes (`MSFT NVMe Accelerator v1.0`), as
+            // azure-vm-utils' udev rules name them.
+            .is_some_and(|m| {
+                m.starts_with("Microsoft NVMe") || m.starts_with("MSFT NVMe Accelerator")
+            })
     });
     if asset_tag == Some(AZURE_ASSET_TAG) || azure_disk {
         "azure"
@@ -221,6 +226,24 @@ mod tests {
                 ],
                 Some("vmware"),
             ),
+            // A netdev oops from a Vultr instance: `Hardware name: Vultr VC2`.
+            (
+                &[("sys_vendor", "Vultr"), ("product_name", "VC2")],
+                Some("vultr"),
+            ),
+            // OpenStack guests (OVHcloud Public Cloud among them) name only OpenStack.
+            (
+                &[
+                    ("sys_vendor", "OpenStack Foundation"),
+                    ("product_name", "OpenStack Nova"),
+                    ("bios_vendor", "SeaBIOS"),
+                ],
+                Some("openstack"),
+            ),
+            (
+                &[("sys_vendor", "netcup"), ("product_name", "KVM Server")],
+                Some("netcup"),
+            ),
             (
                 &[
                     ("sys_vendor", "Micro-Star International Co., Ltd."),
@@ -245,6 +268,28 @@ mod tests {
         let platform = platform_of(&[], &[drive]);
         assert_eq!(platform.cloud.as_deref(), Some("aws"));
         assert_eq!(platform.virtualized, Some(true));
+    }
+
+    #[test]
+    fn azure_from_its_nvme_models_without_the_asset_tag() {
+        let hyperv = [
+            ("sys_vendor", "Microsoft Corporation"),
+            ("product_name", "Virtual Machine"),
+        ];
+        for model in [
+            "MSFT NVMe Accelerator v1.0",
+            "Microsoft NVMe Direct Disk v2",
+        ] {
+            let drive = Drive {
+                name: "nvme0n1".into(),
+                model: Some(model.into()),
+                interface: Some(Interface::Nvme),
+                ..Drive::default()
+            };
+            let platform = platform_of(&hyperv, &[drive]);
+            assert_eq!(platform.cloud.as_deref(), Some("azure"), "{model}");
+        }
+        assert_eq!(cloud(&hyperv).as_deref(), Some("hyperv"));
     }
 
     #[test]

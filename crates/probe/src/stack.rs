@@ -1,11 +1,13 @@
 //! From a mounted block device down to every physical disk: partitions, device-mapper (LVM,
 //! dm-crypt, multipath), md RAID. Depth-first, lower devices in name order, each layer with
-//! the discard limit that decides whether TRIM reaches the drive.
+//! the discard limit that decides whether TRIM reaches the drive, and the device-mapper
+//! layers with their tables (`dm`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::facts::{Layer, LayerKind};
+use crate::dm;
+use crate::facts::{Layer, LayerKind, Unavailable, UnavailableReason};
 use crate::root::Root;
 use crate::sysfs;
 
@@ -37,33 +39,6 @@ impl Stack {
     pub fn names(&self) -> Vec<String> {
         self.layers.iter().map(|layer| layer.name.clone()).collect()
     }
-}
-
-/// The sysfs directory of block device `major:minor`.
-pub fn device_by_number(root: &Root, major: u32, minor: u32) -> Option<PathBuf> {
-    root.canonicalize(format!("/sys/dev/block/{major}:{minor}"))
-        .ok()
-}
-
-/// The sysfs directory of block device `name` (`sda1`, `dm-0`).
-pub fn device_by_name(root: &Root, name: &str) -> Option<PathBuf> {
-    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-        return None;
-    }
-    root.canonicalize(format!("/sys/class/block/{name}")).ok()
-}
-
-/// The `dm-N` device whose `dm/name` is `mapper_name` (`/dev/mapper/vg0-eth`).
-pub fn device_by_dm_name(root: &Root, mapper_name: &str) -> Option<PathBuf> {
-    root.read_dir("/sys/block")
-        .into_iter()
-        .filter(|name| name.starts_with("dm-"))
-        .find(|name| {
-            root.read_attr(format!("/sys/block/{name}/dm/name"))
-                .as_deref()
-                == Some(mapper_name)
-        })
-        .and_then(|name| device_by_name(root, &name))
 }
 
 /// Walks down from each of `tops` (canonical sysfs directories of block devices).
@@ -169,5 +144,41 @@ fn visit(root: &Root, path: &Path, depth: u32, visited: &mut BTreeSet<PathBuf>, 
     }
     for (_, lower_path) in lower_sorted {
         visit(root, &lower_path, depth + 1, visited, stack);
+    }
+}
+
+/// The table of every device-mapper layer of `layers`: as root through the ioctl, under a
+/// replayed root from its saved copy when there is one (older snapshots have none, which is
+/// no gap). The tables that need root go to `unread`; a table that fails otherwise is a
+/// warning.
+pub fn read_dm_tables(
+    root: &Root,
+    privileged: bool,
+    layers: &mut [Layer],
+    unread: &mut Vec<Unavailable>,
+) {
+    for layer in layers.iter_mut() {
+        let dm = matches!(
+            layer.kind,
+            LayerKind::Lvm | LayerKind::Crypt | LayerKind::Dm | LayerKind::Multipath
+        ) || layer.name.starts_with("dm-");
+        if !dm {
+            continue;
+        }
+        let needs_root = || Unavailable {
+            fact: format!("device-mapper table of {}", layer.name),
+            reason: UnavailableReason::NeedsRoot,
+        };
+        if root.is_live() && !privileged {
+            unread.push(needs_root());
+            continue;
+        }
+        let mapper_name = root.read_attr(format!("/sys/block/{}/dm/name", layer.name));
+        match dm::read_table(root, &layer.name, mapper_name.as_deref()) {
+            Ok(table) => layer.dm_table = table,
+            Err(dm::TableError::NotSaved { .. }) => {}
+            Err(dm::TableError::NeedsRoot { .. }) => unread.push(needs_root()),
+            Err(err) => root.warn(err.to_string()),
+        }
     }
 }

@@ -18,14 +18,18 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::devices;
 use crate::root::Root;
-use crate::stack;
 
 /// The pool properties read with `zpool get -Hp`.
 pub const POOL_PROPERTIES: &str = "ashift,autotrim";
-/// The dataset properties read with `zfs get -Hp`.
+/// The dataset properties read with `zfs get -Hp` (OpenZFS 2.1 has them all).
 pub const DATASET_PROPERTIES: &str =
-    "recordsize,compression,atime,relatime,sync,primarycache,logbias,direct";
+    "recordsize,compression,atime,relatime,sync,primarycache,logbias";
+/// Direct I/O's property, new in OpenZFS 2.3, asked for by itself: `zfs get` fails (exit 2) on
+/// a whole list that names a property it does not know, which before 2.3 lost every dataset
+/// property (seen on a real 2.1.11 pool, docs/sources/openzfs-real-kernel.md).
+pub const DIRECT_PROPERTY: &str = "direct";
 /// Where a fixture or an unpacked snapshot keeps the commands' outputs.
 pub const SAVED_POOL_PROPERTIES: &str = "/nodecheck/zfs/zpool-get.txt";
 pub const SAVED_DATASET_PROPERTIES: &str = "/nodecheck/zfs/zfs-get.txt";
@@ -102,46 +106,52 @@ pub fn read(root: &Root, dataset: &str, warnings: &mut Vec<String>) -> (ZfsFacts
         pool: pool.clone(),
         ..ZfsFacts::default()
     };
-    let pool_text = output_of(
-        root,
-        &[
-            "zpool",
-            "get",
-            "-Hp",
-            "-o",
-            "property,value",
-            POOL_PROPERTIES,
-            &pool,
-        ],
-        SAVED_POOL_PROPERTIES,
-        warnings,
-    );
-    let dataset_text = output_of(
-        root,
-        &[
-            "zfs",
-            "get",
-            "-Hp",
-            "-o",
-            "property,value",
-            DATASET_PROPERTIES,
-            dataset,
-        ],
-        SAVED_DATASET_PROPERTIES,
-        warnings,
-    );
+    let pool_text = output_of(root, SAVED_POOL_PROPERTIES, warnings, |warnings| {
+        run(
+            &[
+                "zpool",
+                "get",
+                "-Hp",
+                "-o",
+                "property,value",
+                POOL_PROPERTIES,
+                &pool,
+            ],
+            warnings,
+        )
+    });
+    let dataset_text = output_of(root, SAVED_DATASET_PROPERTIES, warnings, |warnings| {
+        let get = |properties: &str, warnings: &mut Vec<String>| {
+            run(
+                &[
+                    "zfs",
+                    "get",
+                    "-Hp",
+                    "-o",
+                    "property,value",
+                    properties,
+                    dataset,
+                ],
+                warnings,
+            )
+        };
+        let common = get(DATASET_PROPERTIES, warnings);
+        // Before 2.3 this fails by design; that is no problem to report.
+        let direct = get(DIRECT_PROPERTY, &mut Vec::new());
+        match (common, direct) {
+            (None, None) => None,
+            (common, direct) => Some(common.unwrap_or_default() + &direct.unwrap_or_default()),
+        }
+    });
     facts.pool_properties = pool_text.as_deref().map(properties).unwrap_or_default();
     facts.dataset_properties = dataset_text.as_deref().map(properties).unwrap_or_default();
 
     let mut members = udev_members(root, &pool);
     if !members.is_empty() {
         facts.members_from = Some("udev".into());
-    } else if let Some(status) = output_of(
-        root,
-        &["zpool", "status", "-P", &pool],
-        SAVED_POOL_STATUS,
-        warnings,
-    ) {
+    } else if let Some(status) = output_of(root, SAVED_POOL_STATUS, warnings, |warnings| {
+        run(&["zpool", "status", "-P", &pool], warnings)
+    }) {
         members = status_members(root, &status);
         if !members.is_empty() {
             facts.members_from = Some("zpool status".into());
@@ -173,18 +183,18 @@ fn udev_members(root: &Root, pool: &str) -> Vec<(String, PathBuf)> {
     members
 }
 
-/// A ZFS command's output: run on the live machine (and kept for a snapshot at `saved_at`),
-/// read from `saved_at` in a fixture or an unpacked snapshot.
+/// A ZFS command's output: produced by `live` on the live machine (and kept for a snapshot at
+/// `saved_at`), read from `saved_at` in a fixture or an unpacked snapshot.
 fn output_of(
     root: &Root,
-    args: &[&str],
     saved_at: &str,
     warnings: &mut Vec<String>,
+    live: impl FnOnce(&mut Vec<String>) -> Option<String>,
 ) -> Option<String> {
     if !root.is_live() {
         return root.read_text(saved_at);
     }
-    let output = run(args, warnings)?;
+    let output = live(warnings)?;
     root.record_command_output(saved_at, output.as_bytes());
     Some(output)
 }
@@ -210,7 +220,7 @@ fn status_members(root: &Root, status: &str) -> Vec<(String, PathBuf)> {
         .filter_map(|path| {
             let target = root.canonicalize(path).ok()?;
             let name = target.file_name()?.to_str()?.to_string();
-            let dir = stack::device_by_name(root, &name)?;
+            let dir = devices::device_by_name(root, &name)?;
             Some((name, dir))
         })
         .collect()

@@ -166,6 +166,7 @@ codes! {
     PcieLinkBelowMax = 402, "PCIe link below the drive's maximum";
     SataLinkBelowMax = 403, "SATA link below the drive's maximum";
     UsbAttached = 404, "Drive attached over USB";
+    UsbBridge = 405, "The USB bridge and its known quirks";
     NvmePowerManagement = 420, "NVMe power management (APST, ASPM, D3cold)";
     AccessTime = 501, "Access-time updates";
     BtrfsCopyOnWrite = 502, "btrfs copy-on-write under the database";

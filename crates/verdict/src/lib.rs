@@ -30,7 +30,7 @@ pub use code::{Code, Family, UnknownCode};
 
 // What the judge's rules say outside a verdict: the QD1 rule for the paths that print no
 // findings, and what could not be read without root.
-pub use findings::bench::qd1_rule_word;
+pub use findings::bench::{qd1_judgement, qd1_rule_word};
 pub use findings::needs_root::needs_root;
 
 // The drive database.

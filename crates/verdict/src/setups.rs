@@ -20,6 +20,54 @@ pub struct Setups {
     pub virtual_disks: Vec<VirtualDisk>,
     pub cloud_volumes: Vec<CloudVolume>,
     pub power_advisories: Vec<PowerAdvisory>,
+    pub usb_bridges: Vec<UsbBridge>,
+    pub cloud_platforms: Vec<CloudPlatform>,
+}
+
+/// A provider told by the platform (DMI) whose disks carry no identity of their own.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CloudPlatform {
+    /// `platform.cloud` as the probe names it (`vultr`, `openstack`).
+    pub provider: String,
+    pub label: String,
+    pub fix: String,
+    pub sources: Vec<String>,
+}
+
+/// A USB storage bridge by its ids, with the kernel's quirk flags for it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct UsbBridge {
+    /// `VVVV:PPPP`, lower-case hex as sysfs writes `idVendor`/`idProduct`.
+    pub id: String,
+    /// The bcdDevice range the kernel's entry covers (`["0128", "0128"]`); every release
+    /// when absent.
+    pub bcd: Option<[String; 2]>,
+    pub name: String,
+    /// The kernel's `US_FL_*` flags for it, without the prefix.
+    pub flags: Vec<String>,
+    pub note: Option<String>,
+    pub sources: Vec<String>,
+}
+
+impl UsbBridge {
+    /// Whether this entry covers `vendor:product` at release `bcd_device` (hex, as sysfs
+    /// writes it). A ranged entry needs the release: without it nothing says it applies.
+    pub fn covers(&self, vendor: &str, product: &str, bcd_device: Option<&str>) -> bool {
+        let Some((v, p)) = self.id.split_once(':') else {
+            return false;
+        };
+        if !(v.eq_ignore_ascii_case(vendor.trim()) && p.eq_ignore_ascii_case(product.trim())) {
+            return false;
+        }
+        let Some([low, high]) = &self.bcd else {
+            return true;
+        };
+        let hex = |s: &str| u16::from_str_radix(s.trim(), 16).ok();
+        match (bcd_device.and_then(hex), hex(low), hex(high)) {
+            (Some(release), Some(low), Some(high)) => (low..=high).contains(&release),
+            _ => false,
+        }
+    }
 }
 
 /// An NVMe family known to drop off the bus under power management.
@@ -81,7 +129,10 @@ pub struct CloudVolume {
     #[allow(dead_code)]
     pub provider: String,
     pub vendor: Option<String>,
-    pub model: String,
+    /// The whole model string; or `pattern`, a regex on it, where the provider numbers its
+    /// controllers (`nvme_card0`, `nvme_card1`, ...) or versions its devices.
+    pub model: Option<String>,
+    pub pattern: Option<String>,
     /// `network` (block storage over the network) or `local` (instance storage).
     pub kind: String,
     pub label: String,
@@ -115,7 +166,35 @@ impl Setups {
     pub fn cloud_volume(&self, vendor: Option<&str>, model: &str) -> Option<&CloudVolume> {
         self.cloud_volumes
             .iter()
-            .find(|d| Self::matches(vendor, model, d.vendor.as_deref(), &d.model))
+            .find(|d| match (&d.model, &d.pattern) {
+                (Some(want), _) => Self::matches(vendor, model, d.vendor.as_deref(), want),
+                (None, Some(pattern)) => {
+                    d.vendor
+                        .as_deref()
+                        .is_none_or(|v| vendor.map(str::trim) == Some(v))
+                        && regex::Regex::new(pattern).is_ok_and(|re| re.is_match(model.trim()))
+                }
+                (None, None) => false,
+            })
+    }
+
+    /// The provider entry for the platform the probe named.
+    pub fn cloud_platform(&self, provider: &str) -> Option<&CloudPlatform> {
+        self.cloud_platforms
+            .iter()
+            .find(|p| p.provider.eq_ignore_ascii_case(provider))
+    }
+
+    /// The bridge entry for these USB ids and release.
+    pub fn usb_bridge(
+        &self,
+        vendor: &str,
+        product: &str,
+        bcd_device: Option<&str>,
+    ) -> Option<&UsbBridge> {
+        self.usb_bridges
+            .iter()
+            .find(|b| b.covers(vendor, product, bcd_device))
     }
 
     /// `title <url>` of each source id, for a finding's detail.
@@ -146,7 +225,9 @@ mod tests {
                     .power_advisories
                     .iter()
                     .flat_map(|c| c.sources.iter()),
-            );
+            )
+            .chain(setups.usb_bridges.iter().flat_map(|b| b.sources.iter()))
+            .chain(setups.cloud_platforms.iter().flat_map(|p| p.sources.iter()));
         for id in named {
             assert!(setups.sources.iter().any(|s| &s.id == id), "{id}");
         }
@@ -157,6 +238,59 @@ mod tests {
         assert!(setups.cloud_volume(Some("DO"), "Volume").is_some());
         assert!(setups.cloud_volume(None, "Volume").is_none());
         assert!(setups.virtual_disk(Some("QEMU"), "QEMU HARDDISK").is_some());
+        for bridge in &setups.usb_bridges {
+            let known = crate::findings::usb_bridge::KERNEL_FLAGS;
+            for flag in &bridge.flags {
+                assert!(
+                    known.iter().any(|k| k.name == flag),
+                    "{}: unknown flag {flag}",
+                    bridge.id
+                );
+            }
+            let hex4 = |s: &str| s.len() == 4 && s.chars().all(|c| c.is_ascii_hexdigit());
+            let (vendor, product) = bridge.id.split_once(':').expect("VVVV:PPPP");
+            assert!(hex4(vendor) && hex4(product), "{}", bridge.id);
+            assert_eq!(
+                bridge.id,
+                bridge.id.to_lowercase(),
+                "sysfs writes lower case"
+            );
+            for bound in bridge.bcd.iter().flatten() {
+                assert!(hex4(bound), "{}: bcd {bound}", bridge.id);
+            }
+        }
+        for volume in &setups.cloud_volumes {
+            assert!(
+                volume.model.is_some() != volume.pattern.is_some(),
+                "{}: a volume has a model or a pattern",
+                volume.label
+            );
+            if let Some(pattern) = &volume.pattern {
+                assert!(
+                    pattern.starts_with('^') && pattern.ends_with('$'),
+                    "{pattern}"
+                );
+                assert!(regex::Regex::new(pattern).is_ok(), "{pattern}");
+            }
+        }
+        let kind = |model: &str| setups.cloud_volume(None, model).map(|v| v.kind.as_str());
+        // GCP names each local SSD controller (C3: nvme_card0 ... nvme_card15); the
+        // persistent disk behind NVMe is `nvme_card-pd`.
+        assert_eq!(kind("nvme_card"), Some("local"));
+        assert_eq!(kind("nvme_card15"), Some("local"));
+        assert_eq!(kind("nvme_card-pd"), Some("network"));
+        assert_eq!(kind("MSFT NVMe Accelerator v1.0"), Some("network"));
+        assert_eq!(kind("Microsoft NVMe Direct Disk v2"), Some("local"));
+        assert_eq!(kind("Microsoft NVMe Direct Disk"), Some("local"));
+        assert_eq!(kind("nvme_cardx"), None);
+        for provider in ["vultr", "openstack", "hetzner", "netcup", "contabo"] {
+            assert!(setups.cloud_platform(provider).is_some(), "{provider}");
+        }
+        let apricorn = |bcd| setups.usb_bridge("0984", "0301", bcd).is_some();
+        assert!(apricorn(Some("0128")));
+        assert!(!apricorn(Some("0129")));
+        assert!(!apricorn(None), "a ranged entry needs the release");
+        assert!(setups.usb_bridge("152D", "0578", None).is_some());
         for advisory in &setups.power_advisories {
             for re in &advisory.models {
                 assert!(regex::Regex::new(re).is_ok(), "{}: {re}", advisory.id);

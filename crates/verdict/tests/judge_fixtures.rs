@@ -93,6 +93,88 @@ fn usb_drive_is_flagged() {
     assert!(f.severity >= Severity::Warning, "{f:#?}");
 }
 
+/// NC405 names the bridge by its USB ids: the Samsung T5's own bridge (the `0` it answers
+/// is its firmware, not the drive's), a JMicron JMS578 with the kernel's BROKEN_FUA and no
+/// UNMAP, an ASMedia enclosure offering UAS that the kernel's ASMedia rule turned off.
+#[test]
+fn usb_bridges_are_named_with_their_kernel_quirks() {
+    let v = judged("usb_uas");
+    let f = one(&v, "NC405");
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(f.title.contains("Samsung Portable SSD T5"), "{f:#?}");
+    assert!(
+        f.detail
+            .contains("The revision `0` it answers is the bridge's firmware, not the drive's"),
+        "{f:#?}"
+    );
+    assert!(f.detail.contains("release 1.00"), "{f:#?}");
+    assert!(f.detail.contains("It runs on UAS"), "{f:#?}");
+    assert!(f.detail.contains("provisioning_mode `full`"), "{f:#?}");
+    assert_eq!(f.subject.as_deref(), Some("sdb"));
+    assert!(v.drives.iter().all(|d| d.model.as_deref() != Some("0")));
+
+    let v = judged("usb_jmicron_broken_fua");
+    let f = one(&v, "NC405");
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(f.title.contains("JMicron JMS578"), "{f:#?}");
+    assert!(f.detail.contains("(US_FL_BROKEN_FUA)"), "{f:#?}");
+    assert!(f.detail.contains("(152d:0578), release 4.04"), "{f:#?}");
+    assert!(
+        !f.detail.contains("bridge's firmware"),
+        "a SAT bridge passes the drive's own revision: {f:#?}"
+    );
+    assert!(
+        f.detail.contains("The firmware `046` it passes on is only the last four characters of the drive's revision (SAT): `sudo smartctl -d sat -i /dev/sdb`"),
+        "{f:#?}"
+    );
+    assert!(f.detail.contains("unusual_uas.h"), "{f:#?}");
+    assert_eq!(f.fix, None);
+
+    let v = judged("usb_uas_turned_off");
+    let f = one(&v, "NC405");
+    assert_eq!(f.severity, Severity::Warning, "{f:#?}");
+    assert!(f.title.contains("ASMedia"), "{f:#?}");
+    assert!(
+        f.detail
+            .contains("Its descriptors offer UAS, yet it runs on usb-storage"),
+        "{f:#?}"
+    );
+    assert!(f.detail.contains("ASMedia rule (uas-detect.h)"), "{f:#?}");
+    assert!(f.detail.contains("raspberrypi/linux #5060"), "{f:#?}");
+    let fix = f.fix.as_deref().unwrap_or_default();
+    assert!(fix.starts_with("Do not force UAS back on."), "{fix}");
+}
+
+/// `usb-storage.quirks=174c:55aa:u` set by the owner is quoted, with where to remove it.
+#[test]
+fn a_usb_storage_quirks_parameter_is_quoted_in_the_fix() {
+    let scenario = scenario_named("usb_uas_turned_off").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    (scenario.build)(dir.path()).unwrap();
+    let parameters = dir.path().join("sys/module/usb_storage/parameters");
+    std::fs::create_dir_all(&parameters).unwrap();
+    std::fs::write(parameters.join("quirks"), "174c:55aa:u\n").unwrap();
+    let root = Root::at(dir.path()).unwrap();
+    let facts = probe::probe_path(
+        &root,
+        std::path::Path::new(scenario.probe_path),
+        &ProbeOptions::default(),
+    )
+    .unwrap();
+    let v = run(&facts);
+    let f = one(&v, "NC405");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        f.detail.contains(
+            "this kernel's command line turns UAS off for it (`usb-storage.quirks=174c:55aa:u`)"
+        ),
+        "{f:#?}"
+    );
+    let fix = f.fix.as_deref().unwrap_or_default();
+    assert!(fix.contains("`cat /proc/cmdline`"), "{fix}");
+    assert!(fix.contains("/boot/firmware/cmdline.txt"), "{fix}");
+}
+
 #[test]
 fn hard_disk_is_bad() {
     let v = judged("hdd");
@@ -199,7 +281,7 @@ fn dm_crypt_without_discards_gets_the_refresh_command() {
         f.fix
             .as_deref()
             .unwrap_or("")
-            .contains("sudo cryptsetup --allow-discards --persistent refresh cryptdata"),
+            .contains("sudo cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue --allow-discards --persistent cryptdata"),
         "{f:#?}"
     );
 }
@@ -247,6 +329,93 @@ fn luks_work_queues_are_read_from_the_table_and_judged() {
     .unwrap();
     let tuned = run(&facts);
     assert_eq!(one(&tuned, "NC507").severity, Severity::Ok);
+}
+
+/// A LUKS volume opened with no flags at all drops TRIM (NC302) and uses the work queues
+/// (NC507). `cryptsetup refresh` resets every flag it is not given, so both findings must
+/// print the same command: pasting either one leaves nothing for the other to undo.
+#[test]
+fn nc302_and_nc507_print_one_refresh_command_for_a_luks_volume() {
+    let scenario = scenario_named("lvm_on_luks").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    (scenario.build)(dir.path()).unwrap();
+    std::fs::write(
+        dir.path().join("nodecheck/dm/dm-0.table"),
+        "0 3900596224 crypt aes-xts-plain64 :64:logon:cryptsetup:x-d0 0 259:3 32768\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path()
+            .join("sys/devices/virtual/block/dm-0/queue/discard_max_bytes"),
+        "0\n",
+    )
+    .unwrap();
+    let root = Root::at(dir.path()).unwrap();
+    let facts = probe::probe_path(
+        &root,
+        std::path::Path::new(scenario.probe_path),
+        &ProbeOptions::default(),
+    )
+    .unwrap();
+    let v = run(&facts);
+    let trim = one(&v, "NC302");
+    let crypt = one(&v, "NC507");
+    assert!(crypt.detail.contains("allow_discards"), "{crypt:#?}");
+    assert_eq!(trim.fix, crypt.fix, "{trim:#?}\n{crypt:#?}");
+    assert!(
+        trim.fix.as_deref().unwrap_or("").starts_with(
+            "sudo cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue --allow-discards --persistent dm_crypt-0"
+        ),
+        "{trim:#?}"
+    );
+}
+
+/// A VPS whose disks carry no provider identity gets its provider's fix, named from DMI,
+/// with the sources; not AWS's gp3 advice.
+#[test]
+fn vps_providers_get_their_own_fix() {
+    for (scenario, wanted, source) in [
+        (
+            "vultr_vps",
+            "`vultr-cli block-storage list`",
+            "https://docs.vultr.com/reference/vultr-cli/block-storage",
+        ),
+        (
+            "openstack_vps",
+            "`openstack volume list --long`",
+            "https://www.ovhcloud.com/asia/public-cloud/faq/",
+        ),
+        (
+            "virtio_vps",
+            "`/dev/disk/by-id/scsi-0HC_Volume_*` is network storage",
+            "https://docs.hetzner.com/cloud/volumes/overview",
+        ),
+    ] {
+        let v = judged(scenario);
+        let f = one(&v, "NC602");
+        let fix = f.fix.as_deref().unwrap_or_default();
+        assert!(fix.contains(wanted), "{scenario}: {fix}");
+        assert!(!fix.contains("gp3"), "{scenario}: {fix}");
+        assert!(f.detail.contains(source), "{scenario}: {f:#?}");
+    }
+}
+
+/// A GCP C3 local SSD reports `nvme_card0` (one controller per local SSD): local storage,
+/// not a persistent disk, and not AWS's advice.
+#[test]
+fn gcp_numbered_local_ssd_is_local_storage() {
+    let v = judged("gcp_local_ssd");
+    let f = one(&v, "NC612");
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(f.title.contains("Google Cloud local SSD (NVMe)"), "{f:#?}");
+    assert!(f.detail.contains("(local storage)"), "{f:#?}");
+    assert!(
+        v.findings
+            .iter()
+            .all(|f| !f.fix.as_deref().unwrap_or_default().contains("gp3")),
+        "{:?}",
+        codes(&v)
+    );
 }
 
 #[test]

@@ -282,3 +282,54 @@ fn nvme_families_that_drop_off_the_bus_get_the_exact_power_fix() {
     // Other drives get nothing.
     assert!(!has(&run(&nvme_machine()), "NC420"));
 }
+
+/// `zpool create` without `-o ashift` records `ashift=0` ("auto"), as a real OpenZFS 2.1 pool
+/// showed under QEMU (docs/sources/openzfs-real-kernel.md): each vdev then took the sector
+/// size its drives report, which is what NC530 must judge.
+#[test]
+fn an_auto_ashift_is_judged_by_the_sector_size_the_members_report() {
+    let with_sectors = |physical: u32| {
+        let mut facts = facts_of("zfs_mirror");
+        let zfs = facts.zfs.as_mut().expect("zfs facts");
+        zfs.pool_properties.insert("ashift".into(), "0".into());
+        for drive in &mut facts.drives {
+            drive.physical_block_size = Some(physical);
+        }
+        run(&facts)
+    };
+    let small = with_sectors(512);
+    let warned: Vec<_> = all(&small, "NC530")
+        .into_iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .collect();
+    assert!(
+        warned.iter().any(|f| f.detail.contains("ashift=0 (auto)")
+            && f.detail.contains("ashift=9 (512 byte blocks)")),
+        "{warned:#?}"
+    );
+    let native = with_sectors(4096);
+    assert!(
+        !all(&native, "NC530")
+            .iter()
+            .any(|f| f.severity == Severity::Warning),
+        "4 KiB sectors give ashift 12: {:#?}",
+        all(&native, "NC530")
+    );
+}
+
+/// With the pool's `autotrim` read, NC530 judges it; NC303's "make sure the pool trims" is only
+/// for when it could not be read (it stayed after `autotrim=on` in the real-kernel run).
+#[test]
+fn the_pool_trim_reminder_goes_once_autotrim_is_read() {
+    let mut facts = facts_of("zfs_mirror");
+    let zfs = facts.zfs.as_mut().expect("zfs facts");
+    zfs.pool_properties.insert("autotrim".into(), "on".into());
+    assert!(!has(&run(&facts), "NC303"), "{:?}", codes(&run(&facts)));
+    facts
+        .zfs
+        .as_mut()
+        .expect("zfs facts")
+        .pool_properties
+        .remove("autotrim");
+    assert!(has(&run(&facts), "NC303"), "{:?}", codes(&run(&facts)));
+}

@@ -59,6 +59,7 @@ pub(super) fn debian_package(
     version: &str,
     glibc: GlibcVersion,
     libraries: &[String],
+    epoch: u64,
 ) -> Result<PathBuf> {
     let arch = debian_arch(std::env::consts::ARCH)?;
     let stage = out.join(format!("deb/nodecheck_{version}_{arch}"));
@@ -105,7 +106,10 @@ pub(super) fn debian_package(
     set_modes(&stage)?;
 
     let deb = out.join(format!("nodecheck_{version}_{arch}.deb"));
+    // dpkg-deb dates the ar members and clamps the files' dates to SOURCE_DATE_EPOCH: the
+    // package is dated like the archive.
     let status = Command::new("dpkg-deb")
+        .env("SOURCE_DATE_EPOCH", epoch.to_string())
         .args(["--root-owner-group", "-Zxz", "--build"])
         .arg(&stage)
         .arg(&deb)

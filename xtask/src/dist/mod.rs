@@ -1,7 +1,8 @@
 //! `cargo xtask dist`: everything a release ships, built from the same clap definition and the
 //! same release binary, into `target/dist`:
 //!
-//! - `completions/` (bash, zsh, fish) and `man/` (one page per command, as git does);
+//! - `completions/` (bash, zsh, fish) and `man/` (one page per command, as git does, examples
+//!   verbatim: see [`man`]);
 //! - `nodecheck-<version>-<arch>-linux/` and its `.tar.gz`: the stripped release binary, man
 //!   pages, completions, README and licenses;
 //! - `nodecheck_<version>_<debarch>.deb`, staged as a plain tree and packed with `dpkg-deb`
@@ -14,6 +15,7 @@
 mod debian;
 mod dockerfile;
 mod linkage;
+mod man;
 
 use debian::debian_package;
 use dockerfile::check_dockerfile;
@@ -62,14 +64,14 @@ pub fn generate(out: &Path) -> Result<Vec<PathBuf>> {
 
     let mut written = Vec::new();
     for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-        let mut cmd = nodecheck::cli::Cli::command();
+        let mut cmd = nodecheck::Cli::command();
         let path = clap_complete::generate_to(shell, &mut cmd, "nodecheck", &completions)
             .with_context(|| format!("cannot write {shell} completions"))?;
         written.push(path);
     }
 
     // One page for the command and one per subcommand (`nodecheck-check.1`), as git does.
-    clap_mangen::generate_to(nodecheck::cli::Cli::command(), &man)
+    man::generate_to(&man)
         .with_context(|| format!("cannot write man pages to {}", man.display()))?;
     written.extend(man_pages(&man)?);
     Ok(written)
@@ -144,9 +146,10 @@ fn package(root: &Path, out: &Path, binary: &Path) -> Result<Vec<PathBuf>> {
         copy(&root.join(file), &staged.join(file))?;
     }
     let archive = out.join(format!("{name}.tar.gz"));
-    write_tar_gz(&staged, &name, &archive)?;
+    let epoch = source_date_epoch(std::env::var("SOURCE_DATE_EPOCH").ok(), root)?;
+    write_tar_gz(&staged, &name, &archive, epoch)?;
 
-    let deb = debian_package(root, out, binary, &version, glibc, &libraries)?;
+    let deb = debian_package(root, out, binary, &version, glibc, &libraries, epoch)?;
     Ok(vec![archive, deb])
 }
 
@@ -212,17 +215,76 @@ fn gzip_file(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `staged` as `name/...` in a gzip-compressed tar, owned by root, with stable modes.
-fn write_tar_gz(staged: &Path, name: &str, archive: &Path) -> Result<()> {
+/// The time a release's files are dated: `SOURCE_DATE_EPOCH` when the builder sets it (the
+/// reproducible-builds convention), else the commit's time, so an archive built twice from one
+/// commit is the same bytes and its dates say when the code was written, not a constant.
+pub fn source_date_epoch(from_env: Option<String>, root: &Path) -> Result<u64> {
+    if let Some(value) = from_env.filter(|v| !v.trim().is_empty()) {
+        return value
+            .trim()
+            .parse()
+            .with_context(|| format!("SOURCE_DATE_EPOCH={value:?} is not a number of seconds"));
+    }
+    let output = Command::new("git")
+        .current_dir(root)
+        .args(["log", "-1", "--format=%ct"])
+        .output()
+        .context("cannot run git to date the release (or set SOURCE_DATE_EPOCH)")?;
+    ensure!(
+        output.status.success(),
+        "git log failed ({}); outside a git checkout set SOURCE_DATE_EPOCH to date the release",
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.trim()
+        .parse()
+        .with_context(|| format!("git log printed {text:?}, not a commit time"))
+}
+
+/// `staged` as `name/...` in a gzip-compressed tar, owned by root, with stable modes, every
+/// entry dated `epoch` and in name order.
+fn write_tar_gz(staged: &Path, name: &str, archive: &Path, epoch: u64) -> Result<()> {
     let file = fs::File::create(archive)
         .with_context(|| format!("cannot create {}", archive.display()))?;
     let encoder = flate2::write::GzEncoder::new(file, flate2::Compression::best());
     let mut builder = tar::Builder::new(encoder);
-    builder.mode(tar::HeaderMode::Deterministic);
-    builder
-        .append_dir_all(name, staged)
+    append_dated(&mut builder, staged, Path::new(name), epoch)
         .with_context(|| format!("cannot archive {}", staged.display()))?;
     builder.into_inner()?.finish()?;
+    Ok(())
+}
+
+/// `dir` and everything under it as `inside/...`. tar's own `append_dir_all` dates every entry
+/// 2006-07-24 in its deterministic mode; this dates them `epoch`.
+fn append_dated<W: Write>(
+    builder: &mut tar::Builder<W>,
+    dir: &Path,
+    inside: &Path,
+    epoch: u64,
+) -> Result<()> {
+    let header_for = |meta: &fs::Metadata| {
+        let mut header = tar::Header::new_gnu();
+        header.set_metadata_in_mode(meta, tar::HeaderMode::Deterministic);
+        header.set_mtime(epoch);
+        header
+    };
+    let mut header = header_for(&fs::metadata(dir)?);
+    builder.append_data(&mut header, inside, std::io::empty())?;
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    entries.sort();
+    for path in entries {
+        let meta = fs::symlink_metadata(&path)?;
+        let name = inside.join(file_name(&path)?);
+        if meta.is_dir() {
+            append_dated(builder, &path, &name, epoch)?;
+        } else {
+            ensure!(meta.is_file(), "{} is not a regular file", path.display());
+            let mut header = header_for(&meta);
+            builder.append_data(&mut header, &name, fs::File::open(&path)?)?;
+        }
+    }
     Ok(())
 }
 
@@ -260,6 +322,50 @@ mod tests {
         assert!(
             page.contains("\\-\\-bench") || page.contains("--bench"),
             "man page lists --bench"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Release archives are dated from the commit (or SOURCE_DATE_EPOCH), not tar's
+    /// deterministic 2006-07-24.
+    #[test]
+    fn archive_entries_are_dated_from_the_commit() {
+        let root = crate::project_root();
+        assert_eq!(
+            source_date_epoch(Some("1700000000".into()), &root).expect("from the variable"),
+            1_700_000_000
+        );
+        assert!(source_date_epoch(Some("yesterday".into()), &root).is_err());
+        let commit = source_date_epoch(None, &root).expect("this checkout's commit time");
+        // After the project began (2024-01-01), and not tar's deterministic constant.
+        assert!(commit > 1_704_067_200, "{commit}");
+
+        let dir = std::env::temp_dir().join(format!("nodecheck-dist-date-{}", std::process::id()));
+        let staged = dir.join("staged");
+        fs::create_dir_all(staged.join("man")).expect("mkdir");
+        fs::write(staged.join("README.md"), "read me\n").expect("write");
+        fs::write(staged.join("man/nodecheck.1"), ".TH x\n").expect("write");
+        let archive = dir.join("x.tar.gz");
+        write_tar_gz(&staged, "nodecheck-x", &archive, commit).expect("archived");
+
+        let file = fs::File::open(&archive).expect("open");
+        let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
+        let mut names = Vec::new();
+        for entry in tar.entries().expect("entries") {
+            let entry = entry.expect("entry");
+            let header = entry.header();
+            assert_eq!(header.mtime().expect("mtime"), commit, "{:?}", entry.path());
+            assert_eq!(header.uid().expect("uid"), 0);
+            names.push(entry.path().expect("path").display().to_string());
+        }
+        assert_eq!(
+            names,
+            [
+                "nodecheck-x",
+                "nodecheck-x/README.md",
+                "nodecheck-x/man",
+                "nodecheck-x/man/nodecheck.1"
+            ]
         );
         let _ = fs::remove_dir_all(&dir);
     }

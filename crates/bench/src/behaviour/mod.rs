@@ -3,30 +3,36 @@
 //! out, and the read-latency growth when random reads span more data than a DRAM-less drive's
 //! mapping cache covers.
 //!
-//! The workloads ([`sync`], [`cliff`], [`span`]) drive anything that implements
-//! [`BehaviourDevice`]: the real test file ([`file::FileDevice`], whose reads, bursts and
-//! sustained writes are jobs on the bench's engine, the same I/O path as the qd1 and randrw
-//! tests) or a simulated drive on a virtual clock ([`models::MockDrive`]) whose three models
-//! make the classification testable deterministically. The decisions they take while running (when the drive has recovered, when
-//! a cliff is established) live in [`analysis`] as pure functions over time series.
+//! Each test ([`sync`], [`cliff`], [`span`]) is a set of jobs on the bench's one I/O path
+//! ([`crate::engine::run`]): jobs that decide their next I/O from the completions they saw
+//! (the sync test's QD1 reader and its QD32 burst writers in one run, the cliff test's
+//! sustained writers, the span test's reader). A [`BehaviourDevice`] says which engine and
+//! target they run on: the real test file on the run's io_uring or psync engine
+//! ([`file::FileDevice`]), or a simulated drive, the mock engine with one of the drive models
+//! of [`models`] on its virtual clock ([`models::MockDrive`]), which makes every decision of
+//! the tests reproducible. The decisions they take while running (when the drive has
+//! recovered, when a cliff is established) live in [`analysis`] as pure functions over time
+//! series.
 
 pub mod analysis;
 pub mod cliff;
 pub mod file;
 pub mod models;
+mod samples;
 pub mod span;
 pub mod sync;
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cancel::CancelToken;
-use crate::engine::EngineKind;
-use crate::engine::{EngineChoice, Target};
+use crate::engine::{Engine, EngineChoice, EngineKind, Target, Work};
 use crate::error::BenchError;
 use crate::progress::{Phase, Progress};
 use crate::stats::LatencySummary;
+use crate::workload::Job;
 
 /// What can go wrong while measuring behaviour.
 #[derive(Debug, thiserror::Error)]
@@ -35,46 +41,11 @@ pub enum BehaviourError {
     InvalidPlan(String),
     #[error("the test file ({size} bytes) is smaller than the {needed} bytes this test needs")]
     FileTooSmall { size: u64, needed: u64 },
-    #[error("an engine thread of the behaviour tests ended without an answer")]
-    WriterPanicked,
     #[error("interrupted")]
     Interrupted,
-    /// The bench engine that ran a write burst failed.
+    /// The engine refused or failed an I/O of the test.
     #[error(transparent)]
     Engine(#[from] BenchError),
-}
-
-/// One burst of random writes at high queue depth, closed by `fdatasync`: the commit half of a
-/// client's batch cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteBurst {
-    pub total_bytes: u64,
-    /// Block sizes are drawn uniformly in 4 KiB steps between these bounds.
-    pub min_block: u32,
-    pub max_block: u32,
-    pub queue_depth: u32,
-    pub seed: u64,
-}
-
-/// How a finished burst went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BurstOutcome {
-    pub bytes: u64,
-    /// From the first write to the return of `fdatasync`.
-    pub duration: Duration,
-    pub fdatasync: Duration,
-}
-
-/// One interval of sustained writes in the cliff test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IntervalWrite {
-    pub interval: Duration,
-    pub pattern: WritePattern,
-    pub block: u32,
-    pub queue_depth: u32,
-    /// Stop early once this many bytes are written.
-    pub limit_bytes: u64,
-    pub seed: u64,
 }
 
 /// The access pattern of a sustained-write interval in the cliff test.
@@ -85,33 +56,17 @@ pub enum WritePattern {
     Random,
 }
 
-/// A target the behaviour workloads can drive. Reads are QD1 4 KiB at aligned offsets below
-/// [`BehaviourDevice::size`]; the clock is the device's so that a simulated device can run on
-/// virtual time and make every decision of the workloads reproducible.
+/// Where the behaviour tests run: an engine and a target. Reads are 4 KiB at aligned offsets
+/// below [`BehaviourDevice::size`]; every I/O, `fdatasync` included, goes through
+/// [`crate::engine::run`], so the target's checks and the engine's timing hold for them as for
+/// every other test, and on the mock engine the whole test runs on its virtual clock.
 pub trait BehaviourDevice {
-    /// The engine of the QD1 reads (and of everything else unless said below).
-    fn engine(&self) -> EngineKind;
-    /// The engine of the write bursts.
-    fn burst_engine(&self) -> EngineKind {
-        self.engine()
-    }
     /// Bytes of the test file that may be read and written.
     fn size(&self) -> u64;
-    /// Time since the device was opened.
-    fn elapsed(&self) -> Duration;
-    /// One 4 KiB read at queue depth 1; returns its latency.
-    fn read_qd1(&mut self, offset: u64) -> Result<Duration, BehaviourError>;
-    /// Starts a write burst in the background; reads may continue meanwhile.
-    fn start_burst(&mut self, burst: &WriteBurst) -> Result<(), BehaviourError>;
-    /// `Some` once the burst and its `fdatasync` have completed.
-    fn poll_burst(&mut self) -> Result<Option<BurstOutcome>, BehaviourError>;
-    /// Writes as `request` says and returns the bytes written. `cursor` is the next sequential
-    /// offset and is advanced (wrapping at the end of the file).
-    fn write_for(
-        &mut self,
-        request: &IntervalWrite,
-        cursor: &mut u64,
-    ) -> Result<u64, BehaviourError>;
+    /// The engine for I/O of at most `max_io_bytes` bytes each (buffers are sized by it).
+    fn engine(&self, max_io_bytes: u32) -> Box<dyn Engine>;
+    /// What the I/O runs against.
+    fn target(&self) -> &Target;
 }
 
 /// Where a read latency sample of the sync test was taken.
@@ -276,19 +231,61 @@ pub trait BehaviourTest {
 }
 
 /// What a behaviour test runs with: the device it drives, `cancel`, which says when to stop
-/// with [`BehaviourError::Interrupted`], and `progress`, which it tells the time since the
-/// start and what it is doing.
+/// with [`BehaviourError::Interrupted`] (asked by the jobs, on the engine's threads), and
+/// `progress`, which it tells the time since the start and what it is doing.
 pub struct Session<'a> {
     pub device: &'a mut dyn BehaviourDevice,
-    pub cancel: &'a dyn Fn() -> bool,
+    pub cancel: &'a (dyn Fn() -> bool + Sync),
     pub progress: &'a mut dyn FnMut(Duration, &str),
+}
+
+impl Session<'_> {
+    /// Runs `jobs`, `jobs[i]` at queue depth `depths[i]`, on `engine` against the device's
+    /// target, passing what the jobs post on `board` to the progress callback while they run.
+    fn run_jobs(
+        &mut self,
+        engine: &dyn Engine,
+        jobs: &mut [&mut dyn Job],
+        depths: &[u32],
+        board: &ProgressBoard,
+    ) -> Result<(), BehaviourError> {
+        let progress = &mut *self.progress;
+        let mut tick = || board.forward(progress);
+        crate::engine::run(
+            engine,
+            Work::with_depths(self.device.target(), jobs, depths, &mut tick),
+        )?;
+        Ok(())
+    }
+}
+
+/// The latest progress a test's jobs posted (they run on the engine's threads), for the
+/// progress callback on the calling thread.
+#[derive(Default)]
+struct ProgressBoard {
+    latest: Mutex<Option<(Duration, String)>>,
+}
+
+impl ProgressBoard {
+    fn post(&self, elapsed: Duration, status: String) {
+        if let Ok(mut latest) = self.latest.lock() {
+            *latest = Some((elapsed, status));
+        }
+    }
+
+    fn forward(&self, progress: &mut dyn FnMut(Duration, &str)) {
+        let latest = self.latest.lock().ok().and_then(|mut latest| latest.take());
+        if let Some((elapsed, status)) = latest {
+            progress(elapsed, &status);
+        }
+    }
 }
 
 /// Runs `test` on `device` with nobody watching its progress.
 pub fn measure<T: BehaviourTest>(
     device: &mut dyn BehaviourDevice,
     test: &T,
-    cancel: &dyn Fn() -> bool,
+    cancel: &(dyn Fn() -> bool + Sync),
 ) -> Result<T::Measured, BehaviourError> {
     let progress = &mut |_: Duration, _: &str| {};
     test.run(Session {
@@ -358,7 +355,6 @@ fn bench_error(err: BehaviourError, cancel: &CancelToken) -> BenchError {
         BehaviourError::Interrupted => BenchError::Interrupted(cancel.signal().unwrap_or(0)),
         BehaviourError::InvalidPlan(why) => BenchError::InvalidPlan(why),
         other @ BehaviourError::FileTooSmall { .. } => BenchError::InvalidPlan(other.to_string()),
-        other @ BehaviourError::WriterPanicked => BenchError::Engine(other.to_string()),
         BehaviourError::Engine(err) => err,
     }
 }
@@ -377,8 +373,7 @@ pub fn run_on_test_file(
     cancel: &CancelToken,
     progress: &mut dyn Progress,
 ) -> Result<BehaviourResults, BenchError> {
-    let mut device = file::FileDevice::new(target, choice, cancel.clone())
-        .map_err(|e| bench_error(e, cancel))?;
+    let mut device = file::FileDevice::new(target, choice).map_err(|e| bench_error(e, cancel))?;
     let span = (tests.span.as_ref())
         .map(|test| run_with_progress(test, &mut device, cancel, progress))
         .transpose()?;

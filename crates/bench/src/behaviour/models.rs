@@ -1,6 +1,8 @@
-//! A simulated drive on a virtual clock, with models of the three kinds of drive the behaviour
+//! Simulated drives for the mock engine, with models of the three kinds of drive the behaviour
 //! tests must tell apart: a TLC drive with DRAM, a QLC drive with a small SLC cache, and a
-//! DRAM-less drive whose mapping cache covers only part of the LBA space.
+//! DRAM-less drive whose mapping cache covers only part of the LBA space. A model is a
+//! per-I/O [`LatencyModel`] of the mock engine ([`DriveLatency`]), so the behaviour tests run on
+//! it as jobs on the one I/O path, as they do on the real test file.
 //!
 //! The model is deliberately small but follows the mechanisms the community blames
 //! (docs/sources/hall-of-blame-ssds-for-ethereum-nodes.txt): writes land in a fast cache until it
@@ -10,15 +12,16 @@
 //! small cache. Jitter and tail spikes come from a seeded generator, so a run is reproducible
 //! to the bit.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{
-    BehaviourDevice, BehaviourError, BurstOutcome, IntervalWrite, WriteBurst, WritePattern,
-};
-use crate::engine::EngineKind;
+use super::BehaviourDevice;
+use crate::engine::mock::{DeviceState, LatencyModel, MockEngine};
+use crate::engine::{Engine, Target};
+use crate::workload::{Direction, Io, ALIGN};
 
 const GB: u64 = 1_000_000_000;
 const GIB: u64 = 1 << 30;
@@ -143,146 +146,80 @@ impl DriveModel {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct ActiveBurst {
-    started: f64,
-    remaining: f64,
-    total: u64,
-    /// When the final `fdatasync` returns, once all writes are done.
-    sync_done_at: Option<f64>,
-}
-
-/// A simulated drive behind a test file of `size` bytes, on a virtual clock that advances by
-/// each I/O's modelled duration.
+/// A [`DriveModel`] as the mock engine's [`LatencyModel`]: the service time of each I/O, on the
+/// engine's virtual clock, from the drive's state.
+///
+/// Writes and syncs go through one write channel in order (a FIFO): a write's latency is its
+/// wait behind the writes queued before it plus its own bytes at the speed of the moment
+/// (cache or native, sequential or random, a write that fills the cache paying both), so a
+/// queue of writes gets exactly the model's throughput whatever its depth, and an `fdatasync`
+/// completes `fdatasync_ms` after the last write before it. Reads do not queue behind writes,
+/// but while the write channel is busy they are slowed by the cache or native factor and may
+/// stall; while background work is left (it grows with every byte written and drains while
+/// the channel is idle, as the cache does) they are slowed by the background factor. A
+/// DRAM-less drive adds a mapping miss when the read's segment is not in its mapping cache.
+/// Jitter and stalls come from a seeded generator, so a run is reproducible to the bit.
 #[derive(Debug, Clone)]
-pub struct MockDrive {
+pub struct DriveLatency {
     model: DriveModel,
-    size: u64,
-    now: f64,
     rng: SmallRng,
+    /// Device time (seconds) up to which the cache and background work were drained.
+    clock: f64,
+    /// When the writes and syncs queued so far are done: the write channel is busy until then.
+    writes_done_at: f64,
     cache_used: f64,
     background: f64,
-    burst: Option<ActiveBurst>,
-    finished: Option<BurstOutcome>,
+    /// Where the last write ended: a write starting there continues a sequential stream.
+    last_write_end: Option<u64>,
     /// Direct-mapped mapping cache: slot -> segment held, `u64::MAX` when empty.
     mapping_slots: Vec<u64>,
 }
 
-impl MockDrive {
-    pub fn new(model: DriveModel, size: u64, seed: u64) -> Self {
+impl DriveLatency {
+    pub fn new(model: DriveModel, seed: u64) -> Self {
         let slots = model
             .mapping_cache_span
             .map(|span| (span / model.mapping_segment.max(1)).max(1))
             .unwrap_or(0);
         let slots = usize::try_from(slots).unwrap_or(usize::MAX).min(1 << 20);
-        Self {
+        DriveLatency {
             model,
-            size: size - size % 4096,
-            now: 0.0,
             rng: SmallRng::seed_from_u64(seed),
+            clock: 0.0,
+            writes_done_at: 0.0,
             cache_used: 0.0,
             background: 0.0,
-            burst: None,
-            finished: None,
+            last_write_end: None,
             mapping_slots: vec![u64::MAX; slots],
         }
-    }
-
-    pub fn model(&self) -> &DriveModel {
-        &self.model
     }
 
     fn cache_capacity(&self) -> f64 {
         self.model.write_cache_bytes as f64
     }
 
-    fn write_speed(&self, pattern: WritePattern) -> f64 {
-        let base = if self.cache_used < self.cache_capacity() {
-            self.model.cache_write_mb_s
-        } else {
-            self.model.native_write_mb_s
-        };
-        let factor = match pattern {
-            WritePattern::Sequential => 1.0,
-            WritePattern::Random => self.model.random_write_factor,
-        };
-        (base * factor * 1e6).max(1.0)
+    /// Drains the cache and the background work over the time up to `now` that the write
+    /// channel was idle.
+    fn settle(&mut self, now: f64) {
+        let idle_from = self.clock.max(self.writes_done_at);
+        if now > idle_from {
+            let idle = now - idle_from;
+            self.cache_used = (self.cache_used - self.model.fold_mb_s * 1e6 * idle).max(0.0);
+            self.background = (self.background - self.model.background_mb_s * 1e6 * idle).max(0.0);
+        }
+        self.clock = self.clock.max(now);
     }
 
-    /// Writes for at most `dt` seconds or `limit` bytes; returns bytes written and time used.
-    fn write(&mut self, dt: f64, limit: f64, pattern: WritePattern) -> (f64, f64) {
+    /// Seconds the write channel takes for `bytes` written at `factor` of its speed, filling
+    /// the cache as it goes.
+    fn write_time(&mut self, bytes: f64, factor: f64) -> f64 {
         let cap = self.cache_capacity();
-        let (mut t, mut bytes) = (0.0, 0.0);
-        // At most two regimes (cache, native) per call; the bound only guards rounding.
-        for _ in 0..4 {
-            if t >= dt || bytes >= limit {
-                break;
-            }
-            let in_cache = self.cache_used < cap;
-            let speed = self.write_speed(pattern);
-            let mut step = (speed * (dt - t)).min(limit - bytes);
-            if in_cache {
-                step = step.min(cap - self.cache_used);
-            }
-            t += step / speed;
-            bytes += step;
-            self.cache_used = if in_cache && cap - (self.cache_used + step) < 1.0 {
-                cap
-            } else {
-                (self.cache_used + step).min(cap)
-            };
-            self.background += step * self.model.background_per_byte;
-        }
-        self.now += t;
-        (bytes, t)
-    }
-
-    fn idle(&mut self, dt: f64) {
-        self.cache_used = (self.cache_used - self.model.fold_mb_s * 1e6 * dt).max(0.0);
-        self.background = (self.background - self.model.background_mb_s * 1e6 * dt).max(0.0);
-        self.now += dt;
-    }
-
-    /// Moves the clock forward by `dt` seconds with whatever the drive is doing.
-    fn advance(&mut self, dt: f64) {
-        let mut left = dt;
-        for _ in 0..8 {
-            if left <= 0.0 {
-                break;
-            }
-            let Some(mut burst) = self.burst.take() else {
-                self.idle(left);
-                return;
-            };
-            match burst.sync_done_at {
-                None => {
-                    let (bytes, used) = self.write(left, burst.remaining, WritePattern::Random);
-                    burst.remaining -= bytes;
-                    left -= used;
-                    if burst.remaining < 1.0 {
-                        burst.remaining = 0.0;
-                        burst.sync_done_at = Some(self.now + self.model.fdatasync_ms / 1e3);
-                    }
-                    self.burst = Some(burst);
-                }
-                Some(done_at) if self.now < done_at => {
-                    let step = left.min(done_at - self.now);
-                    self.now += step;
-                    left -= step;
-                    self.burst = Some(burst);
-                }
-                Some(done_at) => {
-                    self.finished = Some(BurstOutcome {
-                        bytes: burst.total,
-                        duration: Duration::from_secs_f64((done_at - burst.started).max(0.0)),
-                        fdatasync: Duration::from_secs_f64(self.model.fdatasync_ms / 1e3),
-                    });
-                }
-            }
-        }
-        if left > 0.0 {
-            self.idle(left);
-        }
+        let speed = |mb_s: f64| (mb_s * factor * 1e6).max(1.0);
+        let in_cache = (cap - self.cache_used).clamp(0.0, bytes);
+        self.cache_used = (self.cache_used + in_cache).min(cap);
+        self.background += bytes * self.model.background_per_byte;
+        in_cache / speed(self.model.cache_write_mb_s)
+            + (bytes - in_cache) / speed(self.model.native_write_mb_s)
     }
 
     fn mapping_miss(&mut self, offset: u64) -> bool {
@@ -296,10 +233,10 @@ impl MockDrive {
         !hit
     }
 
-    fn read_latency_us(&mut self, offset: u64) -> f64 {
+    fn read_latency_us(&mut self, offset: u64, now: f64) -> f64 {
         let jitter = self.rng.gen::<f64>() * self.model.read_jitter_us;
         let mut lat = self.model.read_us + jitter;
-        if self.burst.is_some() {
+        if self.writes_done_at > now {
             let factor = if self.cache_used < self.cache_capacity() {
                 self.model.read_factor_cache_write
             } else {
@@ -319,71 +256,63 @@ impl MockDrive {
     }
 }
 
+impl LatencyModel for DriveLatency {
+    fn latency(&mut self, io: &Io, state: &DeviceState) -> Duration {
+        let now = state.now.as_secs_f64();
+        self.settle(now);
+        match io.direction {
+            Direction::Read => Duration::from_secs_f64(self.read_latency_us(io.offset, now) / 1e6),
+            Direction::Write => {
+                let sequential = self.last_write_end == Some(io.offset);
+                self.last_write_end = Some(io.offset + u64::from(io.len));
+                let factor = if sequential {
+                    1.0
+                } else {
+                    self.model.random_write_factor
+                };
+                let start = now.max(self.writes_done_at);
+                self.writes_done_at = start + self.write_time(f64::from(io.len), factor);
+                Duration::from_secs_f64(self.writes_done_at - now)
+            }
+            Direction::Sync => {
+                let start = now.max(self.writes_done_at);
+                self.writes_done_at = start + self.model.fdatasync_ms / 1e3;
+                Duration::from_secs_f64(self.writes_done_at - now)
+            }
+        }
+    }
+}
+
+/// A simulated drive behind a test file of `size` bytes: the mock engine with a
+/// [`DriveLatency`] of `model`, and a simulated target. The behaviour tests run on it as they
+/// run on the real test file, as jobs on the engine, on its virtual clock.
+#[derive(Clone)]
+pub struct MockDrive {
+    engine: MockEngine,
+    target: Arc<Target>,
+}
+
+impl MockDrive {
+    pub fn new(model: DriveModel, size: u64, seed: u64) -> Self {
+        MockDrive {
+            engine: MockEngine::new(DriveLatency::new(model, seed)),
+            target: Arc::new(Target::simulated(size - size % ALIGN)),
+        }
+    }
+}
+
 impl BehaviourDevice for MockDrive {
-    fn engine(&self) -> EngineKind {
-        EngineKind::Mock
-    }
-
     fn size(&self) -> u64 {
-        self.size
+        self.target.len()
     }
 
-    fn elapsed(&self) -> Duration {
-        Duration::from_secs_f64(self.now.max(0.0))
+    /// The same simulated device whatever the I/O size: its state carries from one test to
+    /// the next.
+    fn engine(&self, _max_io_bytes: u32) -> Box<dyn Engine> {
+        Box::new(self.engine.clone())
     }
 
-    fn read_qd1(&mut self, offset: u64) -> Result<Duration, BehaviourError> {
-        if !offset.is_multiple_of(4096) || offset.saturating_add(4096) > self.size {
-            return Err(BehaviourError::InvalidPlan(format!(
-                "read at {offset} is unaligned or outside the {} byte file",
-                self.size
-            )));
-        }
-        let lat_us = self.read_latency_us(offset);
-        self.advance(lat_us / 1e6);
-        Ok(Duration::from_secs_f64(lat_us / 1e6))
-    }
-
-    fn start_burst(&mut self, burst: &WriteBurst) -> Result<(), BehaviourError> {
-        if self.burst.is_some() {
-            return Err(BehaviourError::InvalidPlan(
-                "a write burst is already running".into(),
-            ));
-        }
-        self.finished = None;
-        self.burst = Some(ActiveBurst {
-            started: self.now,
-            remaining: burst.total_bytes as f64,
-            total: burst.total_bytes,
-            sync_done_at: None,
-        });
-        Ok(())
-    }
-
-    fn poll_burst(&mut self) -> Result<Option<BurstOutcome>, BehaviourError> {
-        let done = self.finished.take();
-        if done.is_some() {
-            self.burst = None;
-        }
-        Ok(done)
-    }
-
-    fn write_for(
-        &mut self,
-        request: &IntervalWrite,
-        cursor: &mut u64,
-    ) -> Result<u64, BehaviourError> {
-        let interval = request.interval.as_secs_f64();
-        let (bytes, used) = self.write(interval, request.limit_bytes as f64, request.pattern);
-        // A writer that hit its byte limit early sits idle for the rest of the interval.
-        let rest = interval - used;
-        if rest > 0.0 {
-            self.idle(rest);
-        }
-        let written = bytes as u64;
-        let block = u64::from(request.block.max(4096));
-        let span = (self.size / block).max(1) * block;
-        *cursor = (*cursor + written - written % block) % span;
-        Ok(written)
+    fn target(&self) -> &Target {
+        &self.target
     }
 }

@@ -2,18 +2,29 @@
 //! then a burst of random 4-16 KiB writes at high queue depth closed by `fdatasync` (the commit)
 //! while a QD1 reader keeps sampling, then reads until latency is back to baseline.
 //! The parameters and the reasoning behind their defaults are in docs/behaviour.md.
+//!
+//! The whole test is one engine run of two kinds of job: the QD1 [`Reader`], which leads the
+//! cycle from the completions it sees (it orders a burst when its read phase is over, and goes
+//! over to recovery when the burst's `fdatasync` has completed), and the burst [`Writer`]s
+//! (one job at the burst's queue depth on io_uring and the mock engine, one per I/O in flight
+//! on psync), idle between bursts; the last writer to finish its share issues the
+//! `fdatasync` ([`Direction::Sync`]) once every write of the burst has completed.
 
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::analysis::{self, RecoveryTracker};
+use super::samples::Decimator;
 use super::{
-    BehaviourDevice, BehaviourError, BehaviourTest, LatencyPoint, Recovery, Session, SyncCycle,
-    SyncPhase, SyncResult, WriteBurst,
+    BehaviourError, BehaviourTest, LatencyPoint, ProgressBoard, Recovery, Session, SyncCycle,
+    SyncPhase, SyncResult,
 };
 use crate::progress::Phase;
+use crate::stats::LatencyHistogram;
+use crate::workload::{Direction, Io, Job, Next, ALIGN, SYNC};
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
@@ -96,82 +107,328 @@ impl SyncPlan {
     }
 }
 
-/// Collects samples and halves their density whenever there are too many, so memory stays
-/// bounded on a long run while the plot still covers all of it.
-struct Decimator {
-    points: Vec<LatencyPoint>,
-    stride: u64,
-    seen: u64,
-    cap: usize,
+/// The size of every read.
+const READ_LEN: u32 = ALIGN as u32;
+
+/// A burst the reader ordered.
+#[derive(Debug, Clone, Copy)]
+struct Order {
+    /// Counts the bursts of the run; a writer takes its share of each once.
+    number: u64,
+    /// When the reader ordered it: the burst's duration runs from here.
+    started: Duration,
+    seed: u64,
 }
 
-impl Decimator {
-    fn new(cap: usize) -> Self {
-        Self {
-            points: Vec::new(),
-            stride: 1,
-            seen: 0,
-            cap: cap.max(2) * 2,
-        }
-    }
+/// How a finished burst went.
+#[derive(Debug, Clone, Copy)]
+struct BurstOutcome {
+    bytes: u64,
+    /// From the order to the completion of the `fdatasync` that closed the burst.
+    duration: Duration,
+    fdatasync: Duration,
+}
 
-    fn push(&mut self, point: LatencyPoint) {
-        if self.seen.is_multiple_of(self.stride) {
-            self.points.push(point);
-            if self.points.len() >= self.cap {
-                let mut keep = 0;
-                self.points.retain(|_| {
-                    keep += 1;
-                    keep % 2 == 1
-                });
-                self.stride *= 2;
-            }
-        }
-        self.seen += 1;
+/// What the reader and the writers share (they run on different threads on a real engine).
+#[derive(Debug, Default)]
+struct Cycle {
+    order: Option<Order>,
+    /// Writers whose share of the current burst has been written and completed.
+    writers_done: u32,
+    outcome: Option<BurstOutcome>,
+    /// The reader has stopped: so do the writers.
+    finished: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    cycle: Mutex<Cycle>,
+    /// Rung when a burst is ordered and when the reader stops, for writers waiting idle.
+    bell: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Cycle> {
+        // A job that panicked holding the lock ends the run anyway; its data is still usable.
+        self.cycle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
+/// The reader's place in the cycle.
+enum Step {
+    /// Reads alone until `until`: the baseline.
+    Reading { until: Duration },
+    /// Reads while the ordered burst and its `fdatasync` run.
+    Burst,
+    /// Reads until p99 is back within tolerance of the baseline, or the timeout.
+    Recovering {
+        tracker: RecoveryTracker,
+        burst_end: Duration,
+    },
+    /// The cycle is over: the reader decides at its next slot whether another one runs.
+    CycleOver,
+}
+
+/// The QD1 reader, which leads the cycle.
 struct Reader<'a> {
-    device: &'a mut dyn BehaviourDevice,
+    plan: &'a SyncPlan,
+    shared: &'a Shared,
+    board: &'a ProgressBoard,
+    cancel: &'a (dyn Fn() -> bool + Sync),
     rng: SmallRng,
     slots: u64,
-    cancel: &'a dyn Fn() -> bool,
-    progress: &'a mut dyn FnMut(Duration, &str),
-    began: Duration,
+    step: Option<Step>,
+    cycle: u64,
+    burst_start: Duration,
+    baseline_p99: f64,
+    outcome: Option<BurstOutcome>,
+    baseline: LatencyHistogram<u64>,
+    during_burst: LatencyHistogram<u64>,
+    samples: Decimator,
+    cycles: Vec<SyncCycle>,
+    /// When the last read completed: the test's runtime.
+    last: Duration,
     next_tick: Duration,
     status: String,
+    interrupted: bool,
 }
 
 impl Reader<'_> {
-    /// One QD1 read at a random aligned offset: (start time, latency in µs).
-    fn read(&mut self) -> Result<(Duration, f64), BehaviourError> {
-        if (self.cancel)() {
-            return Err(BehaviourError::Interrupted);
-        }
-        let offset = self.rng.gen_range(0..self.slots) * 4096;
-        let start = self.device.elapsed();
-        if start >= self.next_tick {
-            self.next_tick = start + PROGRESS_EVERY;
-            (self.progress)(start.saturating_sub(self.began), &self.status);
-        }
-        let latency = self.device.read_qd1(offset)?;
-        Ok((start, latency.as_secs_f64() * 1e6))
+    fn stop(&mut self) -> Next {
+        self.shared.lock().finished = true;
+        self.shared.bell.notify_all();
+        Next::Done
     }
 
-    /// [`Reader::read`], kept as a plot sample of `phase`.
-    fn read_into(
-        &mut self,
-        phase: SyncPhase,
-        samples: &mut Decimator,
-    ) -> Result<(Duration, f64), BehaviourError> {
-        let (t, lat_us) = self.read()?;
-        samples.push(LatencyPoint {
-            t_s: t.saturating_sub(self.began).as_secs_f64(),
+    fn order_burst(&mut self, now: Duration) {
+        self.baseline_p99 = self.baseline.quantile_us(0.99);
+        self.burst_start = now;
+        {
+            let mut cycle = self.shared.lock();
+            let number = cycle.order.map_or(0, |order| order.number + 1);
+            cycle.order = Some(Order {
+                number,
+                started: now,
+                seed: self.plan.seed.wrapping_add(self.cycle),
+            });
+            cycle.writers_done = 0;
+            cycle.outcome = None;
+        }
+        self.shared.bell.notify_all();
+        self.step = Some(Step::Burst);
+        self.status = format!("cycle {}: write burst", self.cycle + 1);
+    }
+
+    fn close_cycle(&mut self, recovery: Option<Duration>, burst_end: Duration) {
+        let outcome = self.outcome.take().unwrap_or(BurstOutcome {
+            bytes: 0,
+            duration: Duration::ZERO,
+            fdatasync: Duration::ZERO,
+        });
+        self.cycles.push(SyncCycle {
+            burst_start_s: self.burst_start.as_secs_f64(),
+            burst_end_s: burst_end.as_secs_f64(),
+            burst_write_mb_s: analysis::mb_per_s(outcome.bytes, outcome.duration),
+            fdatasync_ms: outcome.fdatasync.as_secs_f64() * 1e3,
+            recovery_ms: recovery.map(|r| r.as_secs_f64() * 1e3),
+        });
+        self.step = Some(Step::CycleOver);
+    }
+
+    fn start_reading(&mut self, now: Duration) {
+        self.step = Some(Step::Reading {
+            until: now + self.plan.read_phase,
+        });
+        self.status = format!("cycle {}: reads", self.cycle + 1);
+    }
+
+    fn sample(&mut self, t: Duration, lat_us: f64, phase: SyncPhase) {
+        self.samples.push(LatencyPoint {
+            t_s: t.as_secs_f64(),
             lat_us,
             phase,
         });
-        Ok((t, lat_us))
     }
+}
+
+impl Job for Reader<'_> {
+    fn next_io(&mut self, now: Duration) -> Next {
+        if (self.cancel)() {
+            self.interrupted = true;
+            return self.stop();
+        }
+        match &self.step {
+            None => self.start_reading(now),
+            Some(Step::Reading { until }) if now >= *until => self.order_burst(now),
+            Some(Step::Recovering { burst_end, .. })
+                if now.saturating_sub(*burst_end) >= self.plan.recovery_timeout =>
+            {
+                let burst_end = *burst_end;
+                self.close_cycle(None, burst_end);
+            }
+            _ => {}
+        }
+        if let Some(Step::CycleOver) = self.step {
+            // At least one cycle always runs; another only while the runtime lasts.
+            if now >= self.plan.runtime {
+                return self.stop();
+            }
+            self.cycle += 1;
+            self.start_reading(now);
+        }
+        if now >= self.next_tick {
+            self.next_tick = now + PROGRESS_EVERY;
+            self.board.post(now, self.status.clone());
+        }
+        let offset = self.rng.gen_range(0..self.slots) * ALIGN;
+        Next::Io(Io {
+            offset,
+            len: READ_LEN,
+            direction: Direction::Read,
+        })
+    }
+
+    fn complete(&mut self, _io: &Io, latency: Duration, now: Duration, _data: &[u8]) {
+        self.last = now;
+        let start = now.saturating_sub(latency);
+        let lat_us = latency.as_secs_f64() * 1e6;
+        match &mut self.step {
+            Some(Step::Reading { .. }) => {
+                self.sample(start, lat_us, SyncPhase::Read);
+                self.baseline.record(latency);
+            }
+            Some(Step::Burst) => {
+                self.sample(start, lat_us, SyncPhase::Burst);
+                self.during_burst.record(latency);
+                let outcome = self.shared.lock().outcome.take();
+                if let Some(outcome) = outcome {
+                    self.outcome = Some(outcome);
+                    self.step = Some(Step::Recovering {
+                        tracker: RecoveryTracker::new(
+                            self.baseline_p99,
+                            self.plan.recovery_tolerance,
+                            self.plan.recovery_window,
+                            now,
+                        ),
+                        burst_end: now,
+                    });
+                    self.status = format!("cycle {}: recovery", self.cycle + 1);
+                }
+            }
+            Some(Step::Recovering { tracker, burst_end }) => {
+                let recovered = tracker.push(start, lat_us);
+                let burst_end = *burst_end;
+                self.sample(start, lat_us, SyncPhase::Recovery);
+                if let Some(recovery) = recovered {
+                    self.close_cycle(Some(recovery), burst_end);
+                }
+            }
+            // A read issued before the cycle ended counts for nothing.
+            Some(Step::CycleOver) | None => {}
+        }
+    }
+}
+
+/// One share of every burst: random writes of 4 KiB multiples, then, for the last writer to
+/// finish, the `fdatasync`.
+struct Writer<'a> {
+    shared: &'a Shared,
+    cancel: &'a (dyn Fn() -> bool + Sync),
+    /// This writer's index among `writers`.
+    index: u64,
+    writers: u32,
+    share: u64,
+    total: u64,
+    min_blocks: u64,
+    max_blocks: u64,
+    slots: u64,
+    rng: SmallRng,
+    /// The burst this writer works on, the bytes of its share still to issue, its writes in
+    /// flight, and whether it has counted itself done.
+    burst: Option<u64>,
+    remaining: u64,
+    inflight: u32,
+    reported: bool,
+}
+
+impl Job for Writer<'_> {
+    fn next_io(&mut self, _now: Duration) -> Next {
+        if (self.cancel)() {
+            return Next::Done;
+        }
+        let mut cycle = self.shared.lock();
+        if cycle.finished {
+            return Next::Done;
+        }
+        let Some(order) = cycle.order else {
+            return Next::Idle;
+        };
+        if self.burst != Some(order.number) {
+            self.burst = Some(order.number);
+            self.remaining = self.share;
+            self.reported = false;
+            self.rng = SmallRng::seed_from_u64(order.seed ^ (self.index << 32));
+        }
+        if self.remaining > 0 {
+            let blocks = self.rng.gen_range(self.min_blocks..=self.max_blocks);
+            let len = (blocks * ALIGN).min(self.remaining.div_ceil(ALIGN) * ALIGN);
+            self.remaining = self.remaining.saturating_sub(len);
+            let offset = self
+                .rng
+                .gen_range(0..=self.slots.saturating_sub(len / ALIGN))
+                * ALIGN;
+            self.inflight += 1;
+            return Next::Io(Io {
+                offset,
+                len: u32::try_from(len).unwrap_or(u32::MAX),
+                direction: Direction::Write,
+            });
+        }
+        if self.inflight > 0 || self.reported {
+            return Next::Idle;
+        }
+        self.reported = true;
+        cycle.writers_done += 1;
+        if cycle.writers_done < self.writers {
+            return Next::Idle;
+        }
+        // Every write of the burst has completed: commit them.
+        self.inflight += 1;
+        Next::Io(SYNC)
+    }
+
+    fn wait(&mut self, timeout: Duration) {
+        let cycle = self.shared.lock();
+        let number = cycle.order.map(|order| order.number);
+        let _ = self
+            .shared
+            .bell
+            .wait_timeout_while(cycle, timeout, |cycle| {
+                !cycle.finished && cycle.order.map(|order| order.number) == number
+            });
+    }
+
+    fn complete(&mut self, io: &Io, latency: Duration, now: Duration, _data: &[u8]) {
+        self.inflight = self.inflight.saturating_sub(1);
+        if io.direction == Direction::Sync {
+            let mut cycle = self.shared.lock();
+            if let Some(order) = cycle.order {
+                cycle.outcome = Some(BurstOutcome {
+                    bytes: self.total,
+                    duration: now.saturating_sub(order.started),
+                    fdatasync: latency,
+                });
+            }
+        }
+    }
+}
+
+/// Block sizes in 4 KiB blocks.
+fn block_range(min: u32, max: u32) -> (u64, u64) {
+    let min = (u64::from(min) / ALIGN).max(1);
+    (min, (u64::from(max) / ALIGN).max(min))
 }
 
 impl BehaviourTest for SyncPlan {
@@ -182,91 +439,81 @@ impl BehaviourTest for SyncPlan {
         self.runtime
     }
 
-    /// Runs the sync-like workload on `device` until `plan.runtime` has passed, telling
-    /// `progress` the elapsed time and what is happening about ten times a second.
-    fn run(&self, session: Session<'_>) -> Result<SyncResult, BehaviourError> {
+    /// Runs the sync-like workload until `plan.runtime` has passed, telling `progress` the
+    /// elapsed time and what is happening about ten times a second.
+    fn run(&self, mut session: Session<'_>) -> Result<SyncResult, BehaviourError> {
         let size = session.device.size();
         self.validate(size)?;
-        let engine = session.device.engine();
-        let burst_engine = session.device.burst_engine();
-        let began = session.device.elapsed();
+        let engine = session.device.engine(self.burst_block_max.max(READ_LEN));
+        let (writer_count, writer_depth) = engine.layout(self.burst_queue_depth);
+        let writer_count = writer_count.max(1);
+        let (min_blocks, max_blocks) = block_range(self.burst_block_min, self.burst_block_max);
+        let shared = Shared::default();
+        let board = ProgressBoard::default();
+        let cancel = session.cancel;
         let mut reader = Reader {
-            device: session.device,
+            plan: self,
+            shared: &shared,
+            board: &board,
+            cancel,
             rng: SmallRng::seed_from_u64(self.seed),
-            slots: size / 4096,
-            cancel: session.cancel,
-            progress: session.progress,
-            began,
-            next_tick: began,
+            slots: size / ALIGN,
+            step: None,
+            cycle: 0,
+            burst_start: Duration::ZERO,
+            baseline_p99: 0.0,
+            outcome: None,
+            baseline: analysis::read_latencies(),
+            during_burst: analysis::read_latencies(),
+            samples: Decimator::new(self.max_plot_points),
+            cycles: Vec::new(),
+            last: Duration::ZERO,
+            next_tick: Duration::ZERO,
             status: String::new(),
+            interrupted: false,
         };
-        let mut baseline = analysis::read_latencies();
-        let mut during_burst = analysis::read_latencies();
-        let mut samples = Decimator::new(self.max_plot_points);
-        let mut cycles = Vec::new();
-        let secs = |d: Duration| d.saturating_sub(began).as_secs_f64();
-
-        for cycle in 0u64.. {
-            if cycle > 0 && reader.device.elapsed().saturating_sub(began) >= self.runtime {
-                break;
-            }
-            reader.status = format!("cycle {}: reads", cycle + 1);
-            let phase_end = reader.device.elapsed() + self.read_phase;
-            while reader.device.elapsed() < phase_end {
-                let (_, lat) = reader.read_into(SyncPhase::Read, &mut samples)?;
-                baseline.record(Duration::from_secs_f64(lat / 1e6));
-            }
-            let baseline_p99 = baseline.quantile_us(0.99);
-
-            reader.status = format!("cycle {}: write burst", cycle + 1);
-            let burst_start = reader.device.elapsed();
-            reader.device.start_burst(&WriteBurst {
-                total_bytes: self.burst_bytes,
-                min_block: self.burst_block_min,
-                max_block: self.burst_block_max,
-                queue_depth: self.burst_queue_depth,
-                seed: self.seed.wrapping_add(cycle),
-            })?;
-            let outcome = loop {
-                let (_, lat) = reader.read_into(SyncPhase::Burst, &mut samples)?;
-                during_burst.record(Duration::from_secs_f64(lat / 1e6));
-                if let Some(outcome) = reader.device.poll_burst()? {
-                    break outcome;
-                }
-            };
-            let burst_end = reader.device.elapsed();
-
-            let mut tracker = RecoveryTracker::new(
-                baseline_p99,
-                self.recovery_tolerance,
-                self.recovery_window,
-                burst_end,
-            );
-            reader.status = format!("cycle {}: recovery", cycle + 1);
-            let mut recovery = None;
-            while reader.device.elapsed().saturating_sub(burst_end) < self.recovery_timeout {
-                let (t, lat) = reader.read_into(SyncPhase::Recovery, &mut samples)?;
-                if let Some(r) = tracker.push(t, lat) {
-                    recovery = Some(r);
-                    break;
-                }
-            }
-            cycles.push(SyncCycle {
-                burst_start_s: secs(burst_start),
-                burst_end_s: secs(burst_end),
-                burst_write_mb_s: analysis::mb_per_s(outcome.bytes, outcome.duration),
-                fdatasync_ms: outcome.fdatasync.as_secs_f64() * 1e3,
-                recovery_ms: recovery.map(|r| r.as_secs_f64() * 1e3),
-            });
+        let mut writers: Vec<Writer<'_>> = (0..writer_count)
+            .map(|index| Writer {
+                shared: &shared,
+                cancel,
+                index: u64::from(index),
+                writers: writer_count,
+                // The first writer takes the remainder so that the shares add up to the burst.
+                share: self.burst_bytes / u64::from(writer_count)
+                    + if index == 0 {
+                        self.burst_bytes % u64::from(writer_count)
+                    } else {
+                        0
+                    },
+                total: self.burst_bytes,
+                min_blocks,
+                max_blocks,
+                slots: size / ALIGN,
+                rng: SmallRng::seed_from_u64(0),
+                burst: None,
+                remaining: 0,
+                inflight: 0,
+                reported: false,
+            })
+            .collect();
+        let mut depths = vec![1];
+        depths.extend(std::iter::repeat_n(writer_depth, writers.len()));
+        let mut jobs: Vec<&mut dyn Job> = vec![&mut reader];
+        jobs.extend(writers.iter_mut().map(|writer| writer as &mut dyn Job));
+        let outcome = session.run_jobs(&*engine, &mut jobs, &depths, &board);
+        drop(jobs);
+        outcome?;
+        if reader.interrupted || cancel() {
+            return Err(BehaviourError::Interrupted);
         }
-
+        let cycles = reader.cycles;
         let recovered: Vec<f64> = cycles.iter().filter_map(|c| c.recovery_ms).collect();
         let throughputs: Vec<f64> = cycles.iter().map(|c| c.burst_write_mb_s).collect();
         let unrecovered = cycles.iter().filter(|c| c.recovery_ms.is_none()).count();
         Ok(SyncResult {
-            engine,
-            burst_engine: Some(burst_engine),
-            runtime_s: secs(reader.device.elapsed()),
+            engine: engine.kind(),
+            burst_engine: Some(engine.kind()),
+            runtime_s: reader.last.as_secs_f64(),
             span_bytes: size,
             burst_bytes: self.burst_bytes,
             burst_queue_depth: self.burst_queue_depth,
@@ -274,8 +521,8 @@ impl BehaviourTest for SyncPlan {
             burst_block_max: self.burst_block_max,
             recovery_tolerance: self.recovery_tolerance,
             recovery_timeout_s: self.recovery_timeout.as_secs_f64(),
-            baseline_lat_us: baseline.summary_us(),
-            burst_lat_us: during_burst.summary_us(),
+            baseline_lat_us: reader.baseline.summary_us(),
+            burst_lat_us: reader.during_burst.summary_us(),
             burst_write_mb_s: analysis::median(&throughputs).unwrap_or(0.0),
             recovery: Recovery {
                 recovery_ms_median: analysis::median(&recovered),
@@ -283,7 +530,7 @@ impl BehaviourTest for SyncPlan {
                 unrecovered_cycles: u32::try_from(unrecovered).unwrap_or(u32::MAX),
             },
             cycles,
-            samples: analysis::thin(&samples.points, self.max_plot_points),
+            samples: analysis::thin(&reader.samples.finish(), self.max_plot_points),
         })
     }
 }

@@ -4,12 +4,17 @@
 //! the free-space watch and the timing are the real engines', so statistics and stopping logic
 //! are exact and deterministic to test.
 //!
-//! Models are open: anything implementing [`LatencyModel`] (a drive with an SLC cache that fills
-//! up, a mapping cache that misses beyond a span) plugs in.
+//! Models are open: anything implementing [`LatencyModel`] plugs in. The drives the behaviour
+//! tests tell apart (a write cache that fills and falls off a cliff, a mapping cache that misses
+//! beyond a span, background work after a burst, the cost of `fdatasync`) are such models
+//! (`behaviour::models`), so those tests run as jobs on this engine like every other test.
+//!
+//! The device keeps its state and its clock from one run to the next: a drive whose cache a
+//! run filled is still full at the start of the next, as on a real drive.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::EngineKind;
@@ -20,7 +25,8 @@ use crate::workload::{Direction, Io};
 /// What the simulated device knows when it is asked for an I/O's service time.
 #[derive(Debug, Clone, Copy)]
 pub struct DeviceState {
-    /// Virtual time at submission.
+    /// The device's virtual time at submission: since the first run on it began (each run's
+    /// jobs see their own clock from zero).
     pub now: Duration,
     /// I/O in flight on the device, this one excluded.
     pub inflight: u32,
@@ -28,12 +34,13 @@ pub struct DeviceState {
     pub written_bytes: u64,
 }
 
-/// How long the simulated device takes for one I/O.
+/// How long the simulated device takes for one I/O, from its submission to its completion
+/// (a model that queues I/O behind others includes the wait).
 pub trait LatencyModel: Send {
     fn latency(&mut self, io: &Io, state: &DeviceState) -> Duration;
 }
 
-/// Every read takes `read`, every write takes `write`.
+/// Every read takes `read`, every write (and sync) takes `write`.
 #[derive(Debug, Clone, Copy)]
 pub struct ConstantLatency {
     pub read: Duration,
@@ -44,7 +51,7 @@ impl LatencyModel for ConstantLatency {
     fn latency(&mut self, io: &Io, _state: &DeviceState) -> Duration {
         match io.direction {
             Direction::Read => self.read,
-            Direction::Write => self.write,
+            Direction::Write | Direction::Sync => self.write,
         }
     }
 }
@@ -106,14 +113,25 @@ impl Ord for Pending {
 
 /// The simulated device as an engine. All jobs of a run share one device (one queue on one
 /// virtual clock), so what the model sees in flight is every job's I/O, in a reproducible order.
+/// Clones are the same device.
+#[derive(Clone)]
 pub struct MockEngine {
-    model: Mutex<Box<dyn LatencyModel>>,
+    device: Arc<Mutex<Device>>,
+}
+
+/// The model and the device's clock, which goes on from one run to the next.
+struct Device {
+    model: Box<dyn LatencyModel>,
+    clock: Duration,
 }
 
 impl MockEngine {
     pub fn new(model: impl LatencyModel + 'static) -> Self {
         MockEngine {
-            model: Mutex::new(Box::new(model)),
+            device: Arc::new(Mutex::new(Device {
+                model: Box::new(model),
+                clock: Duration::ZERO,
+            })),
         }
     }
 }
@@ -133,12 +151,14 @@ impl Engine for MockEngine {
         slots: u32,
         _seed: u64,
     ) -> Result<Box<dyn IoQueue + 'e>, BenchError> {
-        let model = self
-            .model
+        let device = self
+            .device
             .lock()
             .map_err(|_| BenchError::Engine("the mock device's model panicked earlier".into()))?;
+        let epoch = device.clock;
         Ok(Box::new(MockQueue {
-            model,
+            device,
+            epoch,
             pending: BinaryHeap::with_capacity(slots as usize),
             now: Duration::ZERO,
             written_bytes: 0,
@@ -147,14 +167,21 @@ impl Engine for MockEngine {
     }
 }
 
-/// The device of one run: I/O in flight by completion time, and the virtual clock, which moves
-/// to each completion as it is reaped.
+/// The device of one run: I/O in flight by completion time, and the run's virtual clock, which
+/// moves to each completion as it is reaped (`epoch` is the device's time when the run began).
 struct MockQueue<'e> {
-    model: MutexGuard<'e, Box<dyn LatencyModel>>,
+    device: MutexGuard<'e, Device>,
+    epoch: Duration,
     pending: BinaryHeap<Reverse<Pending>>,
     now: Duration,
     written_bytes: u64,
     sequence: u64,
+}
+
+impl Drop for MockQueue<'_> {
+    fn drop(&mut self) {
+        self.device.clock = self.epoch + self.now;
+    }
 }
 
 impl IoQueue for MockQueue<'_> {
@@ -173,11 +200,11 @@ impl IoQueue for MockQueue<'_> {
 
     fn queue(&mut self, slot: u32, io: &Io) -> Result<(), BenchError> {
         let state = DeviceState {
-            now: self.now,
+            now: self.epoch + self.now,
             inflight: u32::try_from(self.pending.len()).unwrap_or(u32::MAX),
             written_bytes: self.written_bytes,
         };
-        let latency = self.model.latency(io, &state);
+        let latency = self.device.model.latency(io, &state);
         if io.direction == Direction::Write {
             self.written_bytes += u64::from(io.len);
         }

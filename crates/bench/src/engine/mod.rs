@@ -84,28 +84,8 @@ impl Target {
         self.space.as_ref()
     }
 
-    /// The same target on a duplicate of its descriptor (same open file and flags), with the
-    /// same pinning and free-space watch, for a test that runs two engines at once.
-    pub fn try_clone(&self) -> Result<Target, BenchError> {
-        let file = match &self.file {
-            Some(file) => Some(
-                file.try_clone()
-                    .map_err(|err| BenchError::io("duplicating the target's descriptor", err))?,
-            ),
-            None => None,
-        };
-        Ok(Target {
-            file,
-            len: self.len,
-            writable: self.writable,
-            cpus: self.cpus.clone(),
-            pin_error: Mutex::new(None),
-            space: self.space.clone(),
-        })
-    }
-
-    /// `fdatasync`: the commit that closes a write burst. Refused on a read-only target, like
-    /// a write.
+    /// `fdatasync` outside a run (the prefill's, once its engine run is over); inside a run a
+    /// job issues [`Direction::Sync`]. Refused on a read-only target, like a write.
     pub fn sync_data(&self) -> Result<(), BenchError> {
         if !self.writable {
             return Err(BenchError::Refused(
@@ -180,12 +160,22 @@ impl Target {
     /// Rejects I/O that would be unsafe or undefined before it reaches the kernel.
     #[inline]
     pub(crate) fn check(&self, io: &Io, max_io_bytes: u32) -> Result<(), BenchError> {
-        if io.direction == Direction::Write && !self.writable {
-            return Err(BenchError::Refused(
-                "a workload tried to write to a read-only target".into(),
-            ));
+        match io.direction {
+            Direction::Write if !self.writable => {
+                return Err(BenchError::Refused(
+                    "a workload tried to write to a read-only target".into(),
+                ))
+            }
+            Direction::Sync if !self.writable => {
+                return Err(BenchError::Refused(
+                    "a workload tried to sync a read-only target".into(),
+                ))
+            }
+            Direction::Sync if io.len == 0 && io.offset == 0 => return Ok(()),
+            _ => {}
         }
-        if io.len == 0
+        if io.direction == Direction::Sync
+            || io.len == 0
             || io.len > max_io_bytes
             || !io.offset.is_multiple_of(ALIGN)
             || !u64::from(io.len).is_multiple_of(ALIGN)
@@ -193,7 +183,7 @@ impl Target {
         {
             return Err(BenchError::Engine(format!(
                 "invalid I/O {io:?} for a {} byte target (max {max_io_bytes} bytes per I/O, \
-                 {ALIGN}-byte aligned)",
+                 {ALIGN}-byte aligned; a sync has no length or offset)",
                 self.len
             )));
         }
@@ -232,26 +222,48 @@ impl Default for EngineConfig {
     }
 }
 
-/// What one [`run`] drives: every job at `queue_depth` against `target`, calling
-/// `tick` on the calling thread about every 100 ms while they run (for progress).
+/// What one [`run`] drives: every job at its queue depth against `target`, calling `tick` on
+/// the calling thread about every 100 ms while they run (for progress).
 pub struct Work<'a, 'j> {
     pub target: &'a Target,
-    pub queue_depth: u32,
     pub jobs: &'a mut [&'j mut dyn Job],
+    /// The queue depth of each job, in the order of `jobs` (fio's per-job `iodepth`): a QD1
+    /// reader and a QD32 writer can share a run.
+    pub depths: Vec<u32>,
     pub tick: &'a mut dyn FnMut(),
 }
 
 impl<'a, 'j> Work<'a, 'j> {
+    /// Every job at `queue_depth`.
     pub fn new(
         target: &'a Target,
         queue_depth: u32,
         jobs: &'a mut [&'j mut dyn Job],
         tick: &'a mut dyn FnMut(),
     ) -> Self {
+        let depths = vec![queue_depth; jobs.len()];
         Work {
             target,
-            queue_depth,
             jobs,
+            depths,
+            tick,
+        }
+    }
+
+    /// Each job at its own depth: `depths[i]` for `jobs[i]` (a missing depth is 1).
+    pub fn with_depths(
+        target: &'a Target,
+        jobs: &'a mut [&'j mut dyn Job],
+        depths: &[u32],
+        tick: &'a mut dyn FnMut(),
+    ) -> Self {
+        let depths = (0..jobs.len())
+            .map(|index| depths.get(index).copied().unwrap_or(1))
+            .collect();
+        Work {
+            target,
+            jobs,
+            depths,
             tick,
         }
     }

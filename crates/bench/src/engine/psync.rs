@@ -95,6 +95,8 @@ impl IoQueue for PsyncQueue {
                     Direction::Write => {
                         libc::pwrite(self.fd, buf.as_ptr().cast(), buf.len(), offset)
                     }
+                    // 0 on success: the sync's whole (empty) length.
+                    Direction::Sync => libc::fdatasync(self.fd) as isize,
                 }
             };
             if result >= 0 {

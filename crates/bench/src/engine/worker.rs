@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use super::guard::Guard;
 use super::{Completion, Engine, IoQueue, Target, Work};
 use crate::error::BenchError;
-use crate::workload::{Direction, Io, Job};
+use crate::workload::{Direction, Io, Job, Next};
 
 /// Runs `work` on `engine` through the one loop of every I/O path (below): each I/O is
 /// checked against the target (no write to a read-only target, aligned, inside it), free space
@@ -24,27 +24,28 @@ use crate::workload::{Direction, Io, Job};
 /// returned.
 pub fn run(engine: &dyn Engine, work: Work<'_, '_>) -> Result<(), BenchError> {
     let target = work.target;
-    let depth = work.queue_depth.max(1);
     let guard = Guard::new(target, engine.max_io_bytes());
     let outcome = if engine.simulated() {
-        let Work { jobs, tick, .. } = work;
-        let slots = u32::try_from(jobs.len())
-            .unwrap_or(u32::MAX)
-            .saturating_mul(depth);
+        let Work {
+            jobs, depths, tick, ..
+        } = work;
+        let slots = depths
+            .iter()
+            .fold(0u32, |sum, &depth| sum.saturating_add(depth.max(1)));
         let outcome = engine.open(target, slots, 0).and_then(|mut queue| {
             let never = AtomicBool::new(false);
-            drive(&mut *queue, jobs, depth, &guard, &never, Clock::Virtual)
+            drive(&mut *queue, jobs, &depths, &guard, &never, Clock::Virtual)
         });
         tick();
         outcome
     } else {
-        run_workers(work, |job, abort, epoch| {
+        run_workers(work, |job, depth, abort, epoch| {
             let seed = u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
             let mut queue = engine.open(target, depth, seed)?;
             drive(
                 &mut *queue,
                 &mut [job],
-                depth,
+                &[depth],
                 &guard,
                 abort,
                 Clock::Real(epoch),
@@ -56,6 +57,10 @@ pub fn run(engine: &dyn Engine, work: Work<'_, '_>) -> Result<(), BenchError> {
         (None, outcome) => outcome,
     }
 }
+
+/// How long a real worker whose job is idle, with nothing in flight, lets the job wait
+/// ([`Job::wait`]) before asking it again; also how soon such a worker sees an abort.
+const IDLE_WAIT: Duration = Duration::from_millis(50);
 
 /// Where the loop reads the time: the monotonic clock since the start of the run, or the mock
 /// device's virtual clock.
@@ -95,19 +100,32 @@ struct JobState {
     issuing: bool,
 }
 
-/// Runs `jobs` on `queue`, each with up to `depth` I/O in flight (slots `job * depth ..`), until
-/// every job stopped issuing and every I/O in flight completed. The first failure stops the
-/// jobs from issuing; what is in flight is still reaped unless the queue itself failed.
+/// Runs `jobs` on `queue`, job `i` with up to `depths[i]` I/O in flight (its own range of
+/// slots), until every job stopped issuing and every I/O in flight completed. A job that is
+/// idle is asked again after the next completion; when every job still issuing is idle and
+/// nothing is in flight, a real worker lets them wait, and the simulated device, where nothing
+/// could change any more, fails. The first failure stops the jobs from issuing; what is in
+/// flight is still reaped unless the queue itself failed.
 fn drive(
     queue: &mut dyn IoQueue,
     jobs: &mut [&mut dyn Job],
-    depth: u32,
+    depths: &[u32],
     guard: &Guard<'_>,
     abort: &AtomicBool,
     clock: Clock,
 ) -> Result<(), BenchError> {
-    let depth = depth.max(1);
-    let slot_count = jobs.len() * depth as usize;
+    let mut states: Vec<JobState> = Vec::with_capacity(jobs.len());
+    let mut first = 0u32;
+    for index in 0..jobs.len() {
+        let depth = depths.get(index).copied().unwrap_or(1).max(1);
+        // Popped from the end: the job's first slot goes first.
+        states.push(JobState {
+            free: (first..first + depth).rev().collect(),
+            issuing: true,
+        });
+        first += depth;
+    }
+    let slot_count = first as usize;
     let mut slots = vec![
         Slot {
             job: 0,
@@ -116,13 +134,6 @@ fn drive(
         };
         slot_count
     ];
-    let mut states: Vec<JobState> = (0..jobs.len() as u32)
-        .map(|job| JobState {
-            // Popped from the end: the job's first slot goes first.
-            free: (job * depth..(job + 1) * depth).rev().collect(),
-            issuing: true,
-        })
-        .collect();
     // Slots queued since the last commit, stamped once the engine has taken them.
     let mut uncommitted: Vec<u32> = Vec::with_capacity(slot_count);
     let mut completions: Vec<Completion> = Vec::with_capacity(slot_count);
@@ -143,9 +154,13 @@ fn drive(
                     let Some(&slot) = state.free.last() else {
                         break;
                     };
-                    let Some(io) = job.next_io(now) else {
-                        state.issuing = false;
-                        break;
+                    let io = match job.next_io(now) {
+                        Next::Io(io) => io,
+                        Next::Idle => break,
+                        Next::Done => {
+                            state.issuing = false;
+                            break;
+                        }
                     };
                     if let Err(refused) = guard.admit(&io, now) {
                         guard.refuse(refused);
@@ -196,7 +211,28 @@ fn drive(
             }
         }
         if inflight == 0 {
-            break;
+            if !issuing {
+                break;
+            }
+            // Every job still issuing is idle and nothing is in flight.
+            match clock {
+                Clock::Virtual => {
+                    failure = Some(BenchError::Engine(
+                        "every job of a simulated run waits and nothing is in flight that could \
+                         wake one"
+                            .into(),
+                    ));
+                    break;
+                }
+                Clock::Real(_) => {
+                    for (job, state) in jobs.iter_mut().zip(&states) {
+                        if state.issuing {
+                            job.wait(IDLE_WAIT);
+                        }
+                    }
+                    continue;
+                }
+            }
         }
         if !uncommitted.is_empty() {
             if let Err(err) = commit(queue, clock, &mut slots, &mut uncommitted) {
@@ -237,7 +273,7 @@ fn drive(
             let latency = reaped_at.saturating_sub(slot.submitted);
             let data: &[u8] = match io.direction {
                 Direction::Read => queue.data(completion.slot, io.len),
-                Direction::Write => &[],
+                Direction::Write | Direction::Sync => &[],
             };
             jobs[slot.job as usize].complete(&io, latency, reaped_at, data);
         }
@@ -274,10 +310,13 @@ fn commit(
 /// thread.
 fn run_workers<F>(work: Work<'_, '_>, worker: F) -> Result<(), BenchError>
 where
-    F: Fn(&mut dyn Job, &AtomicBool, Instant) -> Result<(), BenchError> + Sync,
+    F: Fn(&mut dyn Job, u32, &AtomicBool, Instant) -> Result<(), BenchError> + Sync,
 {
     let Work {
-        target, jobs, tick, ..
+        target,
+        jobs,
+        depths,
+        tick,
     } = work;
     let _caller = CallerPinned::new(target);
     let abort = AtomicBool::new(false);
@@ -286,7 +325,8 @@ where
     std::thread::scope(|scope| {
         let mut spawn_error = None;
         let mut spawned = 0;
-        for job in jobs.iter_mut() {
+        for (index, job) in jobs.iter_mut().enumerate() {
+            let depth = depths.get(index).copied().unwrap_or(1).max(1);
             let sender = sender.clone();
             let abort = &abort;
             let worker = &worker;
@@ -297,7 +337,7 @@ where
                 .stack_size(256 * 1024)
                 .spawn_scoped(scope, move || {
                     target.pin_worker();
-                    let result = worker(job, abort, epoch);
+                    let result = worker(job, depth, abort, epoch);
                     if result.is_err() {
                         abort.store(true, Ordering::Relaxed);
                     }

@@ -37,12 +37,7 @@ pub enum EngineArg {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "\
-Writes only to a test file it creates in PATH's file system (O_EXCL|O_NOFOLLOW, one descriptor
-for every test), one bench per directory at a time, keeps a free-space reserve of max(10 % of the
-file system, 50 GiB), refuses tmpfs and ramfs, and removes the file on success, error, Ctrl-C,
-SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2. A test file left by a killed run (no bench holds
-its lock) is reported on the next run (--clean-stale removes it). Set NODECHECK_FORCE_NO_IO_URING=1 to use the portable engine as if io_uring were blocked.")]
+#[command(after_help = super::help::BENCH_EXAMPLES)]
 pub struct BenchArgs {
     /// Directory on the file system to measure.
     #[arg(default_value = ".")]

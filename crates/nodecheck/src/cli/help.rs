@@ -35,6 +35,25 @@ Examples:
   nodecheck probe --root ./fixture /var/lib/ethereum --json
   nodecheck probe --smartctl-json sda.json --smartctl-json sdb.json /   one saved output per drive";
 
+pub(super) const BENCH_EXAMPLES: &str = "\
+Examples:
+  nodecheck bench /var/lib/ethereum                  qd1 and randrw on a 150G test file
+  nodecheck bench --test qd1 --runtime 10 --size 1G  a short latency look
+  nodecheck bench --test sync --plot sync.svg /data  a client's write bursts, drawn
+  nodecheck bench --force --test qd1 /var/lib/ethereum  beside a running node
+  sudo nodecheck bench --device /dev/nvme0n1 --test qd1  read-only on the drive, like `ioping -D`
+  nodecheck bench --format markdown > bench.md
+
+Writes only to a test file it creates in PATH's file system (O_EXCL|O_NOFOLLOW, one descriptor
+for every test), one bench per directory at a time, keeps a free-space reserve of max(10 % of the
+file system, 50 GiB), refuses tmpfs and ramfs, and removes the file on success, error, Ctrl-C,
+SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2. A test file left by a killed run (no bench holds
+its lock) is reported on the next run (--clean-stale removes it). Set NODECHECK_FORCE_NO_IO_URING=1
+to use the portable engine as if io_uring were blocked.
+
+Exit codes: 0 measured, 3 usage error, 4 could not measure (the message says why and what to do);
+128 + N when stopped by signal N after removing the test file (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).";
+
 pub(super) const DB_LOOKUP_EXAMPLES: &str = "\
 Examples:
   nodecheck db lookup 'Samsung SSD 980 PRO 2TB' --firmware 3B2QGXA7

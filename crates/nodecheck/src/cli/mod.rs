@@ -14,14 +14,14 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use probe::Facts;
 
-pub use self::bench::{BenchArgs, EngineArg, TestArg};
-pub use self::clients::{ClientArgs, ConsensusModeArg, HistoryArg};
-pub use self::db::{DbCommand, DbListArgs, DbLookupArgs, GradeArg};
+pub use self::bench::BenchArgs;
+pub use self::clients::{ClientArgs, ConsensusModeArg};
+pub use self::db::DbCommand;
 use self::help::{
     CHECK_EXAMPLES, DB_EXAMPLES, MAIN_EXAMPLES, PROBE_EXAMPLES, SNAPSHOT_EXAMPLES, SUBMIT_EXAMPLES,
     TRIAGE_EXAMPLES, WATCH_EXAMPLES,
 };
-pub use self::output::{FormatArg, FormatArgs, OutputArgs};
+pub use self::output::{FormatArgs, OutputArgs};
 pub use self::watch::WatchArgs;
 use crate::config::{
     BenchDepth, BenchTuning, CheckConfig, CommandConfig, Config, GlobalOptions, Output,
@@ -64,7 +64,9 @@ pub struct Cli {
 
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Print less: only problems and the verdict line (-qq: the verdict line only).
+    /// Print less: no progress or notes on stderr, and check and triage print only problems
+    /// and the verdict line. -qq: only the verdict line (check, triage, watch: the commands
+    /// with a verdict).
     #[arg(short, long, action = ArgAction::Count, global = true, conflicts_with = "verbose")]
     pub quiet: u8,
     /// Print more: passed checks, facts that could not be read and why, probe warnings.
@@ -244,6 +246,14 @@ impl Cli {
                     .to_string(),
             );
         }
+        if self.global.quiet >= 2 {
+            if let Some(command) = self.command.as_ref().and_then(Command::without_verdict) {
+                return Err(format!(
+                    "-qq keeps only the verdict line, and `nodecheck {command}` prints no \
+                     verdict (check, triage and watch do); use -q"
+                ));
+            }
+        }
         let global = GlobalOptions {
             verbosity: i8::try_from(self.global.verbose).unwrap_or(i8::MAX)
                 - i8::try_from(self.global.quiet).unwrap_or(i8::MAX),
@@ -283,6 +293,21 @@ impl Cli {
             Some(Command::Watch(args)) => CommandConfig::Watch(args.into_config()?),
         };
         Ok(Config { global, command })
+    }
+}
+
+impl Command {
+    /// The command's name when it prints no verdict line for -qq to keep.
+    fn without_verdict(&self) -> Option<&'static str> {
+        match self {
+            Command::Check(_) | Command::Triage(_) | Command::Watch(_) => None,
+            Command::Probe(_) => Some("probe"),
+            Command::Bench(_) => Some("bench"),
+            Command::Db(DbCommand::Lookup(_)) => Some("db lookup"),
+            Command::Db(DbCommand::List(_)) => Some("db list"),
+            Command::Snapshot(_) => Some("snapshot"),
+            Command::Submit(_) => Some("submit"),
+        }
     }
 }
 
@@ -435,6 +460,38 @@ mod tests {
         assert_eq!(cli.into_config().expect("valid").global.verbosity, 2);
         let cli = Cli::try_parse_from(["nodecheck", "-q", "db", "list"]).expect("parses");
         assert_eq!(cli.into_config().expect("valid").global.verbosity, -1);
+    }
+
+    #[test]
+    fn qq_is_accepted_only_where_there_is_a_verdict_line() {
+        for argv in [
+            &["nodecheck", "-qq"][..],
+            &["nodecheck", "check", "-qq", "/var/lib/geth"],
+            &["nodecheck", "triage", "-qq", "x.json"],
+            &["nodecheck", "watch", "-qq"],
+            &["nodecheck", "probe", "-q"],
+        ] {
+            let cli = Cli::try_parse_from(argv).expect("parses");
+            assert!(cli.into_config().is_ok(), "{argv:?}");
+        }
+        for (argv, command) in [
+            (&["nodecheck", "probe", "-qq"][..], "probe"),
+            (&["nodecheck", "-qq", "db", "list"], "db list"),
+            (&["nodecheck", "db", "lookup", "X", "-qq"], "db lookup"),
+            (&["nodecheck", "bench", "-qq"], "bench"),
+            (
+                &["nodecheck", "snapshot", "-qq", "-o", "x.tar.gz"],
+                "snapshot",
+            ),
+            (&["nodecheck", "submit", "-qqq"], "submit"),
+        ] {
+            let cli = Cli::try_parse_from(argv).expect("parses");
+            let err = cli.into_config().expect_err("refused");
+            assert!(
+                err.contains(&format!("`nodecheck {command}` prints no verdict")),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn run(config: &CheckConfig, global: &GlobalOptions) -> Result<u8> {
         .with_context(|| format!("cannot probe the storage under {}", path.display()))?;
 
     // Said before measuring, so a non-root user reads it first and need not wait to rerun.
-    if let Some(line) = needs_root_line(&facts, config.path.as_deref(), is_root()) {
+    if let Some(line) = needs_root_line(&facts, config, is_root()) {
         if config.output.format == Format::Table && global.verbosity >= 0 {
             // The first line of the report; machine formats keep stdout for the document.
             emit(&format!("{line}\n"))?;
@@ -268,25 +268,37 @@ fn choose_path(
     }
 }
 
-/// The line that tells a non-root user what they are missing and how to get it.
-fn needs_root_line(facts: &Facts, path: Option<&Path>, running_as_root: bool) -> Option<String> {
+/// The line that tells a non-root user what root would add here and how to get it: the
+/// facts that could not be read, or, where the drives give every fact without root, that
+/// nothing was missed (and what the quick test would read instead of its test file). Said
+/// on every live run without root, so the reader never wonders whether it applied.
+fn needs_root_line(facts: &Facts, config: &CheckConfig, running_as_root: bool) -> Option<String> {
     if !facts.live || running_as_root {
         return None;
     }
     let (mut missing, _) = verdict::needs_root(facts);
-    if missing.is_empty() {
-        return None;
-    }
     missing.dedup();
     let mut rerun = String::from("sudo nodecheck check");
-    if let Some(path) = path {
+    if let Some(path) = &config.path {
         rerun.push(' ');
         rerun.push_str(&shell_quote(&path.display().to_string()));
     }
-    Some(format!(
-        "Not running as root: {} need root; rerun with `{rerun}` for the full check.",
-        missing.join(", ")
-    ))
+    let direct_read = config.bench == BenchDepth::Quick && !facts.drives.is_empty();
+    Some(match (missing.is_empty(), direct_read) {
+        (false, _) => format!(
+            "Not running as root: {} need root; rerun with `{rerun}` for the full check.",
+            missing.join(", ")
+        ),
+        (true, true) => format!(
+            "Not running as root: nothing here needed it (root reads NVMe logs, smartctl and \
+             device-mapper tables; none were missed); as root, `{rerun}` would read the quick \
+             test's blocks from the drive where the data is, instead of from a test file."
+        ),
+        (true, false) => "Not running as root: nothing here needed it (root reads NVMe logs, \
+             smartctl and device-mapper tables; none were missed), so root would add nothing \
+             to this check."
+            .to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -312,28 +324,67 @@ mod tests {
         facts
     }
 
+    fn check_config(path: Option<&str>, bench: BenchDepth) -> CheckConfig {
+        let argv = ["nodecheck", "check"].into_iter().chain(path);
+        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(argv).expect("parses");
+        match cli.into_config().expect("valid").command {
+            crate::config::CommandConfig::Check(check) => CheckConfig { bench, ..check },
+            other => panic!("expected check, got {other:?}"),
+        }
+    }
+
     #[test]
     fn non_root_hint_names_the_checks_and_the_command() {
         let facts = live_fixture_facts();
-        let line = needs_root_line(&facts, Some(Path::new("/var/lib/ethereum")), false)
-            .expect("a hint without root");
+        let config = check_config(Some("/var/lib/ethereum"), BenchDepth::Quick);
+        let line = needs_root_line(&facts, &config, false).expect("a hint without root");
         assert!(line.starts_with("Not running as root: "), "{line}");
         assert!(line.contains("NVMe SMART log"), "{line}");
         assert!(
             line.contains("`sudo nodecheck check /var/lib/ethereum`"),
             "{line}"
         );
+        let unnamed = check_config(None, BenchDepth::Quick);
         assert_eq!(
-            needs_root_line(&facts, None, true),
+            needs_root_line(&facts, &unnamed, true),
             None,
             "root needs no hint"
         );
         let mut replay = facts.clone();
         replay.live = false;
         assert_eq!(
-            needs_root_line(&replay, None, false),
+            needs_root_line(&replay, &unnamed, false),
             None,
             "replays need no root"
+        );
+    }
+
+    /// A machine whose drives give every fact without root (virtio: no SMART) still gets the
+    /// line, saying that nothing was missed and what root would change.
+    #[test]
+    fn non_root_line_appears_where_no_fact_needs_root() {
+        let mut facts = live_fixture_facts();
+        facts.unavailable.clear();
+        let quick = check_config(Some("/var/lib/my node"), BenchDepth::Quick);
+        let line = needs_root_line(&facts, &quick, false).expect("said without root");
+        assert!(
+            line.starts_with("Not running as root: nothing here needed it (root reads NVMe logs"),
+            "{line}"
+        );
+        assert!(
+            line.contains("`sudo nodecheck check '/var/lib/my node'` would read the quick test's blocks from the drive"),
+            "{line}"
+        );
+        let none = check_config(None, BenchDepth::None);
+        let line = needs_root_line(&facts, &none, false).expect("said without root");
+        assert!(
+            line.ends_with("so root would add nothing to this check."),
+            "{line}"
+        );
+        assert_eq!(
+            needs_root_line(&facts, &none, true),
+            None,
+            "root needs no line"
         );
     }
 

@@ -25,13 +25,14 @@ pub fn bench_failure(err: &BenchError, printer: Printer, dir: &Path) -> String {
 }
 
 fn hint(err: &BenchError, printer: Printer, dir: &Path) -> Option<String> {
+    let sudo = as_writer_of(dir);
     let dir = shell_quote(&dir.display().to_string());
     let text = match (err, printer) {
         (BenchError::LiveNode(_), Printer::Bench) => "stop it first or pass --force".to_string(),
         // Reading a few seconds at QD1 beside the node is what the operator wants to know;
         // `check` keeps its file test off a live node and names the command that allows it.
         (BenchError::LiveNode(_), Printer::Check) => format!(
-            "stop it first, or measure beside it with `nodecheck bench --force --test qd1 {dir}`"
+            "stop it first, or measure beside it with `{sudo}nodecheck bench --force --test qd1 {dir}`"
         ),
         (BenchError::NoRoom { .. }, Printer::Bench) => {
             "free space or lower the reserve with --reserve".to_string()
@@ -39,13 +40,34 @@ fn hint(err: &BenchError, printer: Printer, dir: &Path) -> Option<String> {
         (BenchError::NoRoom { .. }, Printer::Check) => {
             "free space or lower the reserve with --bench-reserve".to_string()
         }
+        // The same command again would fail the same way: say who can write there.
+        (BenchError::Io { source, .. }, Printer::Check) if denied(source) => {
+            format!("the test file goes in {dir}: run as the datadir's owner or with sudo")
+        }
+        (BenchError::Io { source, .. }, Printer::Bench) if denied(source) => {
+            format!("the test file goes in {dir}: run as the directory's owner or with sudo")
+        }
         (BenchError::StaleFiles(_), Printer::Bench) => "remove them with --clean-stale".to_string(),
         (BenchError::StaleFiles(_), Printer::Check) => {
-            format!("remove them with `nodecheck bench --clean-stale --test qd1 {dir}`")
+            format!("remove them with `{sudo}nodecheck bench --clean-stale --test qd1 {dir}`")
         }
         _ => return None,
     };
     Some(text)
+}
+
+/// EACCES and EPERM: another user's directory, which this user cannot create a file in.
+fn denied(err: &std::io::Error) -> bool {
+    err.kind() == std::io::ErrorKind::PermissionDenied
+}
+
+/// `sudo ` when this user cannot create files in `dir`, so a command that writes there runs as
+/// printed instead of failing with "Permission denied".
+fn as_writer_of(dir: &Path) -> &'static str {
+    match nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK) {
+        Ok(()) => "",
+        Err(_) => "sudo ",
+    }
 }
 
 /// The hint `bench` adds to its report when the library found test files of killed runs.

@@ -69,11 +69,8 @@ fn render_text(report: &BenchReport) -> String {
                     .unwrap_or_default()
             );
         }
-        if let Some(word) = verdict::qd1_rule_word(report) {
-            let _ = writeln!(
-                out,
-                "  QD1 rule (data/behaviour.toml, as check judges it): {word}"
-            );
+        if let Some((severity, why)) = verdict::qd1_judgement(report) {
+            let _ = writeln!(out, "  {}: {why}", super::text::qd1_word(severity));
         }
         if let Some(pinning) = &qd1.placement.pinning {
             let _ = writeln!(out, "  {pinning}");

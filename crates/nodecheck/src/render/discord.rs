@@ -77,7 +77,8 @@ pub fn render(report: &Report, redactor: Option<&Redactor>) -> String {
             .into_iter()
             .flatten()
         {
-            lines.push((Part::Header, redact(format!("⏱ {}", one_line(&line, 200)))));
+            // Room for the figures and the QD1 judgement after them.
+            lines.push((Part::Header, redact(format!("⏱ {}", one_line(&line, 320)))));
         }
     }
     // What the reader must know to read the rest (a replay, drive facts only, not root).

@@ -20,6 +20,18 @@ impl Document for Facts {
     }
 }
 
+/// A layer's `discard_max_bytes` in words: whether TRIM passes it, and how much per request.
+fn discard_text(max_bytes: Option<u64>) -> String {
+    match max_bytes {
+        Some(0) => "drops TRIM (discard stops here)".to_string(),
+        Some(bytes) => format!(
+            "passes TRIM, up to {} per request",
+            units::size::binary(bytes)
+        ),
+        None => "discard not known".to_string(),
+    }
+}
+
 /// The facts as tables: the path and its mount, then one table per drive.
 fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
     let mut out = String::new();
@@ -38,7 +50,11 @@ fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
     overview.add_row(["fstrim.timer".to_string(), yes_no(facts.fstrim_timer)]);
     overview.add_row([
         "platform".to_string(),
-        text::platform(facts).unwrap_or_else(|| "unknown".into()),
+        text::platform(facts).unwrap_or_else(|| match facts.platform.virtualized {
+            // What `check` calls it; "unknown" read as though nothing were known.
+            Some(true) => "a virtual machine (DMI names no vendor or product)".into(),
+            _ => "unknown".into(),
+        }),
     ]);
     let uring = match (facts.io_uring.available, &facts.io_uring.reason) {
         (Some(true), _) => "available".to_string(),
@@ -51,7 +67,7 @@ fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
         overview.add_row([
             format!("layer {}", layer.depth),
             format!(
-                "{} ({}{}) discard_max_bytes {}",
+                "{} ({}{}), {}",
                 printable(&clip(&layer.name, 24)),
                 json_name(&layer.kind),
                 layer
@@ -59,10 +75,7 @@ fn render_facts(facts: &Facts, options: &RenderOptions) -> String {
                     .as_deref()
                     .map(|d| format!(", {}", printable(&clip(d, 40))))
                     .unwrap_or_default(),
-                layer
-                    .discard_max_bytes
-                    .map(|b| b.to_string())
-                    .unwrap_or_else(|| "unknown".into())
+                discard_text(layer.discard_max_bytes)
             ),
         ]);
     }
@@ -198,5 +211,44 @@ fn yes_no(value: Option<bool>) -> String {
         Some(true) => "yes".into(),
         Some(false) => "no".into(),
         None => "unknown".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `probe` says what `check` says about the platform, and discard in words, not the raw
+    /// sysfs number.
+    #[test]
+    fn platform_and_discard_read_as_words() {
+        let mut facts = Facts::default();
+        facts.platform.virtualized = Some(true);
+        facts.layers.push(probe::Layer {
+            name: "vda".into(),
+            kind: probe::LayerKind::Disk,
+            detail: None,
+            depth: 0,
+            lower: Vec::new(),
+            discard_max_bytes: Some(1 << 30),
+            dm_table: Vec::new(),
+        });
+        let text = render_facts(&facts, &RenderOptions::default());
+        // Cells wrap at 80 columns.
+        let text = text
+            .replace(['│', '┆'], " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            text.contains("a virtual machine (DMI names no vendor or product)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("passes TRIM, up to 1.0 GiB per request"),
+            "{text}"
+        );
+        assert!(!text.contains("discard_max_bytes"), "{text}");
+        assert_eq!(discard_text(Some(0)), "drops TRIM (discard stops here)");
     }
 }

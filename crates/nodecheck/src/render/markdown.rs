@@ -151,7 +151,7 @@ pub fn render_bench(bench: &BenchReport, plot: Option<&str>) -> String {
 /// One list item per test that ran, then the bench's warnings.
 fn measurements(bench: &BenchReport, out: &mut String) {
     for line in text::measurements(bench) {
-        out.push_str(&format!("- {}\n", item(&clip(&line, 300))));
+        out.push_str(&format!("- {}\n", item(&clip(&line, 400))));
     }
     for warning in &bench.warnings {
         out.push_str(&format!("- note: {}\n", item(warning)));

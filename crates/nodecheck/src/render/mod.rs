@@ -172,15 +172,6 @@ impl RenderOptions {
 
 pub use units::text::clip;
 
-/// A client as the findings name it (`Reth`), from its id in the report (`reth`).
-pub fn client_display(id: &str) -> String {
-    let mut chars = id.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 /// Replaces control characters (from hostile sysfs strings) so they cannot move the cursor
 /// or break a line-oriented format, and invisible or reordering characters so text cannot
 /// look other than it is. The one sanitiser for hostile text on its way to a reader: every
@@ -305,6 +296,82 @@ mod tests {
         assert!(check_format::<D>("x", D::FORMATS[0]).is_ok());
     }
 
+    /// A QD1 result with these p99 and max figures, the rest a fast drive's.
+    fn measured_qd1(p99: f64, max: f64) -> ::bench::BenchReport {
+        ::bench::BenchReport {
+            qd1: Some(::bench::Qd1Result {
+                iops: 9_000.0,
+                lat_us: ::bench::LatencySummary {
+                    mean: 100.0,
+                    p50: 90.0,
+                    p90: 120.0,
+                    p99,
+                    p999: (p99 + max) / 2.0,
+                    max,
+                },
+                ios: 90_000,
+                runtime_s: 10.0,
+                span_bytes: 1 << 30,
+                target: "file".into(),
+                engine: ::bench::EngineKind::IoUring,
+                placement: Default::default(),
+                read_span: None,
+            }),
+            ..::bench::BenchReport::new("/data", ::bench::EngineKind::IoUring, None)
+        }
+    }
+
+    /// The QD1 line says whether the figures are good, against the rule NC701 applies
+    /// (data/behaviour.toml, 300 µs p99 and 1 ms max at rest), naming those figures, in every
+    /// format that shows the line: the report's table, markdown and discord, and `bench`'s
+    /// table and markdown.
+    #[test]
+    fn the_qd1_line_judges_its_figures_against_the_named_threshold() {
+        let db = verdict::Database::embedded().expect("embedded database");
+        let good = "— good: p99 and max within the 300 µs p99 and 1.0 ms max that good drives stay under at rest (data/behaviour.toml)";
+        let slow = "— slow: p99 450 µs is above the 300 µs at rest that good drives stay under";
+        let too_slow = "— too slow: p99 3.0 ms is above the 2.0 ms at rest";
+        for (p99, max, expected) in [
+            (200.0, 800.0, good),
+            (450.0, 900.0, slow),
+            (3_000.0, 9_000.0, too_slow),
+        ] {
+            let measured = measured_qd1(p99, max);
+            let facts = probe::Facts::default();
+            let verdict = verdict::judge_node(
+                &facts,
+                Some(&measured),
+                &db,
+                &verdict::ClientChoice::Strictest,
+                None,
+            );
+            let report = crate::report::build(
+                facts,
+                Some(measured.clone()),
+                verdict,
+                None,
+                Vec::new(),
+                Default::default(),
+            );
+            let options = RenderOptions::default();
+            for format in [Format::Table, Format::Markdown, Format::Discord] {
+                let text = render(&report, format, &options).expect("drawn");
+                // The table wraps at 80 columns.
+                let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(joined.contains(expected), "{format}: {text}");
+            }
+            let document = bench::BenchDocument {
+                report: &measured,
+                plot: None,
+            };
+            let markdown = render(&document, Format::Markdown, &options).expect("drawn");
+            assert!(markdown.contains(expected), "{markdown}");
+            let table = render(&document, Format::Table, &options).expect("drawn");
+            let word = expected.trim_start_matches("— ");
+            assert!(table.contains(&format!("\n  {word}")), "{table}");
+        }
+    }
+
     #[test]
     fn every_document_draws_the_formats_it_lists() {
         let db = verdict::Database::embedded().expect("embedded database");
@@ -337,7 +404,7 @@ mod tests {
             model: "Samsung SSD 980 PRO 2TB",
             firmware: None,
             capacity_bytes: None,
-            answer: crate::database::answer(&db, &query),
+            answer: crate::database::answer_with(&db, &query, Default::default()),
         };
         draws_exactly_its_formats(&lookup, "db lookup");
     }

@@ -16,7 +16,7 @@ use bench::BenchReport;
 
 mod file;
 
-pub use file::{check_plot_path, plot_paths, write_plot};
+pub use file::{check_plot_path, write_plot};
 
 const WIDTH: u32 = 1000;
 const PANEL_HEIGHT: u32 = 500;
@@ -498,7 +498,8 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{gib_label, log_ticks, plot_paths, us_label};
+    use super::file::plot_paths;
+    use super::{gib_label, log_ticks, us_label};
     use std::path::{Path, PathBuf};
 
     #[test]

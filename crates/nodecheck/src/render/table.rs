@@ -134,7 +134,7 @@ fn measurements(report: &Report, out: &mut String) {
         return;
     };
     for line in text::measurements(bench) {
-        wrap_into(&printable(&clip(&line, 240)), "", out);
+        wrap_into(&printable(&clip(&line, 400)), "", out);
     }
     for warning in &bench.warnings {
         let warning = format!("bench: {}", printable(&clip(warning, 2000)));

@@ -88,6 +88,10 @@ impl Document for WatchReport {
 
     fn draw(&self, format: Format, options: &RenderOptions) -> Option<String> {
         Some(match format {
+            // -qq: the verdict line alone, as `check -qq` prints its own.
+            Format::Table if options.verbosity <= -2 => {
+                format!("{}\n", printable(&self.verdict.summary))
+            }
             Format::Table => table(self),
             Format::Json => serde_json::to_string_pretty(self).ok()? + "\n",
             Format::Markdown => options.redact(markdown(self)),

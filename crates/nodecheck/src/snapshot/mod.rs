@@ -27,14 +27,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::redact::Redactor;
 
-pub use pack::{write, Contents};
+pub(crate) use pack::{write, Contents};
 
 /// Test-only pause stages of the snapshot commands (see [`bench::pause_point`] and the list
 /// in docs/bench.md): `snapshot -o` after the first entries went into the temporary archive…
-pub const PAUSE_WRITING: &str = "snapshot-writing";
+pub(crate) const PAUSE_WRITING: &str = "snapshot-writing";
 /// …and `check --snapshot` after the archive is unpacked into its temporary directory.
-pub const PAUSE_UNPACKED: &str = "snapshot-unpacked";
-pub use redaction::blank_identify_serial;
+pub(crate) const PAUSE_UNPACKED: &str = "snapshot-unpacked";
 pub use unpack::{unpack, unpack_stream, Unpacked};
 
 /// The manifest's name at the top of the tree.
@@ -97,7 +96,7 @@ pub struct PathKind {
 
 /// `stat` of `path` (following links, as the probe does), `None` for a directory or a path
 /// that cannot be examined. `stat` opens nothing, so a FIFO cannot block it.
-pub fn describe_path(path: &Path) -> Option<PathKind> {
+pub(crate) fn describe_path(path: &Path) -> Option<PathKind> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let metadata = fs::metadata(path).ok()?;
     let file_type = metadata.file_type();
@@ -122,7 +121,7 @@ pub fn describe_path(path: &Path) -> Option<PathKind> {
 /// The saved smartctl outputs of a snapshot, one per drive its manifest lists, as paths inside
 /// the replayed tree (the probe reads them through its root). Snapshots with a single
 /// smartctl file (or none) replay the same way.
-pub fn smartctl_files(manifest: &Manifest) -> Vec<PathBuf> {
+pub(crate) fn smartctl_files(manifest: &Manifest) -> Vec<PathBuf> {
     manifest
         .smartctl
         .iter()
@@ -149,7 +148,7 @@ fn safe_name(drive: &str) -> String {
 
 /// The manifest of a replayed tree (`check --root DIR`), when it has one; read through the
 /// root, so a manifest that is a symlink resolves inside the tree.
-pub fn read_manifest(root: &probe::Root) -> Option<Manifest> {
+pub(crate) fn read_manifest(root: &probe::Root) -> Option<Manifest> {
     let bytes = root
         .read_document(
             Path::new("/").join(MANIFEST),
@@ -163,6 +162,7 @@ pub fn read_manifest(root: &probe::Root) -> Option<Manifest> {
 #[cfg(test)]
 mod tests {
     use super::pack::append_file;
+    use super::redaction::blank_identify_serial;
     use super::unpack::{checked_relative, ensure_no_symlink_between};
     use super::*;
 

@@ -4,6 +4,7 @@ use super::*;
 
 #[test]
 fn other_files_and_stale_test_files_are_never_touched_without_clean_stale() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     // A file of a killed run (pid 4194304 is above the default pid_max) and an unrelated file.
     let stale = dir
@@ -37,6 +38,7 @@ fn other_files_and_stale_test_files_are_never_touched_without_clean_stale() {
 
 #[test]
 fn stale_files_are_told_by_their_lock_not_by_the_pid_in_their_name() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     // pid 1 is always alive, as a reused pid after a reboot would be.
     let reused = dir.path().join(".nodecheck-bench-1-0123456789abcdef.tmp");
@@ -83,6 +85,7 @@ fn stale_files_are_told_by_their_lock_not_by_the_pid_in_their_name() {
 
 #[test]
 fn check_of_a_file_in_the_current_directory_measures_that_directory() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     std::fs::write(dir.path().join("chaindata.ldb"), b"precious").unwrap();
     let output = check_bench_full("chaindata.ldb", "32M")

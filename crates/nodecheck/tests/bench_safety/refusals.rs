@@ -5,6 +5,7 @@ use super::*;
 
 #[test]
 fn a_file_system_without_room_for_the_reserve_refuses_with_numbers() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     let stderr = refusal(
         nodecheck_process().args([
@@ -29,6 +30,7 @@ fn a_file_system_without_room_for_the_reserve_refuses_with_numbers() {
 
 #[test]
 fn device_with_a_write_test_is_refused() {
+    let _machine = machine_lock();
     for test in ["randrw", "all"] {
         let stderr = refusal(
             nodecheck_process().args(["bench", "--device", "/dev/null", "--test", test, "--force"]),
@@ -55,6 +57,7 @@ fn device_with_a_write_test_is_refused() {
 
 #[test]
 fn a_running_client_requires_force() {
+    let _machine = machine_lock();
     // A real process whose name is `geth`: a copy of sleep(1).
     let dir = bench_scratch();
     let fake = dir.path().join("geth");
@@ -82,6 +85,7 @@ fn a_running_client_requires_force() {
 
 #[test]
 fn a_second_bench_in_the_same_directory_is_refused_and_names_the_first() {
+    let _machine = machine_lock();
     if !debug_hooks_available() {
         return;
     }
@@ -130,6 +134,7 @@ fn memory_backed_dir() -> Option<tempfile::TempDir> {
 
 #[test]
 fn a_memory_backed_file_system_is_refused_for_measurement() {
+    let _machine = machine_lock();
     let Some(dir) = memory_backed_dir() else {
         println!("skipping: no writable tmpfs at /dev/shm");
         return;
@@ -160,6 +165,7 @@ fn a_memory_backed_file_system_is_refused_for_measurement() {
 
 #[test]
 fn check_of_a_device_node_is_refused_with_what_to_run_instead() {
+    let _machine = machine_lock();
     let Some(device) = device_of(Path::new(env!("CARGO_TARGET_TMPDIR")))
         .filter(|d| d.exists())
         .or_else(|| Some(PathBuf::from("/dev/loop0")).filter(|d| d.exists()))
@@ -187,6 +193,7 @@ fn check_of_a_device_node_is_refused_with_what_to_run_instead() {
 
 #[test]
 fn a_burst_too_small_to_measure_is_refused() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     let stderr = refusal(
         nodecheck_process()

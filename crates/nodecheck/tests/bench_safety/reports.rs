@@ -4,6 +4,7 @@ use super::*;
 
 #[test]
 fn io_uring_forced_off_falls_back_and_says_so() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     let output = nodecheck_process()
         .env("NODECHECK_FORCE_NO_IO_URING", "1")
@@ -32,6 +33,7 @@ fn io_uring_forced_off_falls_back_and_says_so() {
 
 #[test]
 fn json_has_the_documented_keys() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     let output = nodecheck_process()
         .args(bench_args(dir.path(), "64M", "1"))
@@ -59,6 +61,7 @@ fn json_has_the_documented_keys() {
 
 #[test]
 fn text_output_when_piped_has_no_progress_bars() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     let args: Vec<String> = bench_args(dir.path(), "32M", "1")
         .into_iter()
@@ -82,6 +85,7 @@ fn text_output_when_piped_has_no_progress_bars() {
 
 #[test]
 fn qd1_reads_a_raw_device_read_only_as_root() {
+    let _machine = machine_lock();
     if !nix::unistd::geteuid().is_root() {
         skip("reading a raw device needs root");
         return;
@@ -119,6 +123,7 @@ fn qd1_reads_a_raw_device_read_only_as_root() {
 
 #[test]
 fn keep_going_reports_failed_tests_as_warnings() {
+    let _machine = machine_lock();
     // IOPOLL needs a driver with poll queues: where it has none (virtio, most SATA), each test
     // fails; --keep-going reports both and, with nothing measured, exits 4. Where polling
     // works, both tests succeed.
@@ -155,6 +160,7 @@ const CAP_IPC_LOCK: libc::c_ulong = 14;
 
 #[test]
 fn a_low_memlock_limit_drops_fixed_buffers_and_says_so() {
+    let _machine = machine_lock();
     use std::os::unix::process::CommandExt;
     let dir = bench_scratch();
     let mut command = nodecheck_process();
@@ -208,6 +214,7 @@ fn a_low_memlock_limit_drops_fixed_buffers_and_says_so() {
 /// and says nothing extra without it.
 #[test]
 fn verbose_bench_says_what_it_will_measure_first() {
+    let _machine = machine_lock();
     let dir = bench_scratch();
     let run = |verbose: bool| {
         let mut command = nodecheck_process();

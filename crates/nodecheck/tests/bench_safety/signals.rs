@@ -69,6 +69,7 @@ macro_rules! interrupt_tests {
     ($($name:ident: $signal:ident, $during_prefill:literal;)*) => {$(
         #[test]
         fn $name() {
+            let _machine = machine_lock();
             interrupt(Signal::$signal, $during_prefill);
         }
     )*};

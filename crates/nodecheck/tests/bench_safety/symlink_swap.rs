@@ -51,6 +51,7 @@ fn assert_swap_reported(warnings: &serde_json::Value) {
 
 #[test]
 fn behaviour_tests_never_write_through_a_symlink_planted_after_the_prefill() {
+    let _machine = machine_lock();
     if !debug_hooks_available() {
         return;
     }
@@ -71,6 +72,7 @@ fn behaviour_tests_never_write_through_a_symlink_planted_after_the_prefill() {
 
 #[test]
 fn check_bench_full_never_writes_through_a_symlink_planted_after_the_prefill() {
+    let _machine = machine_lock();
     if !debug_hooks_available() {
         return;
     }

@@ -1,19 +1,29 @@
 //! Shared helpers for the binary's end-to-end tests: fixture roots, scratch directories on a
 //! real disk, and running the binary (to completion, or as a child to signal and watch).
 
-#![allow(dead_code)] // each test file uses a different subset
-
 pub mod process;
 pub mod raw_tar;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 use assert_cmd::Command;
 use probe::fixture::{Scenario, SCENARIOS};
+
+/// Held for its whole run by every test that changes or measures what the binary sees of this
+/// machine: a bench (or a `check` or `submit` that measures), `fio`, a large file, a stand-in
+/// client process (which makes every bench without `--force` refuse), or a time limit on a
+/// live run. libtest runs the tests of the one binary in parallel; these would fill the shared
+/// disk together, skew each other's figures and clocks, or refuse each other's benches.
+/// The guard protects no data, so a test that failed while holding it poisons nothing.
+pub fn machine_lock() -> MutexGuard<'static, ()> {
+    static MACHINE: Mutex<()> = Mutex::new(());
+    MACHINE.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// A scratch directory on a disk-backed file system inside the target directory (O_DIRECT
 /// needs one, and /tmp may be tmpfs); `prefix` names the test file that made it.
@@ -123,11 +133,7 @@ pub fn entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
 }
 
 /// The report's finding `code`; `case` says which report it is when the finding is missing.
-pub fn finding<'r>(
-    report: &'r nodecheck::report::Report,
-    code: &str,
-    case: &str,
-) -> &'r verdict::Finding {
+pub fn finding<'r>(report: &'r nodecheck::Report, code: &str, case: &str) -> &'r verdict::Finding {
     report
         .findings
         .iter()
@@ -213,7 +219,7 @@ pub fn written(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, Pa
 /// says which report it is.
 #[track_caller]
 pub fn assert_has_finding(
-    report: &nodecheck::report::Report,
+    report: &nodecheck::Report,
     code: &str,
     holds: impl Fn(&verdict::Finding) -> bool,
     case: &str,
@@ -248,7 +254,7 @@ pub fn stable(text: &str, root: &Path) -> String {
     let version = env!("CARGO_PKG_VERSION");
     out = out.replace(&format!("nodecheck {version}"), "nodecheck [VERSION]");
     out = out.replace(&format!("\"{version}\""), "\"[VERSION]\"");
-    let db = nodecheck::database::embedded_version();
+    let db = nodecheck::embedded_database_version();
     out.replace(db, "[DB]")
 }
 

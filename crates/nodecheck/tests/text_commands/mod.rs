@@ -1,13 +1,11 @@
 //! Finding the nodecheck command lines and options named in user-facing text (Rust string
 //! literals, docs, help output), and checking each against the real CLI definition.
 
-#![allow(dead_code)] // each test file uses a different subset
-
 use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use nodecheck::cli::Cli;
+use nodecheck::Cli;
 
 /// Samples for placeholder values in documented commands (`--capacity SIZE`).
 fn sample_for(placeholder: &str) -> Option<&'static str> {

@@ -147,13 +147,29 @@ impl SmartctlReport {
         }
     }
 
+    /// The firmware revision: the probe's, unless it is the SAT INQUIRY view of smartctl's.
+    /// A SAT layer (a USB bridge, libata) answers INQUIRY with only the last four characters
+    /// of the drive's revision (libata: "From SAT, use last 2 words from fw rev"), `2B6Q` of
+    /// `SVT02B6Q`; firmware advisories match the whole one, which smartctl's pass-through reads.
+    fn merge_firmware(&self, drive: &mut Drive) {
+        let whole = self.firmware.as_deref().map(str::trim);
+        match (drive.firmware.as_deref().map(str::trim), whole) {
+            (Some(tail), Some(whole))
+                if !tail.is_empty() && whole.len() > tail.len() && whole.ends_with(tail) =>
+            {
+                drive.firmware = Some(whole.to_owned());
+            }
+            _ => fill(&mut drive.firmware, self.firmware.clone()),
+        }
+    }
+
     /// Adds what smartctl knows to `drive`, keeping every value the probe already found
     /// (sysfs and ioctls are read directly; smartctl goes through bridges and heuristics).
     /// Health is merged field by field the same way, and smartctl's overall verdict and exit
     /// status bits are always added.
     pub fn merge_into(&self, drive: &mut Drive) {
         self.merge_model(drive);
-        fill(&mut drive.firmware, self.firmware.clone());
+        self.merge_firmware(drive);
         fill(&mut drive.serial, self.serial.clone());
         fill(&mut drive.model_family, self.model_family.clone());
         if let Some(vendor) = self.nvme_pci_vendor_id {

@@ -87,4 +87,70 @@ fn a_usb_bridge_revision_is_not_the_drive_firmware() {
     let facts = run("usb_sata_bridge_cut_model");
     let drive = facts.drives.iter().find(|d| d.name == "sdb").expect("sdb");
     assert_eq!(drive.firmware.as_deref(), Some("2B6Q"));
+    assert_eq!(
+        drive
+            .usb
+            .as_ref()
+            .and_then(|u| u.bridge_revision.as_deref()),
+        None
+    );
+}
+
+/// The bridge's identity and what the kernel did with it, from the USB device's sysfs: ids,
+/// release, the UAS alternate setting in the raw descriptors, the driver bound, and whether
+/// the kernel sends UNMAP.
+#[test]
+fn a_usb_bridge_is_read_with_its_release_uas_offer_and_unmap_mode() {
+    let facts = run("usb_jmicron_broken_fua");
+    let drive = facts.drives.iter().find(|d| d.name == "sdb").expect("sdb");
+    let usb = drive.usb.as_ref().expect("usb");
+    assert_eq!(
+        (usb.vendor_id.as_deref(), usb.product_id.as_deref()),
+        (Some("152d"), Some("0578"))
+    );
+    assert_eq!(usb.bcd_device.as_deref(), Some("0404"));
+    assert_eq!(usb.driver.as_deref(), Some("uas"));
+    assert_eq!(usb.uas_offered, Some(true));
+    assert_eq!(usb.provisioning_mode.as_deref(), Some("full"));
+    assert_eq!(usb.quirks_parameter, None);
+    // A SAT bridge: the revision is the drive's (its last four characters), not the bridge's.
+    assert_eq!(drive.firmware.as_deref(), Some("046"));
+    assert_eq!(usb.bridge_revision, None);
+
+    let facts = run("usb_uas_turned_off");
+    let usb = facts
+        .drives
+        .iter()
+        .find(|d| d.name == "sdb")
+        .and_then(|d| d.usb.as_ref())
+        .expect("usb");
+    assert_eq!(usb.driver.as_deref(), Some("usb-storage"));
+    assert_eq!(
+        usb.uas_offered,
+        Some(true),
+        "offered, yet bound to usb-storage"
+    );
+}
+
+/// `usb-storage.quirks=` on the kernel command line, as the module parameter holds it.
+#[test]
+fn the_usb_storage_quirks_parameter_is_read_for_the_bridge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture::usb_uas_turned_off(dir.path()).expect("fixture");
+    std::fs::create_dir_all(dir.path().join("sys/module/usb_storage/parameters")).unwrap();
+    std::fs::write(
+        dir.path().join("sys/module/usb_storage/parameters/quirks"),
+        "0bc2:2322:u,174C:55AA:u\n",
+    )
+    .unwrap();
+    let root = Root::at(dir.path()).expect("root");
+    let facts =
+        probe_path(&root, Path::new(fixture::DATADIR), &ProbeOptions::default()).expect("probe");
+    let usb = facts
+        .drives
+        .iter()
+        .find(|d| d.name == "sdb")
+        .and_then(|d| d.usb.as_ref())
+        .expect("usb");
+    assert_eq!(usb.quirks_parameter.as_deref(), Some("u"));
 }

@@ -3,6 +3,35 @@
 
 use super::*;
 
+/// Behind a SAT bridge sysfs holds only the last four characters of the drive's revision
+/// (`2B6Q`); smartctl's whole revision that ends with them replaces it, so firmware rules
+/// (the 870 EVO's `SVT01B6Q`) can match. A revision that is not its tail is kept.
+#[test]
+fn a_sat_inquiry_revision_gives_way_to_the_whole_one() {
+    let mut r = report(SAMSUNG_PM883);
+    // The captured report's revision is redacted; the revision of a Samsung 870 EVO.
+    r.firmware = Some("SVT02B6Q".into());
+    let behind_bridge = |firmware: &str| Drive {
+        name: "sdb".into(),
+        firmware: Some(firmware.into()),
+        interface: Some(Interface::Usb),
+        ..Drive::default()
+    };
+    let mut drive = behind_bridge("2B6Q");
+    r.merge_into(&mut drive);
+    assert_eq!(drive.firmware.as_deref(), Some("SVT02B6Q"));
+    let mut drive = behind_bridge("0");
+    r.merge_into(&mut drive);
+    assert_eq!(
+        drive.firmware.as_deref(),
+        Some("0"),
+        "not a tail of it: kept"
+    );
+    let mut drive = behind_bridge("SVT02B6Q");
+    r.merge_into(&mut drive);
+    assert_eq!(drive.firmware.as_deref(), Some("SVT02B6Q"));
+}
+
 #[test]
 fn merge_keeps_sysfs_values_and_fills_the_rest() {
     let r = report(SAMSUNG_PM883);

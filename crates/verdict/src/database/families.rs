@@ -17,6 +17,24 @@ fn name_key(text: &str) -> String {
         .join(" ")
 }
 
+/// The model numbers of a name key: the digit runs of two or more digits in its words, less
+/// the words that are a capacity (`1tb`, `512gb`, `2000g`). `samsung 980 pro 1tb` has `980`,
+/// `wd black sn850x 2000gb` has `850`, `acer ssd fa100 1tb` has `100`.
+fn model_numbers(key: &str) -> Vec<&str> {
+    let is_capacity = |word: &str| {
+        let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let unit = &word[digits.len()..];
+        !digits.is_empty()
+            && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && matches!(unit, "g" | "gb" | "t" | "tb")
+    };
+    key.split(' ')
+        .filter(|word| !is_capacity(word))
+        .flat_map(|word| word.split(|c: char| !c.is_ascii_digit()))
+        .filter(|run| run.len() >= 2)
+        .collect()
+}
+
 impl DriveEntry {
     /// The name `db list` prints: vendor and family (`Crucial P3`).
     pub fn display_name(&self) -> String {
@@ -48,9 +66,15 @@ impl Database {
 
     /// Up to `max` entries nearest to `text` (a mistyped family name or an unlisted variant
     /// of a listed model string), best first; none when nothing is close.
+    ///
+    /// A suggestion needs shared evidence, not only a similar spelling: the entry's name or
+    /// one of its examples must carry a model number of `text` (`980` in `Samsng 980 PRO`).
+    /// String similarity alone pairs strings of the same shape (`Acer SSD FA100 1TB` and
+    /// `Lexar SSD NM1090 2TB` score above the floor while naming unrelated drives).
     pub fn nearest_families(&self, text: &str, max: usize) -> Vec<&DriveEntry> {
         let wanted = name_key(text);
-        if wanted.is_empty() || max == 0 {
+        let numbers = model_numbers(&wanted);
+        if wanted.is_empty() || max == 0 || numbers.is_empty() {
             return Vec::new();
         }
         let mut scored: Vec<(f64, &DriveEntry)> = self
@@ -61,7 +85,9 @@ impl Database {
                 let score = names
                     .iter()
                     .chain(e.examples.iter())
-                    .map(|name| strsim::jaro_winkler(&wanted, &name_key(name)))
+                    .map(|name| name_key(name))
+                    .filter(|key| model_numbers(key).iter().any(|n| numbers.contains(n)))
+                    .map(|key| strsim::jaro_winkler(&wanted, &key))
                     .fold(0.0_f64, f64::max);
                 (score >= SUGGESTION_FLOOR).then_some((score, e))
             })
@@ -95,6 +121,61 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_numbers_skip_capacities() {
+        assert_eq!(model_numbers("samsung 980 pro 1tb"), ["980"]);
+        assert_eq!(model_numbers("wd black sn850x 2000gb"), ["850"]);
+        assert_eq!(model_numbers("acer ssd fa100 1tb"), ["100"]);
+        assert_eq!(model_numbers("lexar ssd nm1090 pro 2tb"), ["1090"]);
+        assert_eq!(model_numbers("samsung 990 pro 1.5tb"), ["990"]);
+        assert!(model_numbers("samsung evo plus").is_empty());
+    }
+
+    #[test]
+    fn suggestions_need_a_shared_model_number() {
+        let db = Database::embedded().expect("embedded database");
+        // Same shape as `Lexar SSD NM1090 2TB`, close by Jaro-Winkler, but no shared number.
+        let ids = |text: &str| -> Vec<String> {
+            db.nearest_families(text, 5)
+                .iter()
+                .map(|e| e.id.clone())
+                .collect()
+        };
+        assert!(
+            !ids("Acer SSD FA150 1TB").contains(&"lexar-nm1090".to_string()),
+            "{:?}",
+            ids("Acer SSD FA150 1TB")
+        );
+        assert_eq!(
+            ids("Lexr SSD NM1090 2TB").first().map(String::as_str),
+            Some("lexar-nm1090")
+        );
+        assert!(ids("Samsng EVO").is_empty(), "no model number, no evidence");
+        for text in [
+            "Acer SSD FA150 1TB",
+            "Samsng 980 PRO",
+            "WD_BLAK SN850X 2000GB",
+        ] {
+            let wanted = name_key(text);
+            let numbers = model_numbers(&wanted);
+            for entry in db.nearest_families(text, 5) {
+                let shares = [entry.display_name(), entry.family.clone()]
+                    .iter()
+                    .chain(entry.examples.iter())
+                    .any(|name| {
+                        model_numbers(&name_key(name))
+                            .iter()
+                            .any(|n| numbers.contains(n))
+                    });
+                assert!(
+                    shares,
+                    "`{text}` suggested {} without a shared model number",
+                    entry.id
+                );
+            }
+        }
+    }
 
     #[test]
     fn name_keys_ignore_case_spacing_and_separators() {

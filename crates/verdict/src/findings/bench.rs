@@ -229,6 +229,32 @@ pub fn qd1_rule_word(report: &BenchReport) -> Option<&'static str> {
     })
 }
 
+/// The QD1 rule's judgement of a report's QD1 figures, for the lines that show them (the
+/// report's measurement line, `bench`'s result): how bad, and a sentence that names the
+/// figures the rule holds them to. `None` without a usable QD1 result.
+pub fn qd1_judgement(report: &BenchReport) -> Option<(Severity, String)> {
+    let qd1 = report.qd1.as_ref().filter(|q| q.ios > 0)?;
+    let beside_client = !report.clients_running.is_empty();
+    let rules = BehaviourThresholds::embedded().qd1;
+    let rule = rules.for_run(beside_client);
+    Some(match qd1_rule(qd1, rule, beside_client) {
+        (Severity::Ok, _) | (_, None) => (
+            Severity::Ok,
+            format!(
+                "p99 and max within the {} p99 and {} max that good drives stay under {} (data/behaviour.toml)",
+                format_latency_us(rule.warn_p99_us),
+                format_latency_us(rule.warn_max_us),
+                if beside_client {
+                    "beside a running client"
+                } else {
+                    "at rest"
+                }
+            ),
+        ),
+        (severity, Some(broken)) => (severity, broken),
+    })
+}
+
 /// NC702: randrw read and write IOPS against the most demanding floors, one sentence per
 /// client that fails ("Nethermind needs 10k read and 10k write IOPS").
 fn random_io(

@@ -59,11 +59,6 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
             continue;
         }
         let flags: Vec<&str> = missing.iter().map(|(flag, _, _)| *flag).collect();
-        let options: Vec<String> = WANTED
-            .iter()
-            .map(|(_, option, _)| format!("--{option}"))
-            .collect();
-        let crypttab: Vec<&str> = WANTED.iter().map(|(_, _, tab)| *tab).collect();
         let queues_missing = flags.iter().any(|f| f.ends_with("workqueue"));
         let why = if queues_missing {
             "dm-crypt then passes every read and write through kernel work queues, which on a fast drive add latency to each of the client's small reads (Cloudflare measured the queues as most of dm-crypt's cost)"
@@ -85,13 +80,25 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
                     flags.join(", ")
                 ),
             )
-            .with_fix(format!(
-                "sudo cryptsetup refresh {} --persistent {name}   (LUKS2, cryptsetup 2.3.4+, asks for the passphrase; on LUKS1 or plain dm-crypt add `{}` to the volume's options in /etc/crypttab and reboot)",
-                options.join(" "),
-                crypttab.join(",")
-            ))
+            .with_fix(refresh_fix(name))
             .about(&layer.name),
         );
     }
     out
+}
+
+/// The one command that sets every flag a node's crypt layer wants. `cryptsetup refresh`
+/// resets each flag it is not given, so a fix for one flag (NC302's TRIM) must carry the
+/// others too, or pasting it would undo NC507's work queues.
+pub fn refresh_fix(name: &str) -> String {
+    let options: Vec<String> = WANTED
+        .iter()
+        .map(|(_, option, _)| format!("--{option}"))
+        .collect();
+    let crypttab: Vec<&str> = WANTED.iter().map(|(_, _, tab)| *tab).collect();
+    format!(
+        "sudo cryptsetup refresh {} --persistent {name}   (LUKS2, cryptsetup 2.3.4+, asks for the passphrase; on LUKS1 or plain dm-crypt add `{}` to the volume's options in /etc/crypttab and reboot)",
+        options.join(" "),
+        crypttab.join(",")
+    )
 }

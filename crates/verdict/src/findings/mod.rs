@@ -28,6 +28,7 @@ pub mod platform;
 pub mod power;
 mod reader_words;
 pub mod trim;
+pub mod usb_bridge;
 pub mod virtual_disks;
 pub mod zfs;
 
@@ -166,6 +167,12 @@ pub(crate) const CHECKS: &[Check] = &[
             Code::UsbAttached,
         ],
         run: |ctx| controller::check(ctx.facts).into(),
+    },
+    Check {
+        name: "usb-bridge",
+        docs: "The USB bridge in front of a drive, named by its USB ids, with the quirks the kernel's own tables give it, whether UAS was turned off and whether TRIM passes it.",
+        codes: &[Code::UsbBridge],
+        run: |ctx| usb_bridge::check(ctx.facts).into(),
     },
     Check {
         name: "power",

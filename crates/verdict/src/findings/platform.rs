@@ -113,6 +113,26 @@ fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut V
         return;
     }
     let disks = virtual_drives.join(", ");
+    // The provider's own advice where the platform names one (DMI); AWS's otherwise, the
+    // cloud most nodes on network storage run on.
+    let setups = crate::setups::Setups::embedded();
+    let provider = facts
+        .platform
+        .cloud
+        .as_deref()
+        .and_then(|cloud| setups.cloud_platform(cloud));
+    let fix_after = |lead: String| match provider {
+        Some(p) => format!("{lead}. {}", p.fix),
+        None => format!("{lead}; {CLOUD_FIX}"),
+    };
+    let sources = provider
+        .map(|p| format!(" Sources: {}.", setups.cite(&p.sources)))
+        .unwrap_or_default();
+    let where_ = match (provider, &facts.platform.product_name) {
+        (Some(p), Some(product)) => format!("{} ({product})", p.label),
+        (Some(p), None) => p.label.clone(),
+        (None, _) => where_,
+    };
     // Without a measurement nothing is known about a virtual disk: its speed is whatever the
     // provider provisions. QD1 latency says little about provisioned IOPS; the randrw test
     // measures them, and then its findings carry the verdict.
@@ -121,20 +141,20 @@ fn virtual_storage(facts: &Facts, db: &Database, measured: Measured, out: &mut V
         Measured::Nothing => (
             Severity::Warning,
             "Virtual or cloud volume with unknown provisioned IOPS",
-            format!("{disks} on {where_} is virtual storage; {PROVISIONED}, and nothing was measured."),
-            format!("Measure it: {MEASURE_IOPS}; {CLOUD_FIX}"),
+            format!("{disks} on {where_} is virtual storage; {PROVISIONED}, and nothing was measured.{sources}"),
+            fix_after(format!("Measure it: {MEASURE_IOPS}")),
         ),
         Measured::Latency => (
             Severity::Info,
             "Virtual or cloud volume with unknown provisioned IOPS",
-            format!("{disks} on {where_} is virtual storage; {PROVISIONED}. The quick check measured its read latency, not its IOPS."),
-            format!("Measure its IOPS: {MEASURE_IOPS}; {CLOUD_FIX}"),
+            format!("{disks} on {where_} is virtual storage; {PROVISIONED}. The quick check measured its read latency, not its IOPS.{sources}"),
+            fix_after(format!("Measure its IOPS: {MEASURE_IOPS}")),
         ),
         Measured::Iops => (
             Severity::Info,
             "Virtual or cloud volume",
-            format!("{disks} on {where_} is virtual storage; the randrw measurement shows the IOPS provisioned for it."),
-            format!("If the measured IOPS fall short: {CLOUD_FIX}"),
+            format!("{disks} on {where_} is virtual storage; the randrw measurement shows the IOPS provisioned for it.{sources}"),
+            fix_after("If the measured IOPS fall short".to_owned()),
         ),
     };
     out.push(Finding::new(Code::UnknownProvisionedIops, severity, title, detail).with_fix(fix));

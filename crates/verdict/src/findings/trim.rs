@@ -138,9 +138,8 @@ fn blocked_by(layer: &Layer, facts: &Facts) -> Finding {
         LayerKind::Crypt => (
             "TRIM is blocked by dm-crypt".to_owned(),
             format!("The dm-crypt device {dm_name} ({name}) was opened without allow-discards and drops discard requests (discard_max_bytes = 0), {consequence}."),
-            format!(
-                "sudo cryptsetup --allow-discards --persistent refresh {dm_name}   (LUKS2; for LUKS1 add `discard` to its line in /etc/crypttab and reboot)"
-            ),
+            // The work-queue flags go with it: `refresh` resets every flag it is not given.
+            super::crypt::refresh_fix(dm_name),
         ),
         LayerKind::Lvm => (
             "TRIM is blocked by LVM".to_owned(),
@@ -232,6 +231,15 @@ fn usb_unmap_fix(drive: &Drive) -> Option<String> {
 fn periodic_trim(facts: &Facts) -> Option<Finding> {
     let mount = facts.mount.as_ref()?;
     if mount.fs_type == "zfs" {
+        // With the pool's properties read (as root), NC530 judges `autotrim` itself; this
+        // reminder is only for when nobody could read it.
+        if facts
+            .zfs
+            .as_ref()
+            .is_some_and(|zfs| zfs.pool_properties.contains_key("autotrim"))
+        {
+            return None;
+        }
         let pool = mount.source.split('/').next().unwrap_or(&mount.source);
         return Some(
             Finding::new(

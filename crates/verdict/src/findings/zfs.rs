@@ -30,7 +30,7 @@ fn pool_layout(
     out: &mut Vec<Finding>,
 ) {
     let pool = &zfs.pool;
-    if let Some(ashift) = zfs.pool_number("ashift") {
+    if let Some(ashift) = effective_ashift(facts, zfs) {
         let min = setups.zfs.min_ashift;
         if ashift < min {
             out.push(
@@ -39,7 +39,12 @@ fn pool_layout(
                     Severity::Warning,
                     format!("ZFS pool {pool} has ashift={ashift}"),
                     format!(
-                        "Pool {pool} was created with ashift={ashift} ({} byte blocks): SSDs write 4 KiB pages or larger, so every smaller block is a read-modify-write inside the drive. ashift is fixed per vdev when it is created. Sources: {sources}.",
+                        "Pool {pool} {} ({} byte blocks): SSDs write 4 KiB pages or larger, so every smaller block is a read-modify-write inside the drive. ashift is fixed per vdev when it is created. Sources: {sources}.",
+                        if zfs.pool_number("ashift") == Some(0) {
+                            format!("was created with ashift=0 (auto), so each vdev took the sector size its drives report: ashift={ashift}")
+                        } else {
+                            format!("was created with ashift={ashift}")
+                        },
                         1u64 << ashift.min(20)
                     ),
                 )
@@ -66,6 +71,23 @@ fn pool_layout(
             )
             .with_fix(format!("sudo zpool set autotrim=on {pool}   (or a periodic `sudo zpool trim {pool}`)")),
         );
+    }
+}
+
+/// The pool's `ashift`, or for `ashift=0` ("auto", what `zpool create` without `-o ashift`
+/// records) the one each vdev took at creation: log2 of the largest physical sector size its
+/// drives reported. Many SSDs report 512-byte sectors, which gives ashift 9. `None` when
+/// neither is known.
+fn effective_ashift(facts: &Facts, zfs: &ZfsFacts) -> Option<u64> {
+    match zfs.pool_number("ashift")? {
+        0 => facts
+            .drives
+            .iter()
+            .filter_map(|d| d.physical_block_size)
+            .filter(|size| size.is_power_of_two())
+            .max()
+            .map(|size| u64::from(size.trailing_zeros()).max(9)),
+        ashift => Some(ashift),
     }
 }
 

@@ -66,7 +66,7 @@ fn samsung_over_usb<'a>(
         manufacturer: Some("Samsung".into()),
         product: Some(product.into()),
         speed_mbps: Some(speed_mbps),
-        bridge_revision: None,
+        ..UsbDetails::default()
     });
     d
 }

@@ -42,9 +42,15 @@ fn nc302_dm_crypt_without_allow_discards_gets_the_exact_command() {
     assert_eq!(f.severity, Severity::Warning);
     assert!(f.title.contains("dm-crypt"), "{f:#?}");
     let fix = fix_of(&v, "NC302");
+    // `cryptsetup refresh` resets every flag it is not given: NC302's command carries NC507's
+    // work-queue flags too, so pasting it does not turn them back off.
     assert!(
-        fix.contains("sudo cryptsetup --allow-discards --persistent refresh luks-3f2a"),
+        fix.contains("sudo cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue --allow-discards --persistent luks-3f2a"),
         "{f:#?}"
+    );
+    assert!(
+        fix.contains("no-read-workqueue,no-write-workqueue,discard"),
+        "{fix}"
     );
     assert_eq!(f.subject.as_deref(), Some("dm-0"));
 }

@@ -3,12 +3,14 @@
 //! firmware, capacity and family advisories the list names.
 
 mod advisories;
+mod derived_seeds;
 mod seeds;
 mod traits;
 
 use std::collections::BTreeSet;
 
 use crate::support::{db, TB};
+use derived_seeds::DERIVED_SEEDS;
 use seeds::{NOT_MODEL_MATCHED, SEEDS};
 use verdict::{Class, Dram, DriveQuery, Nand};
 use verdict::{Grade, Severity};
@@ -16,7 +18,7 @@ use verdict::{Grade, Severity};
 #[test]
 fn every_seed_model_string_finds_its_entry_and_grade() {
     let db = db();
-    for (id, models, grade) in SEEDS {
+    for (id, models, grade) in SEEDS.iter().chain(DERIVED_SEEDS) {
         let entry = db
             .entry(id)
             .unwrap_or_else(|| panic!("entry `{id}` missing"));
@@ -38,6 +40,7 @@ fn every_seed_model_string_finds_its_entry_and_grade() {
 fn every_entry_in_the_database_is_covered_by_this_test() {
     let covered: BTreeSet<&str> = SEEDS
         .iter()
+        .chain(DERIVED_SEEDS)
         .map(|(id, _, _)| *id)
         .chain(NOT_MODEL_MATCHED.iter().copied())
         .collect();

@@ -8,22 +8,21 @@ mod reports;
 mod signals;
 mod symlink_swap;
 
-#[path = "../cli_support/mod.rs"]
-mod cli_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::process::{
+use crate::cli_support::process::{
     check_bench_full, debug_hooks_available, nodecheck_process, wait_exit, wait_for,
 };
-use cli_support::{assert_succeeded, entries, entries_where, json_of, scratch};
+use crate::cli_support::{
+    assert_succeeded, entries, entries_where, json_of, machine_lock, scratch,
+};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use test_support::skip;
 
-/// This file's scratch directory (see [`cli_support::scratch`]).
+/// This file's scratch directory (see [`crate::cli_support::scratch`]).
 fn bench_scratch() -> tempfile::TempDir {
     scratch("bench-e2e-")
 }
