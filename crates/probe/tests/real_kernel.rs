@@ -488,24 +488,35 @@ fn real_zfs_mirror_resolves_the_pool_to_its_drives() {
         Some("zfs")
     );
     let zfs = facts.zfs.as_ref().expect("zfs facts");
-    assert_eq!((zfs.pool.as_str(), zfs.dataset.as_str()), ("tank", "tank/ethereum"));
+    assert_eq!(
+        (zfs.pool.as_str(), zfs.dataset.as_str()),
+        ("tank", "tank/ethereum")
+    );
     assert_eq!(zfs.members, ["nvme0n1p1", "nvme1n1p1"]);
     assert_eq!(zfs.members_from.as_deref(), Some("zpool status"));
     assert_eq!(zfs.pool_state.as_deref(), Some("ONLINE"));
     assert!(
-        zfs.module_version.as_deref().is_some_and(|v| v.starts_with("2.1.")),
+        zfs.module_version
+            .as_deref()
+            .is_some_and(|v| v.starts_with("2.1.")),
         "{:?}",
         zfs.module_version
     );
     // OpenZFS before 2.3 serves O_DIRECT through the ARC.
     assert_eq!(zfs.direct_io_bypasses_arc(), Some(false));
-    assert_eq!(zfs.pool_number("ashift"), Some(9));
+    // Made without `-o ashift`: the pool records 0 ("auto") and each vdev took its drives'
+    // sector size, which the verdict reads from the members' physical_block_size.
+    assert_eq!(zfs.pool_number("ashift"), Some(0));
     assert_eq!(
         zfs.pool_properties.get("autotrim").map(String::as_str),
         Some("off")
     );
     assert_eq!(zfs.dataset_number("recordsize"), Some(128 << 10));
-    for (property, value) in [("compression", "off"), ("atime", "on"), ("sync", "standard")] {
+    for (property, value) in [
+        ("compression", "off"),
+        ("atime", "on"),
+        ("sync", "standard"),
+    ] {
         assert_eq!(
             zfs.dataset_properties.get(property).map(String::as_str),
             Some(value),
@@ -518,13 +529,23 @@ fn real_zfs_mirror_resolves_the_pool_to_its_drives() {
         zfs.mem_total_bytes.expect("MemTotal"),
     );
     // OpenZFS 2.1 on Linux defaults the ARC's limit to half of RAM.
-    assert!(c_max * 2 <= ram + (1 << 20) && c_max * 2 >= ram - (64 << 20), "{c_max} of {ram}");
+    assert!(
+        c_max * 2 <= ram + (1 << 20) && c_max * 2 >= ram - (64 << 20),
+        "{c_max} of {ram}"
+    );
     let serials: Vec<&str> = facts
         .drives
         .iter()
         .filter_map(|d| d.serial.as_deref())
         .collect();
     assert_eq!(serials, ["NCQEMUZFS001", "NCQEMUZFS002"]);
+    assert!(
+        facts
+            .drives
+            .iter()
+            .all(|d| d.physical_block_size == Some(512)),
+        "QEMU's NVMe reports 512-byte sectors"
+    );
     assert!(facts.unresolved.is_empty(), "{:?}", facts.unresolved);
 }
 

@@ -43,7 +43,8 @@ be built they are skipped with the reason, unless named with --scenario.
   --update-test-data  save each scenario's snapshot tree under crates/probe/tests/data/qemu/
 ";
 
-/// Debian packages, each with a program that shows it is installed.
+/// Debian packages, each with a program that shows it is installed; gcc-12, make and strip
+/// build OpenZFS for the guest (vm/openzfs.rs) on every clean checkout.
 const PACKAGES: &[(&str, &str)] = &[
     ("qemu-system-x86", "qemu-system-x86_64"),
     ("busybox-static", "busybox"),
@@ -54,6 +55,9 @@ const PACKAGES: &[(&str, &str)] = &[
     ("btrfs-progs", "mkfs.btrfs"),
     ("smartmontools", "smartctl"),
     ("fdisk", "sfdisk"),
+    ("gcc-12", "gcc-12"),
+    ("make", "make"),
+    ("binutils", "strip"),
 ];
 
 struct Options {

@@ -11,7 +11,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -31,7 +31,11 @@ const USERLAND: &[&str] = &[
 pub const PROGRAMS: &[&str] = &["sbin/zpool", "sbin/zfs", "sbin/mount.zfs"];
 
 /// Host programs the build needs (the kernel's `.kernelvariables` names `gcc-12`).
-const BUILD_TOOLS: &[(&str, &str)] = &[("gcc-12", "gcc-12"), ("make", "make"), ("strip", "binutils")];
+const BUILD_TOOLS: &[(&str, &str)] = &[
+    ("gcc-12", "gcc-12"),
+    ("make", "make"),
+    ("strip", "binutils"),
+];
 
 /// What the guest gets: the modules and the unpacked packages the programs come from.
 pub struct OpenZfs {
@@ -172,7 +176,10 @@ fn fetch(cache: &Path, kernel: &Kernel, sysroot: &Path) -> Result<()> {
     let moved = sysroot.join("usr/src");
     fs::write(
         &makefile,
-        text.replace("include /usr/src/", &format!("include {}/", moved.display())),
+        text.replace(
+            "include /usr/src/",
+            &format!("include {}/", moved.display()),
+        ),
     )?;
     fs::remove_dir_all(&debs)?;
     let _ = fs::remove_dir_all(sysroot);
@@ -187,6 +194,7 @@ fn build(cache: &Path, kernel: &Kernel, sysroot: &Path, source: &Path, out: &Pat
         }
     }
     let started = Instant::now();
+    let cpu_before = children_cpu();
     let headers = sysroot.join(format!("usr/src/linux-headers-{}", kernel.version));
     let common = fs::read_dir(sysroot.join("usr/src"))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -232,7 +240,10 @@ fn build(cache: &Path, kernel: &Kernel, sysroot: &Path, source: &Path, out: &Pat
         .status()
         .context("cannot run make")?;
     if !status.success() {
-        bail!("building OpenZFS's modules failed ({status}): {}", tail(&log));
+        bail!(
+            "building OpenZFS's modules failed ({status}): {}",
+            tail(&log)
+        );
     }
     let partial = out.with_extension("partial");
     let _ = fs::remove_dir_all(&partial);
@@ -265,11 +276,28 @@ fn build(cache: &Path, kernel: &Kernel, sysroot: &Path, source: &Path, out: &Pat
     let _ = fs::remove_dir_all(out);
     fs::rename(&partial, out)?;
     fs::remove_dir_all(&work)?;
+    // The CI budget depends on this build (a clean checkout pays it on every run): say what it
+    // cost, wall and the compilers' CPU, so a slow run shows where its time went.
     eprintln!(
-        "vm: built {count} OpenZFS modules in {:.0?}",
-        started.elapsed()
+        "vm: built {count} OpenZFS modules in {:.0?} wall, {:.0?} CPU (make -j{jobs})",
+        started.elapsed(),
+        children_cpu().saturating_sub(cpu_before)
     );
     Ok(())
+}
+
+/// User and system CPU time of every waited-for child process so far (`configure`, `make` and
+/// the compilers under them).
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes only into the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) } != 0 {
+        return Duration::ZERO;
+    }
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 fn tail(log: &Path) -> String {

@@ -17,7 +17,7 @@ const TUNED: (&str, &str) = (
 
 /// Two NVMe drives partitioned as `zpool create` on a whole disk would (GPT, partition 1 of the
 /// Solaris /usr type that OpenZFS uses), the pool made on the partitions with OpenZFS's
-/// defaults (the ashift it derives from the drives' 512-byte sectors, autotrim off), a dataset
+/// defaults (ashift 0, so each vdev takes its drives' 512-byte sectors; autotrim off), a dataset
 /// mounted at the data directory. No udev in the guest: the probe finds the members with
 /// `zpool status -P`, the path it takes where udev has no record.
 pub const ZFS_MIRROR: Scenario = Scenario {
@@ -83,6 +83,11 @@ fn expect_zfs_mirror(outcome: &Outcome, checks: &mut Checks) {
         checks.eq(&format!("{serial} interface"), &drive["interface"], "nvme");
         checks.eq(&format!("{serial} rotational"), &drive["rotational"], false);
         checks.eq(
+            &format!("{serial} physical sector"),
+            &drive["physical_block_size"],
+            512,
+        );
+        checks.eq(
             &format!("{serial} health (SMART log ioctl)"),
             &drive["health"]["source"],
             "nvme-smart-log",
@@ -101,8 +106,9 @@ fn expect_zfs_mirror(outcome: &Outcome, checks: &mut Checks) {
     };
     let pool_printed = printed("zpool_get");
     let dataset_printed = printed("zfs_get");
-    // QEMU's NVMe reports 512-byte sectors, so OpenZFS derives ashift 9.
-    checks.eq("ashift", &zfs["pool_properties"]["ashift"], "9");
+    // A pool made without `-o ashift` records 0 ("auto"): each vdev took its drives' sector
+    // size, which QEMU's NVMe reports as 512 bytes, so the verdict judges ashift 9.
+    checks.eq("ashift (0: auto)", &zfs["pool_properties"]["ashift"], "0");
     checks.eq(
         "ashift as zpool get printed it",
         &zfs["pool_properties"]["ashift"],
@@ -146,6 +152,7 @@ fn expect_zfs_mirror(outcome: &Outcome, checks: &mut Checks) {
     let check = &outcome.check;
     checks.severity(check, "NC530", "warning");
     checks.finding_mentions(check, "NC530", "ashift=9");
+    checks.finding_mentions(check, "NC530", "ashift=0 (auto)");
     checks.finding_mentions(check, "NC530", "zpool create -o ashift=12");
     checks.problem(check, "NC531", true);
     checks.finding_mentions(check, "NC531", "compression is off");
@@ -154,7 +161,24 @@ fn expect_zfs_mirror(outcome: &Outcome, checks: &mut Checks) {
     checks.finding_mentions(check, "NC531", "sudo zfs set recordsize=16K tank/ethereum");
     checks.problem(check, "NC532", true);
     checks.finding_has_fix(check, "NC532");
+    // The cap the scenario applies (a quarter of MemTotal) is the one NC532's fix prints.
+    let c_max_after = outcome
+        .runs
+        .get("arc_after")
+        .and_then(|r| r.stdout.split_whitespace().nth(2))
+        .and_then(|n| n.parse::<u64>().ok());
+    checks.finding_mentions(
+        check,
+        "NC532",
+        &format!("echo {} | sudo tee", c_max_after.unwrap_or(0)),
+    );
     checks.problem(check, "NC533", true);
+    checks.finding_mentions(check, "NC503", "recordsize of 128K");
+    // With `atime=on` the mount has no atime flag at all (strictatime).
+    checks.problem(check, "NC501", true);
+    checks.finding_mentions(check, "NC501", "sudo zfs set atime=off tank/ethereum");
+    // autotrim was read, so NC530 judges it and the "cannot read it" reminder stays away.
+    checks.absent(check, "NC303");
     checks.absent(check, "NC506");
 
     // After the fixes: the properties are read again, and only ashift (fixed at creation)
@@ -170,12 +194,27 @@ fn expect_zfs_mirror(outcome: &Outcome, checks: &mut Checks) {
         &tuned["facts"]["zfs"]["pool_properties"]["autotrim"],
         "on",
     );
+    checks.eq(
+        "tuned: ARC c_max read back",
+        &tuned["facts"]["zfs"]["arc_c_max_bytes"],
+        c_max_after.map_or(Value::Null, Value::from),
+    );
     checks.problem(&tuned, "NC531", false);
     checks.problem(&tuned, "NC532", false);
+    checks.problem(&tuned, "NC501", false);
+    checks.finding_mentions(&tuned, "NC503", "recordsize of 16K");
+    checks.absent(&tuned, "NC303");
     checks.finding_mentions(&tuned, "NC530", "ashift=9");
     let autotrim_left = tuned["findings"].as_array().is_some_and(|all| {
-        all.iter()
-            .any(|f| f["title"].as_str().is_some_and(|t| t.contains("autotrim off")))
+        all.iter().any(|f| {
+            f["title"]
+                .as_str()
+                .is_some_and(|t| t.contains("autotrim off"))
+        })
     });
-    checks.eq("tuned: autotrim finding gone", &Value::from(autotrim_left), false);
+    checks.eq(
+        "tuned: autotrim finding gone",
+        &Value::from(autotrim_left),
+        false,
+    );
 }
