@@ -158,7 +158,7 @@ fn run_scenarios(opts: &Options) -> Result<()> {
     let mut scenarios = opts.scenarios.clone();
     let mut skipped = Vec::new();
     let openzfs = if scenarios.iter().any(|s| s.openzfs) {
-        match openzfs::prepare(&work.join("openzfs"), &kernel) {
+        match openzfs::prepare(&work.join("openzfs"), &kernel.version) {
             Ok(zfs) => {
                 eprintln!("vm: OpenZFS {} for the guest", zfs.version);
                 Some(zfs)
