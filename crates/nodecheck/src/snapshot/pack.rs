@@ -19,6 +19,9 @@ pub struct Contents<'a> {
     /// `(dm device name, table text without keys)` of every device-mapper layer whose table the
     /// probe read (as root, through the ioctl): the replay reads them where a fixture keeps them.
     pub dm_tables: Vec<(String, String)>,
+    /// `(in-root path, output)` of the other programs the probe ran (`zpool`, `zfs`): the
+    /// replay reads each at its path instead of running the program.
+    pub command_outputs: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// Writes the archive. Files are read from the live `/`; directory and file modes and times are
@@ -160,6 +163,25 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
         let bytes = match contents.redactor {
             Some(r) => r.redact(table).into_bytes(),
             None => table.clone().into_bytes(),
+        };
+        append_file(&mut builder, &relative, &bytes)?;
+        written += 1;
+    }
+
+    for (path, output) in &contents.command_outputs {
+        let relative = in_archive(path).context("command output file name")?;
+        if let Some(parent) = relative.parent() {
+            let mut dir = PathBuf::new();
+            for part in parent.components() {
+                dir.push(part);
+                if dirs_done.insert(dir.clone()) {
+                    append_dir(&mut builder, &dir)?;
+                }
+            }
+        }
+        let bytes = match contents.redactor {
+            Some(r) => r.redact(&String::from_utf8_lossy(output)).into_bytes(),
+            None => output.clone(),
         };
         append_file(&mut builder, &relative, &bytes)?;
         written += 1;
