@@ -208,7 +208,10 @@ pub(crate) fn apply_rules<'a>(
                     "capacity",
                     "The capacity is not known, and it matters for this family",
                     &rule.text,
-                    "Give the capacity (`nodecheck db lookup MODEL --capacity 4TB`) or run on the machine with the drive.",
+                    &format!(
+                        "Give the capacity (`nodecheck db lookup {} --capacity 4TB`, with the drive's size) or run on the machine with the drive.",
+                        shell_quoted(q.model)
+                    ),
                 ));
             }
         }
@@ -236,7 +239,10 @@ pub(crate) fn apply_rules<'a>(
                     "firmware",
                     "The firmware revision is not known, and some revisions of this family need an update",
                     &rule.text,
-                    "Read it with `sudo smartctl -i /dev/DRIVE` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.",
+                    &format!(
+                        "Read it with `lsblk -d -o name,model,rev` (rev is the firmware revision) and look the drive up again with `nodecheck db lookup {} --firmware` followed by that revision.",
+                        shell_quoted(q.model)
+                    ),
                 ));
             }
         }
@@ -423,4 +429,9 @@ mod tests {
         let n = normalize_model(&huge);
         assert_eq!(n.chars().count(), MAX_MODEL_LEN);
     }
+}
+
+/// `text` as one shell word in single quotes, for a command a fix prints.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.trim().replace('\'', r"'\''"))
 }
