@@ -370,6 +370,11 @@ pub(crate) fn lookup_platform<'a>(
     })
 }
 
+/// `text` as one shell word in single quotes, for a command a fix prints.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.trim().replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,9 +434,4 @@ mod tests {
         let n = normalize_model(&huge);
         assert_eq!(n.chars().count(), MAX_MODEL_LEN);
     }
-}
-
-/// `text` as one shell word in single quotes, for a command a fix prints.
-fn shell_quoted(text: &str) -> String {
-    format!("'{}'", text.trim().replace('\'', r"'\''"))
 }
