@@ -284,12 +284,34 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
             pick(&samples, Engine::Nodecheck),
             pick(&samples, Engine::FioUring),
         );
-        qd1_p50.push(n.p50_us, u.p50_us);
-        qd1_p99.push(n.p99_us, u.p99_us);
+        if u.fio_clat_measures_the_device() {
+            qd1_p50.push(n.p50_us, u.p50_us);
+            qd1_p99.push(n.p99_us, u.p99_us);
+        } else {
+            let why = format!(
+                "round {}: fio's clat p50 {:.1} µs against its lat p50 {:.1} µs (the device \
+                 time fell into submission); nodecheck {:.1} µs",
+                round + 1,
+                u.p50_us,
+                u.total_p50_us,
+                n.p50_us
+            );
+            qd1_p50.leave_out(why.clone());
+            qd1_p99.leave_out(why);
+        }
         qd1_total.push(n.p50_us, u.total_p50_us);
         if pinned_cpus.is_some() {
             let pinned = pick(&samples, Engine::FioUringPinned);
-            qd1_pinned_p50.push(n.p50_us, pinned.p50_us);
+            if pinned.fio_clat_measures_the_device() {
+                qd1_pinned_p50.push(n.p50_us, pinned.p50_us);
+            } else {
+                qd1_pinned_p50.leave_out(format!(
+                    "round {}: fio's clat p50 {:.1} µs against its lat p50 {:.1} µs",
+                    round + 1,
+                    pinned.p50_us,
+                    pinned.total_p50_us
+                ));
+            }
         }
         peak_rss_kib = peak_rss_kib.max(n.max_rss_kib);
 
