@@ -240,7 +240,7 @@ pub(crate) fn apply_rules<'a>(
                     "The firmware revision is not known, and some revisions of this family need an update",
                     &rule.text,
                     &format!(
-                        "Read it with `lsblk -d -o name,model,rev` (rev is the firmware revision) and look the drive up again with `nodecheck db lookup {} --firmware` followed by that revision.",
+                        "Read it with `lsblk -d -o name,model,rev` (rev is the firmware revision) and, with `rev` set to it, look the drive up again: `nodecheck db lookup {} --firmware \"$rev\"`.",
                         shell_quoted(q.model)
                     ),
                 ));
