@@ -87,6 +87,7 @@ pub fn answer_with<'a>(
                 .pci_id
                 .and_then(|(vendor, device)| device.map(|device| PciId { vendor, device })),
             model_family: evidence.model_family,
+            firmware: query.firmware,
             ..ClassQuery::default()
         });
         if unlisted.classification.is_some() {

@@ -7,6 +7,9 @@
 //! partition; `zpool status -P` names them when udev has no record. The health is
 //! `/proc/spl/kstat/zfs/<pool>/state`, the module version `/sys/module/zfs/version`, the ARC
 //! limit the `c_max` of `/proc/spl/kstat/zfs/arcstats`. See docs/sources/setups.md.
+//!
+//! The commands' outputs are recorded for `nodecheck snapshot`, which keeps them under
+//! `/nodecheck/zfs/`: a replay reads them there instead of running anything.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +33,9 @@ pub const DIRECT_PROPERTY: &str = "direct";
 /// Where a fixture or an unpacked snapshot keeps the commands' outputs.
 pub const SAVED_POOL_PROPERTIES: &str = "/nodecheck/zfs/zpool-get.txt";
 pub const SAVED_DATASET_PROPERTIES: &str = "/nodecheck/zfs/zfs-get.txt";
+/// `zpool status -P POOL`, kept where udev had no member record (a machine without udev, a
+/// container): the replay resolves the same members from it.
+pub const SAVED_POOL_STATUS: &str = "/nodecheck/zfs/zpool-status.txt";
 
 /// What the probe learned about the ZFS dataset that holds the path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -100,8 +106,7 @@ pub fn read(root: &Root, dataset: &str, warnings: &mut Vec<String>) -> (ZfsFacts
         pool: pool.clone(),
         ..ZfsFacts::default()
     };
-    let live = root.is_live();
-    let pool_text = if live {
+    let pool_text = output_of(root, SAVED_POOL_PROPERTIES, warnings, |warnings| {
         run(
             &[
                 "zpool",
@@ -114,10 +119,8 @@ pub fn read(root: &Root, dataset: &str, warnings: &mut Vec<String>) -> (ZfsFacts
             ],
             warnings,
         )
-    } else {
-        root.read_text(SAVED_POOL_PROPERTIES)
-    };
-    let dataset_text = if live {
+    });
+    let dataset_text = output_of(root, SAVED_DATASET_PROPERTIES, warnings, |warnings| {
         let get = |properties: &str, warnings: &mut Vec<String>| {
             run(
                 &[
@@ -139,21 +142,19 @@ pub fn read(root: &Root, dataset: &str, warnings: &mut Vec<String>) -> (ZfsFacts
             (None, None) => None,
             (common, direct) => Some(common.unwrap_or_default() + &direct.unwrap_or_default()),
         }
-    } else {
-        root.read_text(SAVED_DATASET_PROPERTIES)
-    };
+    });
     facts.pool_properties = pool_text.as_deref().map(properties).unwrap_or_default();
     facts.dataset_properties = dataset_text.as_deref().map(properties).unwrap_or_default();
 
     let mut members = udev_members(root, &pool);
     if !members.is_empty() {
         facts.members_from = Some("udev".into());
-    } else if live {
-        if let Some(status) = run(&["zpool", "status", "-P", &pool], warnings) {
-            members = status_members(root, &status);
-            if !members.is_empty() {
-                facts.members_from = Some("zpool status".into());
-            }
+    } else if let Some(status) = output_of(root, SAVED_POOL_STATUS, warnings, |warnings| {
+        run(&["zpool", "status", "-P", &pool], warnings)
+    }) {
+        members = status_members(root, &status);
+        if !members.is_empty() {
+            facts.members_from = Some("zpool status".into());
         }
     }
     members.sort();
@@ -180,6 +181,22 @@ fn udev_members(root: &Root, pool: &str) -> Vec<(String, PathBuf)> {
         }
     }
     members
+}
+
+/// A ZFS command's output: produced by `live` on the live machine (and kept for a snapshot at
+/// `saved_at`), read from `saved_at` in a fixture or an unpacked snapshot.
+fn output_of(
+    root: &Root,
+    saved_at: &str,
+    warnings: &mut Vec<String>,
+    live: impl FnOnce(&mut Vec<String>) -> Option<String>,
+) -> Option<String> {
+    if !root.is_live() {
+        return root.read_text(saved_at);
+    }
+    let output = live(warnings)?;
+    root.record_command_output(saved_at, output.as_bytes());
+    Some(output)
 }
 
 /// The pool a udev record names, if the device is a ZFS member.

@@ -518,3 +518,80 @@ fn the_temperature_sampled_during_a_run_is_the_probes() {
         None
     );
 }
+
+/// OpenZFS 2.1 (Debian's zfs-dkms built for the guest kernel) with a mirror over two
+/// partitioned NVMe drives and no udev: the members come from the guest's own
+/// `zpool status -P`, kept by the snapshot, and the properties from its `zpool get`/`zfs get`.
+#[test]
+fn real_zfs_mirror_resolves_the_pool_to_its_drives() {
+    let facts = real("zfs_mirror");
+    assert_eq!(
+        facts.mount.as_ref().map(|m| m.fs_type.as_str()),
+        Some("zfs")
+    );
+    let zfs = facts.zfs.as_ref().expect("zfs facts");
+    assert_eq!(
+        (zfs.pool.as_str(), zfs.dataset.as_str()),
+        ("tank", "tank/ethereum")
+    );
+    assert_eq!(zfs.members, ["nvme0n1p1", "nvme1n1p1"]);
+    assert_eq!(zfs.members_from.as_deref(), Some("zpool status"));
+    assert_eq!(zfs.pool_state.as_deref(), Some("ONLINE"));
+    assert!(
+        zfs.module_version
+            .as_deref()
+            .is_some_and(|v| v.starts_with("2.1.")),
+        "{:?}",
+        zfs.module_version
+    );
+    // OpenZFS before 2.3 serves O_DIRECT through the ARC.
+    assert_eq!(zfs.direct_io_bypasses_arc(), Some(false));
+    // Made without `-o ashift`: the pool records 0 ("auto") and each vdev took its drives'
+    // sector size, which the verdict reads from the members' physical_block_size.
+    assert_eq!(zfs.pool_number("ashift"), Some(0));
+    assert_eq!(
+        zfs.pool_properties.get("autotrim").map(String::as_str),
+        Some("off")
+    );
+    assert_eq!(zfs.dataset_number("recordsize"), Some(128 << 10));
+    for (property, value) in [
+        ("compression", "off"),
+        ("atime", "on"),
+        ("sync", "standard"),
+    ] {
+        assert_eq!(
+            zfs.dataset_properties.get(property).map(String::as_str),
+            Some(value),
+            "{property}"
+        );
+    }
+    assert_eq!(zfs.arc_max_parameter_bytes, Some(0));
+    let (c_max, ram) = (
+        zfs.arc_c_max_bytes.expect("c_max"),
+        zfs.mem_total_bytes.expect("MemTotal"),
+    );
+    // OpenZFS 2.1 on Linux defaults the ARC's limit to half of RAM.
+    assert!(
+        c_max * 2 <= ram + (1 << 20) && c_max * 2 >= ram - (64 << 20),
+        "{c_max} of {ram}"
+    );
+    let serials: Vec<&str> = facts
+        .drives
+        .iter()
+        .filter_map(|d| d.serial.as_deref())
+        .collect();
+    assert_eq!(serials, ["NCQEMUZFS001", "NCQEMUZFS002"]);
+    assert!(
+        facts
+            .drives
+            .iter()
+            .all(|d| d.physical_block_size == Some(512)),
+        "QEMU's NVMe reports 512-byte sectors"
+    );
+    assert!(facts.unresolved.is_empty(), "{:?}", facts.unresolved);
+}
+
+#[test]
+fn zfs_fixture_matches_the_real_kernel() {
+    assert_same_shape("zfs_mirror", "zfs_mirror");
+}

@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 
 use super::check::{BEGIN, DONE, END};
 use super::cpio::Archive;
+use super::openzfs::{self, OpenZfs};
 use super::scenarios::{Scenario, DATADIR};
 
 /// The unpacked kernel package.
@@ -148,6 +149,18 @@ impl Modules {
             .collect())
     }
 
+    /// Modules built outside the kernel package (OpenZFS's), found by the same names.
+    fn add_external(&mut self, files: &[PathBuf]) {
+        for file in files {
+            if let Some(name) = file
+                .file_name()
+                .and_then(|n| module_name(&n.to_string_lossy()))
+            {
+                self.files.insert(name, file.clone());
+            }
+        }
+    }
+
     /// The named modules and everything they depend on.
     fn closure(&self, wanted: &BTreeSet<String>) -> Result<BTreeSet<PathBuf>> {
         let mut seen = BTreeSet::new();
@@ -169,11 +182,12 @@ impl Modules {
     }
 }
 
-/// Builds the initramfs for every scenario at `out`.
+/// Builds the initramfs for every scenario at `out`; `openzfs` when one of them needs it.
 pub fn initramfs(
     kernel: &Kernel,
     nodecheck: &Path,
     scenarios: &[&Scenario],
+    openzfs: Option<&OpenZfs>,
     work: &Path,
     out: &Path,
 ) -> Result<()> {
@@ -203,12 +217,30 @@ pub fn initramfs(
         .iter()
         .flat_map(|s| s.modules.iter().map(|m| m.to_string()))
         .collect();
-    let index = Modules::index(&kernel.modules)?;
+    let mut index = Modules::index(&kernel.modules)?;
+    if let Some(zfs) = openzfs {
+        index.add_external(&zfs.modules);
+        for program in openzfs::PROGRAMS {
+            let name = Path::new(program).file_name().context("program name")?;
+            add_program_from(
+                &mut archive,
+                &zfs.sysroot,
+                Path::new(program),
+                &format!("/usr/bin/{}", name.to_string_lossy()),
+            )?;
+        }
+        // The kernel module writes the pool's cache file here.
+        archive.dir("/etc/zfs");
+    }
     let staging = work.join("modules");
     let _ = fs::remove_dir_all(&staging);
     let staged_modules = staging.join(format!("lib/modules/{}", kernel.version));
     for file in index.closure(&wanted)? {
-        let relative = file.strip_prefix(&kernel.modules)?;
+        // DKMS installs out-of-tree modules under `extra/`.
+        let relative = match file.strip_prefix(&kernel.modules) {
+            Ok(relative) => relative.to_path_buf(),
+            Err(_) => Path::new("extra").join(file.file_name().context("module name")?),
+        };
         let target = staged_modules.join(relative);
         fs::create_dir_all(target.parent().context("module path")?)?;
         fs::copy(&file, &target)?;
@@ -280,7 +312,38 @@ fn add_program(archive: &mut Archive, host: &Path, guest: &str) -> Result<()> {
     let bytes = fs::read(host).with_context(|| format!("cannot read {}", host.display()))?;
     archive.file(guest, bytes, 0o755);
     let output = Command::new("ldd").arg(host).output().context("ldd")?;
-    let text = String::from_utf8_lossy(&output.stdout);
+    add_libraries(archive, &String::from_utf8_lossy(&output.stdout), None)
+}
+
+/// A program unpacked under `sysroot` (`sbin/zpool`) and its libraries: those `ldd` finds in
+/// the sysroot go to the same path in the guest (`/lib/x86_64-linux-gnu/libzfs.so.4`), the
+/// rest from the host as for [`add_program`].
+fn add_program_from(
+    archive: &mut Archive,
+    sysroot: &Path,
+    program: &Path,
+    guest: &str,
+) -> Result<()> {
+    let host = sysroot.join(program);
+    let bytes = fs::read(&host).with_context(|| format!("cannot read {}", host.display()))?;
+    archive.file(guest, bytes, 0o755);
+    let libraries = ["lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu"]
+        .map(|dir| sysroot.join(dir).display().to_string())
+        .join(":");
+    let output = Command::new("ldd")
+        .arg(&host)
+        .env("LD_LIBRARY_PATH", libraries)
+        .output()
+        .context("ldd")?;
+    add_libraries(
+        archive,
+        &String::from_utf8_lossy(&output.stdout),
+        Some(sysroot),
+    )
+}
+
+/// The libraries of an `ldd` listing; a library under `sysroot` goes to its path inside it.
+fn add_libraries(archive: &mut Archive, text: &str, sysroot: Option<&Path>) -> Result<()> {
     for line in text.lines() {
         let library = match line.split_once("=>") {
             Some((_, right)) => right.split_whitespace().next(),
@@ -292,11 +355,15 @@ fn add_program(archive: &mut Archive, host: &Path, guest: &str) -> Result<()> {
         let Some(library) = library.filter(|p| p.starts_with('/')) else {
             continue;
         };
-        if archive.contains(library) {
+        let inside = match sysroot.and_then(|root| Path::new(library).strip_prefix(root).ok()) {
+            Some(relative) => format!("/{}", relative.display()),
+            None => library.to_string(),
+        };
+        if archive.contains(&inside) {
             continue;
         }
         let bytes = fs::read(library).with_context(|| format!("cannot read {library}"))?;
-        archive.file(library, bytes, 0o755);
+        archive.file(&inside, bytes, 0o755);
     }
     Ok(())
 }

@@ -11,6 +11,7 @@
 mod check;
 mod cpio;
 mod guest;
+mod openzfs;
 mod scenarios;
 
 use std::fs;
@@ -31,7 +32,9 @@ usage: cargo xtask vm [--list] [--scenario NAME]... [--jobs N] [--timeout SECS]
 
 Boots each scenario's emulated hardware with Debian's kernel under QEMU (TCG), runs nodecheck
 in the guest and asserts on its JSON. Installs the Debian packages it needs when missing (as
-root), caches the kernel package under target/vm/.
+root), caches the kernel package under target/vm/. Scenarios on ZFS build OpenZFS for the guest
+kernel from Debian's contrib (zfs-dkms, once, cached under target/vm/openzfs/); when it cannot
+be built they are skipped with the reason, unless named with --scenario.
 
   --list              name the scenarios and what each emulates
   --scenario NAME     run only this scenario (repeatable)
@@ -40,7 +43,8 @@ root), caches the kernel package under target/vm/.
   --update-test-data  save each scenario's snapshot tree under crates/probe/tests/data/qemu/
 ";
 
-/// Debian packages, each with a program that shows it is installed.
+/// Debian packages, each with a program that shows it is installed; gcc-12, make and strip
+/// build OpenZFS for the guest (vm/openzfs.rs) on every clean checkout.
 const PACKAGES: &[(&str, &str)] = &[
     ("qemu-system-x86", "qemu-system-x86_64"),
     ("busybox-static", "busybox"),
@@ -51,10 +55,15 @@ const PACKAGES: &[(&str, &str)] = &[
     ("btrfs-progs", "mkfs.btrfs"),
     ("smartmontools", "smartctl"),
     ("fdisk", "sfdisk"),
+    ("gcc-12", "gcc-12"),
+    ("make", "make"),
+    ("binutils", "strip"),
 ];
 
 struct Options {
     scenarios: Vec<&'static Scenario>,
+    /// The scenarios were named on the command line: one that cannot run is an error.
+    named: bool,
     jobs: usize,
     timeout: Duration,
     update_test_data: bool,
@@ -118,6 +127,7 @@ pub fn run_task(args: &[String]) -> Result<()> {
             .collect::<Result<Vec<_>>>()?
     };
     run_scenarios(&Options {
+        named: !names.is_empty(),
         scenarios,
         jobs,
         timeout,
@@ -145,18 +155,48 @@ fn run_scenarios(opts: &Options) -> Result<()> {
         .unwrap_or_else(|| root.join("target"));
     let nodecheck = target_dir.join("release/nodecheck");
 
+    let mut scenarios = opts.scenarios.clone();
+    let mut skipped = Vec::new();
+    let openzfs = if scenarios.iter().any(|s| s.openzfs) {
+        match openzfs::prepare(&work.join("openzfs"), &kernel.version) {
+            Ok(zfs) => {
+                eprintln!("vm: OpenZFS {} for the guest", zfs.version);
+                Some(zfs)
+            }
+            Err(err) if !opts.named => {
+                let reason = format!("OpenZFS could not be built for the guest kernel: {err:#}");
+                eprintln!("vm: {reason}");
+                for scenario in scenarios.iter().filter(|s| s.openzfs) {
+                    skipped.push((scenario.name, reason.clone()));
+                }
+                scenarios.retain(|s| !s.openzfs);
+                None
+            }
+            Err(err) => return Err(err.context("OpenZFS for the guest")),
+        }
+    } else {
+        None
+    };
+
     let initramfs = work.join("initramfs.cpio");
-    guest::initramfs(&kernel, &nodecheck, &opts.scenarios, &work, &initramfs)?;
+    guest::initramfs(
+        &kernel,
+        &nodecheck,
+        &scenarios,
+        openzfs.as_ref(),
+        &work,
+        &initramfs,
+    )?;
     eprintln!(
         "vm: initramfs {} MiB, ready after {:.0?}",
         fs::metadata(&initramfs)?.len() >> 20,
         started.elapsed()
     );
 
-    let queue = Mutex::new(opts.scenarios.iter());
+    let queue = Mutex::new(scenarios.iter());
     let results: Mutex<Vec<(&str, Result<Checks>, Duration)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..opts.jobs.min(opts.scenarios.len()) {
+        for _ in 0..opts.jobs.min(scenarios.len()) {
             scope.spawn(|| loop {
                 let Some(scenario) = queue.lock().expect("queue").next() else {
                     break;
@@ -223,6 +263,9 @@ fn run_scenarios(opts: &Options) -> Result<()> {
                 println!("{name:<24} FAILED {:>5.0}s  {err:#}", elapsed.as_secs_f64());
             }
         }
+    }
+    for (name, reason) in &skipped {
+        println!("{name:<24} SKIPPED  {reason}");
     }
     println!("total {:.0?}", started.elapsed());
     if failures > 0 {

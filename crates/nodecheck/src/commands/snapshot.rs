@@ -102,6 +102,7 @@ pub fn run(config: &SnapshotConfig, global: &GlobalOptions) -> Result<u8> {
                     (layer.name.clone(), lines.join("\n") + "\n")
                 })
                 .collect(),
+            command_outputs: root.command_outputs(),
         },
     )?;
     say(

@@ -19,6 +19,9 @@ pub struct Contents<'a> {
     /// `(dm device name, table text without keys)` of every device-mapper layer whose table the
     /// probe read (as root, through the ioctl): the replay reads them where a fixture keeps them.
     pub dm_tables: Vec<(String, String)>,
+    /// `(in-root path, output)` of the other programs the probe ran (`zpool`, `zfs`): the
+    /// replay reads each at its path instead of running the program.
+    pub command_outputs: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// Writes the archive. Files are read from the live `/`; directory and file modes and times are
@@ -117,11 +120,7 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
         let json = serde_json::to_vec_pretty(&records)?;
         let relative =
             in_archive(Path::new(probe::space::SNAPSHOT_STATVFS)).context("statvfs file name")?;
-        if let Some(parent) = relative.parent() {
-            if dirs_done.insert(parent.to_path_buf()) {
-                append_dir(&mut builder, parent)?;
-            }
-        }
+        append_parent_dirs(&mut builder, &mut dirs_done, &relative)?;
         append_file(&mut builder, &relative, &json)?;
         written += 1;
     }
@@ -148,18 +147,21 @@ fn write_archive(file: fs::File, contents: &Contents<'_>) -> Result<usize> {
     for (device, table) in &contents.dm_tables {
         let name = format!("{}/{}.table", probe::dm::SAVED_TABLES, safe_name(device));
         let relative = in_archive(Path::new(&name)).context("dm table file name")?;
-        if let Some(parent) = relative.parent() {
-            let mut dir = PathBuf::new();
-            for part in parent.components() {
-                dir.push(part);
-                if dirs_done.insert(dir.clone()) {
-                    append_dir(&mut builder, &dir)?;
-                }
-            }
-        }
+        append_parent_dirs(&mut builder, &mut dirs_done, &relative)?;
         let bytes = match contents.redactor {
             Some(r) => r.redact(table).into_bytes(),
             None => table.clone().into_bytes(),
+        };
+        append_file(&mut builder, &relative, &bytes)?;
+        written += 1;
+    }
+
+    for (path, output) in &contents.command_outputs {
+        let relative = in_archive(path).context("command output file name")?;
+        append_parent_dirs(&mut builder, &mut dirs_done, &relative)?;
+        let bytes = match contents.redactor {
+            Some(r) => r.redact(&String::from_utf8_lossy(output)).into_bytes(),
+            None => output.clone(),
         };
         append_file(&mut builder, &relative, &bytes)?;
         written += 1;
@@ -208,6 +210,26 @@ pub(super) fn append_file<W: Write>(
     builder
         .append_data(&mut header, path, bytes)
         .with_context(|| format!("cannot add {}", path.display()))
+}
+
+/// Adds each directory above `relative` that the archive does not hold yet, outermost first,
+/// so that an extractor that does not create parents itself still finds them.
+fn append_parent_dirs<W: Write>(
+    builder: &mut tar::Builder<W>,
+    dirs_done: &mut BTreeSet<PathBuf>,
+    relative: &Path,
+) -> Result<()> {
+    let Some(parent) = relative.parent() else {
+        return Ok(());
+    };
+    let mut dir = PathBuf::new();
+    for part in parent.components() {
+        dir.push(part);
+        if dirs_done.insert(dir.clone()) {
+            append_dir(builder, &dir)?;
+        }
+    }
+    Ok(())
 }
 
 fn append_dir<W: Write>(builder: &mut tar::Builder<W>, path: &Path) -> Result<()> {

@@ -272,6 +272,7 @@ mod tests {
                 smartctl: Vec::new(),
                 statvfs: None,
                 dm_tables: Vec::new(),
+                command_outputs: Vec::new(),
                 redactor: Some(&redactor),
                 fstab_line: None,
             },

@@ -42,6 +42,17 @@ pub struct ClassRule {
     pub families: Vec<Regex>,
     #[serde(default, rename = "families")]
     pub family_patterns: Vec<String>,
+    /// When set, the class only applies to drives whose reported firmware revision matches
+    /// one of these patterns (whole-string, case-insensitive): a controller maker's firmware
+    /// naming scheme (Phison's `ECFM` for the PS5012-E12) says what the model string cannot.
+    #[serde(skip)]
+    pub firmware: Vec<Regex>,
+    #[serde(default, rename = "firmware")]
+    pub firmware_patterns: Vec<String>,
+    /// Real firmware revisions the class's drives report; db-check classifies every model
+    /// example with each of them. Required when `firmware` is set.
+    #[serde(default)]
+    pub firmware_examples: Vec<String>,
     /// When set, the class only applies to drives whose NVMe controller is by one of these
     /// makers (see [`controller_maker`]).
     #[serde(default)]
@@ -66,6 +77,13 @@ impl ClassRule {
     pub fn matches_family(&self, family: Option<&str>) -> bool {
         family.is_some_and(|f| self.families.iter().any(|re| re.is_match(f.trim())))
     }
+
+    /// A class without firmware patterns takes any firmware; one with them needs a reported
+    /// revision that matches, so an unknown firmware never satisfies a firmware scheme.
+    pub fn matches_firmware(&self, firmware: Option<&str>) -> bool {
+        self.firmware.is_empty()
+            || firmware.is_some_and(|f| self.firmware.iter().any(|re| re.is_match(f.trim())))
+    }
 }
 
 /// What a classification is asked about: the model and what the probe knows besides it.
@@ -83,6 +101,9 @@ pub struct ClassQuery<'a> {
     pub pci_id: Option<PciId>,
     /// smartctl's ATA `model_family` (smartmontools drivedb), where the report has one.
     pub model_family: Option<&'a str>,
+    /// The firmware revision the drive reports (NVMe identify `FR`, ATA identify words 23-26;
+    /// smartctl's `firmware_version`).
+    pub firmware: Option<&'a str>,
 }
 
 /// Makers of client NVMe controllers by PCI vendor id (sysfs `device/vendor`, `0x1987`, or the
@@ -208,6 +229,11 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Vec<ClassRule>, DbError>
                 &format!("{at}.families"),
                 "family pattern",
             )?;
+            c.firmware = ctx.regexes(
+                &c.firmware_patterns,
+                &format!("{at}.firmware"),
+                "firmware pattern",
+            )?;
             Ok(())
         },
     )?;
@@ -230,7 +256,7 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
                     .iter()
                     .any(|want| want.eq_ignore_ascii_case(c))
             });
-        interface_fits && controller_fits
+        interface_fits && controller_fits && r.matches_firmware(q.firmware)
     };
     let by_model = db
         .classes
@@ -272,6 +298,10 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
             (false, Some(c)) => format!(" Controller: {c}."),
             _ => String::new(),
         };
+        let firmware = match (rule.firmware.is_empty(), q.firmware) {
+            (false, Some(f)) => format!(" Firmware: {}.", f.trim()),
+            _ => String::new(),
+        };
         let (kind, family) = match by_family {
             Some(_) => (
                 EvidenceKind::ModelFamily,
@@ -285,7 +315,7 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
         out.evidence.push(Evidence {
             kind,
             text: format!(
-                "{family}{}{controller} (class `{}`)",
+                "{family}{}{controller}{firmware} (class `{}`)",
                 rule.evidence.trim(),
                 rule.id
             ),
@@ -356,20 +386,58 @@ pub(crate) fn validate(
                 ));
             }
         }
-        for x in &rule.examples {
+        for (pattern, re) in rule.firmware_patterns.iter().zip(&rule.firmware) {
+            if re.is_match("") {
+                problem(format!(
+                    "firmware pattern `{pattern}` matches the empty string"
+                ));
+            }
+        }
+        match (rule.firmware.is_empty(), rule.firmware_examples.is_empty()) {
+            (false, true) => problem(
+                "has `firmware` patterns but no `firmware_examples` (real reported revisions)"
+                    .into(),
+            ),
+            (true, false) => {
+                problem("has `firmware_examples` but no `firmware` patterns to match".into())
+            }
+            _ => {}
+        }
+        for f in &rule.firmware_examples {
+            if !rule.matches_firmware(Some(f)) {
+                problem(format!(
+                    "firmware example `{f}` matches none of the class's firmware patterns"
+                ));
+            }
+        }
+        // A class with a firmware scheme is checked with each revision it cites; a class
+        // without one with no firmware at all.
+        let firmwares: Vec<Option<&str>> = if rule.firmware_examples.is_empty() {
+            vec![None]
+        } else {
+            rule.firmware_examples
+                .iter()
+                .map(|f| Some(f.as_str()))
+                .collect()
+        };
+        for (x, firmware) in
+            (rule.examples.iter()).flat_map(|x| firmwares.iter().map(move |f| (x, *f)))
+        {
             let got = classify(
                 db,
                 &ClassQuery {
                     model: x,
                     interface: rule.interface,
                     controller: rule.controllers.first().map(String::as_str),
+                    firmware,
                     ..ClassQuery::default()
                 },
             );
             let got_id = got.as_ref().map(|c| c.id().to_string());
             if got_id.as_deref() != Some(rule.id.as_str()) {
+                let with = firmware.map_or(String::new(), |f| format!(" with firmware `{f}`"));
                 problem(format!(
-                    "example `{x}` resolves to {} instead",
+                    "example `{x}`{with} resolves to {} instead",
                     got_id.map_or("no class".to_string(), |id| format!("class `{id}`"))
                 ));
             }

@@ -332,13 +332,15 @@ pub fn evaluate_row(db: &Database, row: &CorpusRow) -> Outcome {
     }
     let interface = Some(row.kind.interface());
     // What the probe and `triage` know besides the string: the controller maker from the PCI
-    // vendor id the report prints (NVMe identify VID), smartctl's ATA model family.
+    // vendor id the report prints (NVMe identify VID), smartctl's ATA model family, the
+    // firmware revision.
     let vendor = row.pci_vendor.map(|v| format!("{v:04x}"));
     let unlisted = db.grade_unlisted(&ClassQuery {
         model: &row.model,
         interface,
         controller: vendor.as_deref().and_then(controller_maker),
         model_family: row.model_family.as_deref(),
+        firmware: row.firmware.as_deref(),
         rotational: (row.kind == Kind::Hdd && row.row_kind == RowKind::Report).then_some(true),
         ..ClassQuery::default()
     });

@@ -426,6 +426,7 @@ fn generic<'a>(
             .as_ref()
             .and_then(|n| verdict_pci_id(n.pci_vendor_id.as_deref(), n.pci_device_id.as_deref())),
         model_family: drive.model_family.as_deref(),
+        firmware: drive.firmware.as_deref().map(str::trim),
     });
     let traits = match &class {
         Some(c) => c.traits(interface),

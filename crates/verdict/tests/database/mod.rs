@@ -1,6 +1,7 @@
 //! The embedded database, the loader's error messages on bad input, and lookups that must not
 //! panic on hostile strings.
 
+mod firmware_classes;
 mod loader;
 mod lookup;
 mod validation;

@@ -78,6 +78,7 @@ sync
     ],
     fixture: None,
     nvme_trace: true,
+    openzfs: false,
     expect: expect_nvme_fresh_data,
 };
 

@@ -9,6 +9,7 @@
 
 mod expect;
 mod measure;
+mod zfs;
 
 use super::check::{Checks, Outcome};
 use expect::{
@@ -50,6 +51,8 @@ pub struct Scenario {
     /// Record QEMU's own trace of every NVMe read and write command
     /// ([`Outcome::nvme_trace`](super::check::Outcome)).
     pub nvme_trace: bool,
+    /// The guest needs OpenZFS: its modules (built for the guest kernel) and `zpool`/`zfs`.
+    pub openzfs: bool,
     pub expect: fn(&Outcome, &mut Checks),
 }
 
@@ -119,6 +122,7 @@ macro_rules! lvm_on_crypt {
             runs: $runs,
             fixture: $fixture,
             nvme_trace: $trace,
+            openzfs: false,
             expect: $expect,
         }
     };
@@ -176,6 +180,7 @@ mount -t ext4 -o noatime /dev/nvme0n1p1 /var/lib/ethereum
         ],
         fixture: Some("nvme_degraded_pcie_link"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_nvme,
     },
     Scenario {
@@ -199,6 +204,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
         runs: &[],
         fixture: Some("sata_ahci"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_sata_ahci,
     },
     Scenario {
@@ -216,6 +222,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
         runs: &[],
         fixture: Some("sata_ide_mode"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_sata_ide,
     },
     Scenario {
@@ -235,6 +242,7 @@ mount -t ext4 -o strictatime /dev/sda /var/lib/ethereum
         runs: &[],
         fixture: Some("qemu_sata_ssd_rotation_unreported"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_sata_ssd_rotation_unreported,
     },
     Scenario {
@@ -257,6 +265,7 @@ done
         runs: &[],
         fixture: Some("vm_9p_host_share"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_host_share_9p,
     },
     Scenario {
@@ -285,6 +294,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         runs: &[WATCH_BESIDE_WRITES, WATCH_SAVED],
         fixture: Some("md_raid1"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_md_raid1,
     },
     lvm_on_crypt!(
@@ -324,6 +334,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         runs: &[],
         fixture: None,
         nvme_trace: false,
+        openzfs: false,
         expect: expect_usb,
     },
     Scenario {
@@ -345,6 +356,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         runs: &[],
         fixture: Some("usb_uas"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_uas,
     },
     Scenario {
@@ -364,6 +376,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         runs: &[],
         fixture: None,
         nvme_trace: false,
+        openzfs: false,
         expect: expect_megasas,
     },
     Scenario {
@@ -383,6 +396,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         runs: &[],
         fixture: Some("vm_scsi_passthrough"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_virtio_scsi_passthrough,
     },
     Scenario {
@@ -402,6 +416,7 @@ mount -t ext4 -o noatime /dev/md0 /var/lib/ethereum
         runs: &[],
         fixture: Some("vm_qemu_harddisk"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_virtio_scsi_qemu_disk,
     },
     Scenario {
@@ -426,6 +441,7 @@ mount -t btrfs -o noatime,device=/dev/nvme0n1,device=/dev/nvme1n1 /dev/nvme0n1 /
         runs: &[],
         fixture: Some("btrfs_two_devices"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_btrfs,
     },
     Scenario {
@@ -455,7 +471,9 @@ mount -t btrfs -o noatime /dev/md0 /var/lib/ethereum
         runs: &[],
         fixture: Some("btrfs_on_md"),
         nvme_trace: false,
+        openzfs: false,
         expect: expect_btrfs_on_md,
     },
     measure::NVME_FRESH_DATA,
+    zfs::ZFS_MIRROR,
 ];
