@@ -13,6 +13,7 @@ use crate::pci::{self, PciFunction};
 use crate::root::Root;
 use crate::sysfs;
 use crate::usb;
+use crate::vmbus;
 use crate::vpd;
 
 /// Where the live-only probes (ioctls, smartctl) find a drive's controller.
@@ -80,6 +81,7 @@ pub fn read_drive(root: &Root, name: &str, path: &Path) -> (Drive, DriveHandles)
             read_block_characteristics(root, path, &mut drive);
             read_scsi_controller(root, path, &mut drive);
             read_drivetemp(root, path, &mut drive);
+            drive.vmbus = vmbus::read(root, path);
         }
         // virtio-scsi: a SCSI disk whose INQUIRY is the hypervisor's (`QEMU HARDDISK`) or, for
         // a disk passed through, the real drive's.

@@ -403,6 +403,9 @@ pub struct Drive {
     /// serialises all I/O through one host thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_count: Option<u32>,
+    /// Hyper-V/Azure: the storvsc channel and LUN (Azure's temporary disk is told by them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vmbus: Option<crate::vmbus::VmbusDisk>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -21,6 +21,7 @@ mod process_io;
 mod root;
 mod stack;
 mod usb;
+mod vmbus;
 mod zfs;
 
 // Readers of one raw format or one kernel interface, public as namespaces because callers use
@@ -67,4 +68,5 @@ pub use facts::{
     SCHEMA_VERSION,
 };
 pub use power::PowerSettings;
+pub use vmbus::VmbusDisk;
 pub use zfs::ZfsFacts;

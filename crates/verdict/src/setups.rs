@@ -3,6 +3,7 @@
 
 use std::sync::OnceLock;
 
+use probe::VmbusDisk;
 use serde::Deserialize;
 
 pub const EMBEDDED_SETUPS: &str = include_str!("../../../data/setups.toml");
@@ -133,13 +134,42 @@ pub struct CloudVolume {
     /// controllers (`nvme_card0`, `nvme_card1`, ...) or versions its devices.
     pub model: Option<String>,
     pub pattern: Option<String>,
-    /// `network` (block storage over the network) or `local` (instance storage).
+    /// Only a disk in this place on Azure's VMBus ([`azure_disk_role`]): `os`, `resource`
+    /// or `data`.
+    pub vmbus_role: Option<String>,
+    /// `network` (block storage over the network), `local` (instance storage), or
+    /// `temporary` (a local disk the provider erases on its own, the datadir with it).
     pub kind: String,
     pub label: String,
     pub burst: Option<String>,
     /// May hold `{serial_as_volume_id}`: the drive serial as an EBS volume id (`vol-...`).
     pub fix: String,
     pub sources: Vec<String>,
+}
+
+/// What an Azure SCSI disk is by where it sits on VMBus, as Azure's own udev rules tell
+/// (docs/sources/azure-disks.md): on generation 1 VMs the OS disk's channel id starts
+/// `{00000000-0000-` and the temporary (resource) disk's `{00000000-0001-`; on generation 2,
+/// both hang off the controller `{f8b3781a-1e82-4818-a1c3-63d806ec15bb}`, the OS disk at LUN 0
+/// and the resource disk at LUN 1; data disks are on the controllers `{f8b3781b-…}` to
+/// `{f8b3781d-…}`.
+pub fn azure_disk_role(disk: &VmbusDisk) -> Option<&'static str> {
+    const GEN2_CONTROLLER_TAIL: &str = "-1e82-4818-a1c3-63d806ec15bb}";
+    let id = disk.device_id.trim().to_ascii_lowercase();
+    let guid = id.strip_prefix('{')?;
+    if guid.starts_with("00000000-0000-") {
+        return Some("os");
+    }
+    if guid.starts_with("00000000-0001-") {
+        return Some("resource");
+    }
+    let controller = guid.strip_suffix(GEN2_CONTROLLER_TAIL)?;
+    match (controller, disk.lun) {
+        ("f8b3781a", Some(0)) => Some("os"),
+        ("f8b3781a", Some(1)) => Some("resource"),
+        ("f8b3781b" | "f8b3781c" | "f8b3781d", _) => Some("data"),
+        _ => None,
+    }
 }
 
 impl Setups {
@@ -162,10 +192,17 @@ impl Setups {
             .find(|d| Self::matches(vendor, model, d.vendor.as_deref(), &d.model))
     }
 
-    /// The cloud volume that reports this identity.
-    pub fn cloud_volume(&self, vendor: Option<&str>, model: &str) -> Option<&CloudVolume> {
+    /// The cloud volume that reports this identity (in this place on VMBus, if it is there).
+    pub fn cloud_volume(
+        &self,
+        vendor: Option<&str>,
+        model: &str,
+        vmbus: Option<&VmbusDisk>,
+    ) -> Option<&CloudVolume> {
+        let role = vmbus.and_then(azure_disk_role);
         self.cloud_volumes
             .iter()
+            .filter(|d| d.vmbus_role.is_none() || d.vmbus_role.as_deref() == role)
             .find(|d| match (&d.model, &d.pattern) {
                 (Some(want), _) => Self::matches(vendor, model, d.vendor.as_deref(), want),
                 (None, Some(pattern)) => {
@@ -233,10 +270,10 @@ mod tests {
         }
         assert!(setups.zfs.min_ashift >= 12);
         assert!(setups
-            .cloud_volume(Some("HC      "), "Volume          ")
+            .cloud_volume(Some("HC      "), "Volume          ", None)
             .is_some());
-        assert!(setups.cloud_volume(Some("DO"), "Volume").is_some());
-        assert!(setups.cloud_volume(None, "Volume").is_none());
+        assert!(setups.cloud_volume(Some("DO"), "Volume", None).is_some());
+        assert!(setups.cloud_volume(None, "Volume", None).is_none());
         assert!(setups.virtual_disk(Some("QEMU"), "QEMU HARDDISK").is_some());
         for bridge in &setups.usb_bridges {
             let known = crate::findings::usb_bridge::KERNEL_FLAGS;
@@ -273,7 +310,11 @@ mod tests {
                 assert!(regex::Regex::new(pattern).is_ok(), "{pattern}");
             }
         }
-        let kind = |model: &str| setups.cloud_volume(None, model).map(|v| v.kind.as_str());
+        let kind = |model: &str| {
+            setups
+                .cloud_volume(None, model, None)
+                .map(|v| v.kind.as_str())
+        };
         // GCP names each local SSD controller (C3: nvme_card0 ... nvme_card15); the
         // persistent disk behind NVMe is `nvme_card-pd`.
         assert_eq!(kind("nvme_card"), Some("local"));
@@ -296,5 +337,62 @@ mod tests {
                 assert!(regex::Regex::new(re).is_ok(), "{}: {re}", advisory.id);
             }
         }
+    }
+
+    /// The GUID schemes of WALinuxAgent's 66-azure-storage.rules and azure-vm-utils'
+    /// 80-azure-disk.rules (docs/sources/azure-disks.md).
+    #[test]
+    fn azure_disks_are_told_by_their_vmbus_channel_and_lun() {
+        let disk = |id: &str, lun: u32| VmbusDisk {
+            device_id: id.to_owned(),
+            lun: Some(lun),
+        };
+        let role = |id: &str, lun: u32| azure_disk_role(&disk(id, lun));
+        assert_eq!(
+            role("{00000000-0000-8899-0000-000000000000}", 0),
+            Some("os")
+        );
+        assert_eq!(
+            role("{00000000-0001-8899-0000-000000000000}", 0),
+            Some("resource")
+        );
+        let gen2 = "{f8b3781a-1e82-4818-a1c3-63d806ec15bb}";
+        assert_eq!(role(gen2, 0), Some("os"));
+        assert_eq!(role(gen2, 1), Some("resource"));
+        assert_eq!(role(gen2, 2), None);
+        assert_eq!(
+            role("{F8B3781B-1E82-4818-A1C3-63D806EC15BB}", 3),
+            Some("data")
+        );
+        assert_eq!(role("{f8b3781e-1e82-4818-a1c3-63d806ec15bb}", 0), None);
+        assert_eq!(
+            role("00000000-0001-8899-0000-000000000000", 0),
+            None,
+            "no braces"
+        );
+        assert_eq!(role("", 0), None);
+        let setups = Setups::embedded();
+        let volume = |id: &str, lun: u32| {
+            setups
+                .cloud_volume(Some("Msft    "), "Virtual Disk    ", Some(&disk(id, lun)))
+                .map(|v| v.kind.as_str())
+        };
+        assert_eq!(volume(gen2, 1), Some("temporary"));
+        assert_eq!(
+            volume("{00000000-0001-8899-0000-000000000000}", 0),
+            Some("temporary")
+        );
+        assert_eq!(volume(gen2, 0), Some("network"));
+        assert_eq!(
+            volume("{f8b3781b-1e82-4818-a1c3-63d806ec15bb}", 1),
+            Some("network")
+        );
+        assert_eq!(
+            setups
+                .cloud_volume(Some("Msft"), "Virtual Disk", None)
+                .map(|v| v.kind.as_str()),
+            Some("network"),
+            "without VMBus facts a Msft disk is still a managed disk"
+        );
     }
 }

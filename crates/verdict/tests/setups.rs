@@ -333,3 +333,36 @@ fn the_pool_trim_reminder_goes_once_autotrim_is_read() {
         .remove("autotrim");
     assert!(has(&run(&facts), "NC303"), "{:?}", codes(&run(&facts)));
 }
+
+/// Azure's temporary disk and a managed disk both report `Msft Virtual Disk`; the VMBus
+/// channel each hangs off tells them (Azure's own udev rules, docs/sources/azure-disks.md).
+#[test]
+fn azures_temporary_disk_is_told_from_a_managed_disk_by_its_vmbus_channel() {
+    let facts = facts_of("azure_temporary_disk");
+    assert_eq!(facts.platform.cloud.as_deref(), Some("azure"));
+    let vmbus = facts.drives[0]
+        .vmbus
+        .as_ref()
+        .expect("the resource disk's channel");
+    assert_eq!(vmbus.device_id, "{00000000-0001-8899-0000-000000000000}");
+    assert_eq!(vmbus.lun, Some(0));
+    let temporary = run(&facts);
+    assert_finding(
+        &temporary,
+        "NC612",
+        Severity::Warning,
+        &[
+            "Azure temporary (resource) disk, erased on deallocation",
+            "deallocated",
+            "managed data disk",
+        ],
+    );
+    let managed = judged("azure_managed_data_disk");
+    let finding = one(&managed, "NC612");
+    assert!(
+        finding.title.ends_with("Azure managed disk"),
+        "{finding:#?}"
+    );
+    assert!(!finding.detail.contains("temporary"), "{finding:#?}");
+    assert!(fix_of(&managed, "NC612").contains("az disk list"));
+}

@@ -5,6 +5,7 @@ mod corpus;
 mod database;
 mod findings;
 mod findings_docs;
+mod fixes_paste;
 mod judge;
 mod judge_fixtures;
 mod judge_props;

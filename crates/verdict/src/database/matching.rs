@@ -208,7 +208,10 @@ pub(crate) fn apply_rules<'a>(
                     "capacity",
                     "The capacity is not known, and it matters for this family",
                     &rule.text,
-                    "Give the capacity (`nodecheck db lookup MODEL --capacity 4TB`) or run on the machine with the drive.",
+                    &format!(
+                        "Give the capacity (`nodecheck db lookup {} --capacity 4TB`, with the drive's size) or run on the machine with the drive.",
+                        shell_quoted(q.model)
+                    ),
                 ));
             }
         }
@@ -236,7 +239,10 @@ pub(crate) fn apply_rules<'a>(
                     "firmware",
                     "The firmware revision is not known, and some revisions of this family need an update",
                     &rule.text,
-                    "Read it with `sudo smartctl -i /dev/DRIVE` (or the `firmware_rev` file in sysfs) and look the drive up again with `nodecheck db lookup MODEL --firmware FW`.",
+                    &format!(
+                        "Read it with `lsblk -d -o name,model,rev` (rev is the firmware revision) and, with `rev` set to it, look the drive up again: `nodecheck db lookup {} --firmware \"$rev\"`.",
+                        shell_quoted(q.model)
+                    ),
                 ));
             }
         }
@@ -362,6 +368,11 @@ pub(crate) fn lookup_platform<'a>(
             .filter(|e| e.class == super::Class::Cloud)
             .find(|e| e.matches_forms(&forms))
     })
+}
+
+/// `text` as one shell word in single quotes, for a command a fix prints.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.trim().replace('\'', r"'\''"))
 }
 
 #[cfg(test)]

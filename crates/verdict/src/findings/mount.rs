@@ -49,9 +49,9 @@ fn unresolved_fix(facts: &Facts) -> String {
     let zfs_pool = facts.zfs.as_ref().map(|z| z.pool.as_str());
     match zfs_pool {
         Some(pool) if facts.platform.virtualized != Some(true) => format!(
-            "List the pool's drives with `zpool status -P {pool}` and look each model up with `nodecheck db lookup MODEL`"
+            "List the pool's drives with `zpool status -P {pool}` and their models with `lsblk -d -o name,model`; with `model` set to each, `nodecheck db lookup \"$model\"` judges it"
         ),
-        _ => "Run nodecheck on the host that owns the physical drives, or pass their model with `nodecheck db lookup MODEL`".to_owned(),
+        _ => "Run nodecheck on the host that owns the physical drives; or list their models there with `lsblk -d -o name,model` and, with `model` set to each, judge it with `nodecheck db lookup \"$model\"`".to_owned(),
     }
 }
 

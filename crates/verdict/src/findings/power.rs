@@ -42,10 +42,18 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
         } else {
             Severity::Warning
         };
-        let udev = format!(
-            "echo 'ACTION==\"add\", SUBSYSTEM==\"pci\", KERNEL==\"{}\", ATTR{{d3cold_allowed}}=\"0\"' | sudo tee /etc/udev/rules.d/99-nvme-no-d3cold.rules",
-            drive.nvme.as_ref().and_then(|n| n.pci_address.as_deref()).unwrap_or("PCI_ADDRESS")
-        );
+        let udev = match drive.nvme.as_ref().and_then(|n| n.pci_address.as_deref()) {
+            Some(address) => format!(
+                "echo 'ACTION==\"add\", SUBSYSTEM==\"pci\", KERNEL==\"{address}\", ATTR{{d3cold_allowed}}=\"0\"' | sudo tee /etc/udev/rules.d/99-nvme-no-d3cold.rules"
+            ),
+            // Not read here: the controller's `device` link names its PCI function, whose
+            // directory name is the address the rule matches (also under native multipath,
+            // where the namespace hangs off the subsystem instead).
+            None => format!(
+                "address=$(basename \"$(readlink -f /sys/class/nvme/{}/device)\") && echo \"ACTION==\\\"add\\\", SUBSYSTEM==\\\"pci\\\", KERNEL==\\\"$address\\\", ATTR{{d3cold_allowed}}=\\\"0\\\"\" | sudo tee /etc/udev/rules.d/99-nvme-no-d3cold.rules",
+                nvme_controller(&drive.name)
+            ),
+        };
         out.push(
             Finding::new(
                 Code::NvmePowerManagement,
@@ -64,6 +72,16 @@ pub fn check(facts: &Facts) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// `nvme0n1` → `nvme0`: the controller a namespace's kernel name is numbered after.
+fn nvme_controller(namespace: &str) -> &str {
+    match namespace.rfind('n') {
+        Some(at) if at > 4 && namespace[at + 1..].bytes().all(|b| b.is_ascii_digit()) => {
+            &namespace[..at]
+        }
+        _ => namespace,
+    }
 }
 
 fn pci_id(drive: &Drive) -> Option<String> {

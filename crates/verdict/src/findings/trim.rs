@@ -216,15 +216,19 @@ fn usb_unmap_fix(drive: &Drive) -> Option<String> {
     let usb = drive.usb.as_ref();
     let ids = usb.and_then(|u| Some((u.vendor_id.as_deref()?, u.product_id.as_deref()?)));
     let hex = |s: &str| !s.is_empty() && s.len() <= 4 && s.chars().all(|c| c.is_ascii_hexdigit());
-    let rule = match ids {
+    let name = &drive.name;
+    let install = match ids {
         Some((vendor, product)) if hex(vendor) && hex(product) => format!(
-            "ACTION==\"add|change\", ATTRS{{idVendor}}==\"{vendor}\", ATTRS{{idProduct}}==\"{product}\", SUBSYSTEM==\"scsi_disk\", ATTR{{provisioning_mode}}=\"unmap\""
+            "echo 'ACTION==\"add|change\", ATTRS{{idVendor}}==\"{vendor}\", ATTRS{{idProduct}}==\"{product}\", SUBSYSTEM==\"scsi_disk\", ATTR{{provisioning_mode}}=\"unmap\"' | sudo tee /etc/udev/rules.d/50-usb-ssd-trim.rules"
         ),
-        _ => "ACTION==\"add|change\", ATTRS{idVendor}==\"VVVV\", ATTRS{idProduct}==\"PPPP\", SUBSYSTEM==\"scsi_disk\", ATTR{provisioning_mode}=\"unmap\" (ids from `lsusb`)".to_owned(),
+        // The ids were not read here: udev's usb_id builtin has them as the disk's properties,
+        // so the rule is written with them rather than with words to replace by hand.
+        _ => format!(
+            "vendor=$(udevadm info -q property -n /dev/{name} | sed -n 's/^ID_VENDOR_ID=//p'); product=$(udevadm info -q property -n /dev/{name} | sed -n 's/^ID_MODEL_ID=//p'); echo \"ACTION==\\\"add|change\\\", ATTRS{{idVendor}}==\\\"$vendor\\\", ATTRS{{idProduct}}==\\\"$product\\\", SUBSYSTEM==\\\"scsi_disk\\\", ATTR{{provisioning_mode}}=\\\"unmap\\\"\" | sudo tee /etc/udev/rules.d/50-usb-ssd-trim.rules"
+        ),
     };
     Some(format!(
-        "If the bridge supports UNMAP (`sudo sg_vpd -p lbpv /dev/{}`), enable it with a udev rule: `echo '{rule}' | sudo tee /etc/udev/rules.d/50-usb-ssd-trim.rules`, then replug the drive; better, move the drive to an internal M.2 slot",
-        drive.name
+        "If the bridge supports UNMAP (`sudo sg_vpd -p lbpv /dev/{name}`), enable it with a udev rule: `{install}`, then replug the drive; better, move the drive to an internal M.2 slot"
     ))
 }
 

@@ -29,7 +29,7 @@ const HYPERVISORS: &[&str] = &["kvm", "vmware", "xen", "virtualbox", "hyperv", "
 pub fn kind<'a>(facts: &Facts, drive: &Drive, setups: &'a Setups) -> Option<Kind<'a>> {
     let vendor = drive.vendor.as_deref();
     if let Some(model) = drive.model.as_deref() {
-        if let Some(volume) = setups.cloud_volume(vendor, model) {
+        if let Some(volume) = setups.cloud_volume(vendor, model, drive.vmbus.as_ref()) {
             return Some(Kind::Cloud(volume));
         }
     }
@@ -90,6 +90,11 @@ pub fn check(facts: &Facts, bench: Option<&bench::BenchReport>) -> Vec<Finding> 
     out
 }
 
+/// The VM's number on its Proxmox host, found from the guest: Proxmox gives each VM an SMBIOS
+/// UUID (`smbios1: uuid=` in its config), which the guest reads as its DMI product_uuid; no
+/// guest-side fact names the VMID itself.
+const FIND_VMID: &str = "with `uuid` set to what `sudo cat /sys/class/dmi/id/product_uuid` prints in this VM, the VM's number is `vmid=$(grep -il \"uuid=$uuid\" /etc/pve/qemu-server/*.conf | xargs basename -s .conf)`";
+
 const HOST_SOURCES: &str = "https://pve.proxmox.com/pve-docs/pve-admin-guide.html#qm_hard_disk, https://www.qemu.org/docs/master/system/invocation.html";
 
 fn passed_through(facts: &Facts, drive: &Drive) -> Finding {
@@ -104,8 +109,8 @@ fn passed_through(facts: &Facts, drive: &Drive) -> Finding {
         _ => None,
     };
     let fix = match (&drive.interface, by_id) {
-        (Some(Interface::Nvme), _) => "The NVMe drive is passed through as a PCIe device, the fastest way; keep it so (Proxmox: `qm set VMID --hostpci0 PCI_ADDRESS,pcie=1` on a q35 machine)".to_owned(),
-        (_, Some(by_id)) => format!("On the host (Proxmox): `qm set VMID --scsihw virtio-scsi-single --scsi1 {by_id},cache=none,discard=on,ssd=1,iothread=1`; read SMART there: `smartctl -x {by_id}`"),
+        (Some(Interface::Nvme), _) => format!("The NVMe drive is passed through as a PCIe device, the fastest way; keep it so on a q35 machine ({FIND_VMID}; `qm config \"$vmid\" | grep hostpci` shows the passthrough, such as `hostpci0: …,pcie=1`)"),
+        (_, Some(by_id)) => format!("On the host (Proxmox), {FIND_VMID}: `qm set \"$vmid\" --scsihw virtio-scsi-single --scsi1 {by_id},cache=none,discard=on,ssd=1,iothread=1`; read SMART there: `smartctl -x {by_id}`"),
         (_, None) => "On the host (Proxmox): pass the disk by its /dev/disk/by-id name with `cache=none,discard=on,ssd=1,iothread=1` on a `virtio-scsi-single` controller, and read SMART there".to_owned(),
     };
     Finding::new(
@@ -152,7 +157,7 @@ fn emulated(facts: &Facts, drive: &Drive, hypervisor: &str) -> Finding {
     }
     settings.push("cache=none");
     let fix = format!(
-        "If you run the host (Proxmox): `qm set VMID --scsihw virtio-scsi-single --scsi0 STORAGE:DISK,{}`; faster still, pass an NVMe drive through as a PCIe device (`qm set VMID --hostpci0 PCI_ADDRESS,pcie=1`)",
+        "If you run the host (Proxmox), {FIND_VMID}; then keep the disk's volume and set its options (scsi0 is the first disk's slot in `qm config \"$vmid\"`): `vol=$(qm config \"$vmid\" | sed -n 's/^scsi0: \\([^,]*\\).*/\\1/p') && qm set \"$vmid\" --scsihw virtio-scsi-single --scsi0 \"$vol\",{}`; faster still, pass an NVMe drive through as a PCIe device: `lspci -D -nn | grep -i 'non-volatile'` lists the host's NVMe drives with their addresses first, and with `addr` set to the one to pass, `qm set \"$vmid\" --hostpci0 \"$addr\",pcie=1`",
         settings.iter().flat_map(|s| s.split(' ').next()).filter(|s| s.contains('=')).collect::<Vec<_>>().join(",")
     );
     Finding::new(
@@ -179,11 +184,20 @@ fn cloud(drive: &Drive, volume: &CloudVolume, setups: &Setups, qd1_p50: Option<f
                 .map(|id| format!("vol-{}", id.trim_start_matches('-')))
                 .unwrap_or_else(|| s.to_owned())
         })
-        .unwrap_or_else(|| "VOLUME_ID".to_owned());
+        // Not read here: the NVMe controller's serial is the volume id without its dash.
+        .unwrap_or_else(|| {
+            format!(
+                "\"$(sed 's/^vol-*/vol-/; s/ *$//' /sys/block/{}/device/serial)\"",
+                drive.name
+            )
+        });
     let fix = volume.fix.replace("{serial_as_volume_id}", &volume_id);
     let network = volume.kind == "network";
     let limit = setups.network_latency_us;
     let (severity, measured) = match (network, qd1_p50) {
+        // Erased by the provider on its own schedule (Azure: deallocation, resize, host move):
+        // the datadir and the sync that filled it go with it.
+        (false, _) if volume.kind == "temporary" => (Severity::Warning, String::new()),
         (false, _) => (Severity::Info, String::new()),
         (true, Some(p50)) if p50 > limit => (
             Severity::Warning,

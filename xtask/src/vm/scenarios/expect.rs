@@ -326,6 +326,26 @@ pub(super) fn expect_btrfs(outcome: &Outcome, checks: &mut Checks) {
     checks.problem(&outcome.check, "NC502", true);
 }
 
+/// btrfs on md RAID1: the mount names md0, md0 its two members; both are judged by model.
+pub(super) fn expect_btrfs_on_md(outcome: &Outcome, checks: &mut Checks) {
+    let facts = &outcome.probe;
+    checks.eq("file system", &facts["mount"]["fs_type"], "btrfs");
+    checks.eq("md layer under btrfs", &facts["layers"][0]["kind"], "md");
+    checks.eq("md level", &facts["layers"][0]["detail"], "raid1");
+    checks.count("drives under md", &facts["drives"], 2);
+    checks.count("nothing left unresolved", &facts["unresolved"], 0);
+    for serial in ["2301E6B1D001", "2301E6B1D002"] {
+        let drive = checks.drive_by_serial(facts, serial);
+        checks.eq("member model", &drive["model"], "CT1000MX500SSD1");
+        checks.eq("member interface", &drive["interface"], "sata");
+        checks.eq("member controller mode", &drive["controller_mode"], "ahci");
+    }
+    checks.passed_check(&outcome.check, "NC101");
+    checks.finding_mentions(&outcome.check, "NC101", "CT1000MX500SSD1");
+    checks.problem(&outcome.check, "NC502", true);
+    checks.problem(&outcome.check, "NC504", false);
+}
+
 /// A disk passed through to a KVM guest on virtio-scsi: it answers INQUIRY as the drive does
 /// behind libata (`ATA`, the model's first 16 characters).
 pub(super) fn expect_virtio_scsi_passthrough(outcome: &Outcome, checks: &mut Checks) {

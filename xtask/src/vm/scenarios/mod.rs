@@ -13,8 +13,8 @@ mod zfs;
 
 use super::check::{Checks, Outcome};
 use expect::{
-    expect_btrfs, expect_host_share_9p, expect_lvm_on_crypt_blocked, expect_md_raid1,
-    expect_megasas, expect_nvme, expect_sata_ahci, expect_sata_ide,
+    expect_btrfs, expect_btrfs_on_md, expect_host_share_9p, expect_lvm_on_crypt_blocked,
+    expect_md_raid1, expect_megasas, expect_nvme, expect_sata_ahci, expect_sata_ide,
     expect_sata_ssd_rotation_unreported, expect_uas, expect_usb, expect_virtio_scsi_passthrough,
     expect_virtio_scsi_qemu_disk,
 };
@@ -443,6 +443,36 @@ mount -t btrfs -o noatime,device=/dev/nvme0n1,device=/dev/nvme1n1 /dev/nvme0n1 /
         nvme_trace: false,
         openzfs: false,
         expect: expect_btrfs,
+    },
+    Scenario {
+        name: "btrfs_on_md",
+        about: "btrfs on an md RAID1 of two SATA SSDs on AHCI: the file system resolves to md0, md0 to both members",
+        disks: &[Disk { id: "left", mib: 1024 }, Disk { id: "right", mib: 1024 }],
+        shares: &[],
+        devices: &[
+            "-device",
+            "ahci,id=ahci",
+            "-device",
+            "ide-hd,drive=left,bus=ahci.0,model=CT1000MX500SSD1,serial=2301E6B1D001,rotation_rate=1",
+            "-device",
+            "ide-hd,drive=right,bus=ahci.1,model=CT1000MX500SSD1,serial=2301E6B1D002,rotation_rate=1",
+        ],
+        modules: &["ahci", "sd_mod", "raid1", "btrfs", "crc32c_generic"],
+        tools: &["mkfs.btrfs", "smartctl", "mdadm"],
+        // Single-device btrfs (`-d single -m dup`, as on one disk): the redundancy is md's.
+        setup: r#"
+wait_for /dev/sda
+wait_for /dev/sdb
+mdadm --create /dev/md0 --level=1 --raid-devices=2 --metadata=1.2 --run --assume-clean /dev/sda /dev/sdb
+wait_for /dev/md0
+mkfs.btrfs -q -f -K -d single -m dup /dev/md0
+mount -t btrfs -o noatime /dev/md0 /var/lib/ethereum
+"#,
+        runs: &[],
+        fixture: Some("btrfs_on_md"),
+        nvme_trace: false,
+        openzfs: false,
+        expect: expect_btrfs_on_md,
     },
     measure::NVME_FRESH_DATA,
     zfs::ZFS_MIRROR,
