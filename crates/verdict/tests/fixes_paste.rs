@@ -7,7 +7,6 @@
 use std::collections::BTreeSet;
 
 use crate::support::*;
-use probe::fixture::SCENARIOS;
 use probe::{Interface, ProbeOptions, Root, UsbDetails};
 use regex::Regex;
 use verdict::Verdict;
@@ -142,19 +141,9 @@ fn the_placeholder_scan_catches_the_old_fallbacks() {
 fn no_fix_of_any_fixture_holds_a_placeholder_word() {
     let mut bad = Vec::new();
     let mut judged = BTreeSet::new();
-    for scenario in SCENARIOS {
-        let dir = tempfile::tempdir().expect("tempdir");
-        (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
-        let root = Root::at(dir.path()).expect("root");
-        let Ok(facts) = probe::probe_path(
-            &root,
-            std::path::Path::new(scenario.probe_path),
-            &ProbeOptions::default(),
-        ) else {
-            continue;
-        };
-        offending(scenario.name, &run(&facts), &mut bad);
-        judged.insert(scenario.name);
+    for (name, facts) in probed_fixtures() {
+        offending(name, &run(&facts), &mut bad);
+        judged.insert(name);
     }
     offending("nvme_machine", &run(&nvme_machine()), &mut bad);
     offending(

@@ -3,7 +3,7 @@
 //! must come out with its fix. The hostile trees must be judged without a panic.
 
 use crate::support::*;
-use probe::fixture::{scenario_named, SCENARIOS};
+use probe::fixture::scenario_named;
 use probe::ProbeOptions;
 use probe::Root;
 use verdict::Verdict;
@@ -25,25 +25,13 @@ fn judged(name: &str) -> Verdict {
 
 #[test]
 fn every_scenario_is_judged_without_panicking() {
-    for scenario in SCENARIOS {
-        let dir = tempfile::tempdir().expect("tempdir");
-        (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
-        let root = Root::at(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
-        // Hostile trees may fail to probe; that is the probe's answer, not the judge's.
-        let Ok(facts) = probe::probe_path(
-            &root,
-            std::path::Path::new(scenario.probe_path),
-            &ProbeOptions::default(),
-        ) else {
-            continue;
-        };
+    for (name, facts) in probed_fixtures() {
         let v = run(&facts);
-        assert_eq!(v.drives.len(), facts.drives.len(), "{}", scenario.name);
+        assert_eq!(v.drives.len(), facts.drives.len(), "{name}");
         let severities: Vec<Severity> = v.findings.iter().map(|f| f.severity).collect();
         assert!(
             severities.windows(2).all(|w| w[0] >= w[1]),
-            "{}: {:?}",
-            scenario.name,
+            "{name}: {:?}",
             codes(&v)
         );
     }

@@ -23,6 +23,27 @@ pub fn db() -> &'static Database {
     DB.get_or_init(|| Database::embedded().expect("the embedded database loads"))
 }
 
+/// Every probe fixture tree built and probed, with its name. Hostile trees may fail to probe;
+/// that is the probe's answer, not the judge's, so they are left out.
+pub fn probed_fixtures() -> Vec<(&'static str, Facts)> {
+    probe::fixture::SCENARIOS
+        .iter()
+        .filter_map(|scenario| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            (scenario.build)(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
+            let root =
+                probe::Root::at(dir.path()).unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
+            probe::probe_path(
+                &root,
+                std::path::Path::new(scenario.probe_path),
+                &probe::ProbeOptions::default(),
+            )
+            .ok()
+            .map(|facts| (scenario.name, facts))
+        })
+        .collect()
+}
+
 /// A Samsung 970 EVO Plus 2TB in a CPU-attached M.2 slot, ext4 on a partition, noatime,
 /// fstrim.timer on, healthy, cool, probed as root.
 pub fn nvme_machine() -> Facts {
