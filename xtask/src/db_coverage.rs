@@ -300,6 +300,7 @@ fn reached_rule(db: &verdict::Database, rule: &verdict::ClassRule) -> String {
         interface: rule.interface,
         rotational: Some(rule.class == verdict::Class::Hdd),
         virtualized: None,
+        components: rule.components,
     };
     match db.generic_matches(&traits).first() {
         Some(g) => format!("-> {} ({})", g.id, g.grade),

@@ -47,7 +47,7 @@ pub use error::{DbError, ErrorKind};
 pub use generic::{GenericRule, Traits};
 pub use matching::{canonical_model, normalize_model, ModelForms};
 pub use query::{Advisory, DriveQuery, Lookup, PlatformQuery};
-pub use traits::{Class, Dram, EntryInterface, Nand};
+pub use traits::{Class, Components, Dram, EntryInterface, Nand};
 pub use truncated::{full_model_command, may_be_truncated, PrefixCandidates, SCSI_PRODUCT_LEN};
 pub use unlisted::UnlistedGrade;
 pub use validate::{result_context_problems, IssueLevel, ValidationIssue};

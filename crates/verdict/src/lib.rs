@@ -38,7 +38,7 @@ pub use database::corpus;
 pub use database::{
     canonical_model, controller_maker, may_be_truncated, parse_hex_u16, parse_result_block,
     result_context_problems, Advisory, Class, ClassQuery, ClassRule, CrowdResult, Database,
-    DbError, Dram, DriveEntry, DriveQuery, EntryInterface, ErrorKind, IssueLevel, Lookup, Nand,
+    Components, DbError, Dram, DriveEntry, DriveQuery, EntryInterface, ErrorKind, IssueLevel, Lookup, Nand,
     PciId, PlatformQuery, ResultContext, Traits, UnlistedGrade, ValidationIssue, EMBEDDED_CLIENTS,
     EMBEDDED_DRIVES,
 };

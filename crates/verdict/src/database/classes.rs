@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::build::{read, IdSet};
 use super::error::{DbError, ErrorKind};
 use super::{
-    Class, ControllerMatch, Database, Dram, EntryInterface, ModelForms, Nand, PciId, Traits,
+    Class, Components, ControllerMatch, Database, Dram, EntryInterface, ModelForms, Nand, PciId,
+    Traits,
 };
 
 /// The classes file compiled into the binary.
@@ -62,6 +63,12 @@ pub struct ClassRule {
     pub class: Class,
     pub nand: Option<Nand>,
     pub dram: Option<Dram>,
+    /// `unguaranteed` for strings that name no maker product line (a bare capacity, a
+    /// rebrander's name): nothing about the NAND and DRAM is guaranteed, which the list's
+    /// `unguaranteed-components` rule grades. Such a class cannot pin the NAND; hardware
+    /// evidence that pins both NAND and DRAM lifts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Components>,
     /// Why the scheme means this, for the finding.
     pub evidence: String,
     pub sources: Vec<String>,
@@ -155,6 +162,10 @@ pub struct Classification<'a> {
     pub class: Option<Class>,
     pub nand: Option<Nand>,
     pub dram: Option<Dram>,
+    /// `Unguaranteed` while the class says the maker guarantees no make-up and no hardware
+    /// evidence pins both NAND and DRAM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub components: Option<Components>,
     /// The NVMe controller its PCI id named, when that was evidence.
     pub controller: Option<ControllerMatch<'a>>,
     pub evidence: Vec<Evidence>,
@@ -170,6 +181,7 @@ impl Classification<'_> {
             interface: interface.or(self.rule.and_then(|r| r.interface)),
             rotational: Some(self.class == Some(Class::Hdd)),
             virtualized: None,
+            components: self.components,
         }
     }
 
@@ -278,6 +290,7 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
         class: rule.map(|r| r.class),
         nand: rule.and_then(|r| r.nand),
         dram: rule.and_then(|r| r.dram),
+        components: rule.and_then(|r| r.components),
         controller: None,
         evidence: Vec::new(),
     };
@@ -291,6 +304,7 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
             out.class = Some(Class::Hdd);
             out.nand = None;
             out.dram = None;
+            out.components = None;
         }
     }
     if let Some(rule) = out.rule {
@@ -332,6 +346,16 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
             text: "the NVMe controller asks the host for a memory buffer (HMB), which controllers without DRAM of their own do".into(),
         });
         out.dram = Some(Dram::Hmb);
+    }
+    // The list's premise for drives whose components are not guaranteed is that their make-up
+    // is unknown: once the hardware pins both the NAND and the DRAM, the rules for those grade.
+    if out.components == Some(Components::Unguaranteed) && out.nand.is_some() && out.dram.is_some()
+    {
+        out.components = None;
+        out.evidence.push(Evidence {
+            kind: EvidenceKind::ControllerModel,
+            text: "the hardware names both its NAND and its DRAM, so the make-up is known although the model string guarantees none".into(),
+        });
     }
     (!out.evidence.is_empty()).then_some(out)
 }
@@ -378,6 +402,12 @@ pub(crate) fn validate(
         }
         if rule.examples.is_empty() {
             problem("has no `examples` (real reported strings)".into());
+        }
+        if rule.components == Some(Components::Unguaranteed) && rule.nand.is_some() {
+            problem(
+                "says its components are not guaranteed but pins a NAND: leave `nand` out (the hardware may pin it)"
+                    .into(),
+            );
         }
         for (pattern, re) in rule.model_patterns.iter().zip(&rule.models) {
             if re.is_match("") {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Class, Dram, EntryInterface, Nand};
+use super::{Class, Components, Dram, EntryInterface, Nand};
 use crate::model::Grade;
 
 /// A rule that grades drives by their traits when no entry matches the model.
@@ -28,6 +28,10 @@ pub struct TraitMatch {
     pub interface: Vec<EntryInterface>,
     pub rotational: Option<bool>,
     pub virtualized: Option<bool>,
+    /// Whether the maker guarantees the make-up (`["unguaranteed"]`: the list's rule for
+    /// drives that "could be anything", Kingston NV1/NV2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<Components>,
 }
 
 /// What is known about a drive's make-up, from an entry, the probe (HMB, rotational) or both.
@@ -39,6 +43,9 @@ pub struct Traits {
     pub interface: Option<EntryInterface>,
     pub rotational: Option<bool>,
     pub virtualized: Option<bool>,
+    /// `Unguaranteed` when the drive's string names no maker product line and no hardware
+    /// evidence pins both its NAND and its DRAM.
+    pub components: Option<Components>,
 }
 
 impl TraitMatch {
@@ -55,6 +62,7 @@ impl TraitMatch {
             && list(&self.interface, t.interface)
             && flag(self.rotational, t.rotational)
             && flag(self.virtualized, t.virtualized)
+            && list(&self.components, t.components)
     }
 
     pub fn is_empty(&self) -> bool {

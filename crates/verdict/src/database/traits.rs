@@ -141,3 +141,30 @@ impl Class {
         }
     }
 }
+
+/// Whether the maker stands behind a drive's make-up. The list grades Kingston's NV1 and NV2
+/// bad because they "could be 'anything' as Kingston do not guarantee specific components"; a
+/// string that names no maker product line (a bare capacity, a rebrander's name) guarantees
+/// even less.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[derive(IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Components {
+    /// Nothing about the drive's NAND and DRAM is guaranteed: the same string ships with
+    /// whatever controller and flash were at hand.
+    Unguaranteed,
+}
+
+impl Components {
+    /// The snake_case name serde writes for it in JSON and TOML.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Components::Unguaranteed => "components not guaranteed",
+        }
+    }
+}

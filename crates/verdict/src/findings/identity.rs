@@ -169,6 +169,7 @@ fn identify<'a>(
         interface: Some(entry.interface),
         rotational: Some(entry.class == Class::Hdd),
         virtualized: None,
+        components: None,
     });
     // Only the rules that agree with the entry: the entry's own grade is the verdict, and a
     // rule that says otherwise (a QLC drive the list found merely ugly) would confuse.
@@ -437,6 +438,7 @@ fn generic<'a>(
             interface,
             rotational: Some(hard_disk),
             virtualized: None,
+            components: None,
         },
     };
     let evidence = class

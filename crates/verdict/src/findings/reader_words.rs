@@ -13,6 +13,7 @@ pub(super) fn rule_subject(id: &str) -> String {
         .join(" ")
         .replace("data center", "data-center")
         .replace("hard disk", "hard-disk")
+        .replace("unguaranteed components", "unguaranteed-component")
 }
 
 /// Phrases of the sentences in an entry's notes that are written for the database's curators
