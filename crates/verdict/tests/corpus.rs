@@ -282,7 +282,9 @@ fn controller_pci_ids_decide_dram_and_say_so() {
         })
     };
     // Phison E13T (1987:5013) is DRAM-less: ugly by the list's rule, and the finding names it.
-    let e13t = grade("NVMe SSD 512GB", 0x1987, 0x5013);
+    // (An opaque string no class takes: a white-label one such as `NVMe SSD 512GB` stays bad by
+    // the rule for unguaranteed components, since the id pins the DRAM and not the NAND.)
+    let e13t = grade("QZ9-000512", 0x1987, 0x5013);
     assert_eq!(e13t.grade, Grade::Ugly);
     let c = e13t.classification.expect("class");
     assert_eq!(c.id(), "controller");
@@ -299,9 +301,16 @@ fn controller_pci_ids_decide_dram_and_say_so() {
         Grade::Good
     );
     // DRAM alone is no grade: the list's good rule needs the NAND too.
-    assert_eq!(grade("NVMe SSD 1TB", 0x1987, 0x5012).grade, Grade::Unknown);
+    assert_eq!(grade("QZ9-001000", 0x1987, 0x5012).grade, Grade::Unknown);
+    // A white-label string whose controller pins only the DRAM: its components are still not
+    // guaranteed, and the list grades such drives bad.
+    for device in [0x5013, 0x5012] {
+        let white = grade("NVMe SSD 512GB", 0x1987, device);
+        assert_eq!(white.grade, Grade::Bad, "1987:{device:04x}");
+        assert!(white.rules.iter().any(|r| r.id == "unguaranteed-components"));
+    }
     // An id outside the vendored pci.ids says nothing.
-    assert!(grade("NVMe SSD 1TB", 0x1987, 0xfff0)
+    assert!(grade("QZ9-001000", 0x1987, 0xfff0)
         .classification
         .is_none());
     // Every controller rule names an id the vendored pci.ids knows, with its version.

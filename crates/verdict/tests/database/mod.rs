@@ -5,6 +5,7 @@ mod firmware_classes;
 mod loader;
 mod lookup;
 mod validation;
+mod white_label;
 
 use crate::support::db;
 
