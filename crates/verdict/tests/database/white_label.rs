@@ -58,8 +58,8 @@ fn named_product_lines_are_not_white_label() {
     // A brand followed by a line name, a maker's part number or a listed family: not the class.
     for model in [
         "1TB MEGA S3 1TB",
-        "Asgard AN2 250NVMe-M.2/80",
-        "ASint AS806 512GB",
+        "Asgard AN1TNVMe-M.2/80",
+        "Asgard AN4+ 1TNVMe-M.2/80",
         "SBSSD512-HLX-M2P3",
         "AAR256GN021122030",
         "APS-SE20 1TB",
@@ -159,4 +159,29 @@ examples = ["NONAME 512GB"]
         issues.iter().any(|i| i.contains("pins a NAND")),
         "{issues:?}"
     );
+}
+
+#[test]
+fn rebrander_lines_seen_on_two_controller_makers_are_unguaranteed() {
+    // The same string on Silicon Motion (0x126f) and Maxio (0x1e4b) in linuxhw reports.
+    for (model, controller) in [
+        ("Asgard AN2 250NVMe-M.2/80", "Silicon Motion"),
+        ("Asgard AN2 250NVMe-M.2/80", "Maxio"),
+        ("Asgard AN3 1TNVMe-M.2/80", "Silicon Motion"),
+        ("ASint AS806 512GB", "Maxio"),
+    ] {
+        let graded = db().grade_unlisted(&ClassQuery {
+            controller: Some(controller),
+            ..nvme(model)
+        });
+        let class = graded.classification.as_ref().expect("classified");
+        assert_eq!(class.id(), "rebrander-lines-mixed-controllers", "{model}");
+        assert_eq!(graded.grade, Grade::Bad, "{model}");
+        assert_eq!(rule_ids(&graded), ["unguaranteed-components"], "{model}");
+        assert!(
+            class.evidence[0].text.contains("Maxio"),
+            "{:?}",
+            class.evidence
+        );
+    }
 }
