@@ -37,10 +37,10 @@ pub use findings::needs_root::needs_root;
 pub use database::corpus;
 pub use database::{
     canonical_model, controller_maker, may_be_truncated, parse_hex_u16, parse_result_block,
-    result_context_problems, Advisory, Class, ClassQuery, ClassRule, CrowdResult, Database,
-    Components, DbError, Dram, DriveEntry, DriveQuery, EntryInterface, ErrorKind, IssueLevel, Lookup, Nand,
-    PciId, PlatformQuery, ResultContext, Traits, UnlistedGrade, ValidationIssue, EMBEDDED_CLIENTS,
-    EMBEDDED_DRIVES,
+    result_context_problems, Advisory, Class, ClassQuery, ClassRule, Components, CrowdResult,
+    Database, DbError, Dram, DriveEntry, DriveQuery, EntryInterface, ErrorKind, IssueLevel, Lookup,
+    Nand, PciId, PlatformQuery, ResultContext, Traits, UnlistedGrade, ValidationIssue,
+    EMBEDDED_CLIENTS, EMBEDDED_DRIVES,
 };
 
 // The clients and what they need, and the thresholds behaviour is judged by.

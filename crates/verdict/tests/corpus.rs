@@ -307,12 +307,13 @@ fn controller_pci_ids_decide_dram_and_say_so() {
     for device in [0x5013, 0x5012] {
         let white = grade("NVMe SSD 512GB", 0x1987, device);
         assert_eq!(white.grade, Grade::Bad, "1987:{device:04x}");
-        assert!(white.rules.iter().any(|r| r.id == "unguaranteed-components"));
+        assert!(white
+            .rules
+            .iter()
+            .any(|r| r.id == "unguaranteed-components"));
     }
     // An id outside the vendored pci.ids says nothing.
-    assert!(grade("QZ9-001000", 0x1987, 0xfff0)
-        .classification
-        .is_none());
+    assert!(grade("QZ9-001000", 0x1987, 0xfff0).classification.is_none());
     // Every controller rule names an id the vendored pci.ids knows, with its version.
     assert!(!db.pci_ids.version.is_empty());
     for rule in &db.controllers {

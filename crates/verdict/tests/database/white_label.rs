@@ -46,7 +46,9 @@ fn a_white_label_string_grades_bad_by_the_unguaranteed_components_rule() {
         assert!(notes.contains("Kingston NV1"), "{notes}");
         assert!(notes.contains("nodecheck bench"), "{notes}");
         assert!(
-            class.evidence[0].text.contains("names no maker product line"),
+            class.evidence[0]
+                .text
+                .contains("names no maker product line"),
             "{:?}",
             class.evidence
         );
@@ -93,7 +95,10 @@ fn hardware_evidence_lifts_the_rule_only_when_it_pins_nand_and_dram() {
     });
     assert_eq!(hmb.grade, Grade::Bad);
     let ids = rule_ids(&hmb);
-    assert!(ids.contains(&"unguaranteed-components".to_owned()), "{ids:?}");
+    assert!(
+        ids.contains(&"unguaranteed-components".to_owned()),
+        "{ids:?}"
+    );
     assert!(ids.contains(&"dramless".to_owned()), "{ids:?}");
 
     // The string naming a controller with DRAM pins the DRAM only: the NAND is still anything.
