@@ -108,6 +108,27 @@ fn nc104_generic_rule_for_an_unlisted_hmb_drive() {
 }
 
 #[test]
+fn nc104_white_label_drive_is_bad_because_nothing_is_guaranteed() {
+    let facts = nvme_drive("SSD 512GB", "V0808A0");
+    let v = run_for(&facts, "geth");
+    let f = all(&v, "NC104")
+        .into_iter()
+        .find(|f| f.title.contains("unguaranteed-component drives"))
+        .expect("the rule for unguaranteed components");
+    assert_eq!(f.severity, Severity::Critical, "{f:#?}");
+    for words in [
+        "names no maker product line",
+        "nothing about its NAND and DRAM is guaranteed",
+        "Kingston NV1",
+        "nodecheck bench",
+        "white-label-nvme",
+    ] {
+        assert!(f.detail.contains(words), "`{words}` missing: {f:#?}");
+    }
+    assert_eq!(v.drives[0].grade, Grade::Bad);
+}
+
+#[test]
 fn nc105_hard_disk() {
     let mut facts = sata_machine("WDC WD20EFRX-68EUZN0", 2_000_398_934_016);
     drive0(&mut facts).rotation_rate_rpm = Some(5400);
