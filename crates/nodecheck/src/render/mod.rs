@@ -316,6 +316,7 @@ mod tests {
                 engine: ::bench::EngineKind::IoUring,
                 placement: Default::default(),
                 read_span: None,
+                reads_timed_through_submit: 0,
             }),
             ..::bench::BenchReport::new("/data", ::bench::EngineKind::IoUring, None)
         }
