@@ -406,6 +406,7 @@ mod tests {
             firmware: None,
             capacity_bytes: None,
             answer: crate::database::answer_with(&db, &query, Default::default()),
+            firmware_classes: Vec::new(),
         };
         draws_exactly_its_formats(&lookup, "db lookup");
     }
