@@ -32,6 +32,15 @@ pub struct Qd1Result {
     /// recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_span: Option<ReadSpan>,
+    /// Reads that completed inside the `io_uring_enter` that submitted them (the device's whole
+    /// time fell inside the call), timed from before the call, as fio's `lat` is; the others
+    /// are timed from its return (fio's `clat`). Absent when none did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reads_timed_through_submit: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// Which blocks a QD1 run read. A drive answers a read of a block that was never written (or
@@ -91,5 +100,6 @@ pub fn result(stats: &IoStats, span: u64, target: &str, engine: EngineKind) -> Q
         engine,
         placement: Placement::default(),
         read_span: None,
+        reads_timed_through_submit: stats.timed_through_submit,
     }
 }

@@ -156,6 +156,10 @@ impl Job for RandomIoJob {
         Next::Io(self.pattern.next_io())
     }
 
+    fn timed_through_submit(&mut self, _io: &Io) {
+        self.stats.timed_through_submit += 1;
+    }
+
     fn complete(&mut self, io: &Io, latency: Duration, now: Duration, _data: &[u8]) {
         match io.direction {
             Direction::Read => {

@@ -87,6 +87,11 @@ pub trait Job: Send {
     /// Called for each completed I/O with its latency (submission to reaping), the time of
     /// completion and, for reads on real engines, the data read (empty on the mock device).
     fn complete(&mut self, io: &Io, latency: Duration, now: Duration, data: &[u8]);
+
+    /// Called just before [`Job::complete`] for an I/O that completed inside the call that
+    /// submitted it: its latency is timed from before that call (fio's `lat`), because the
+    /// device's whole time fell inside it.
+    fn timed_through_submit(&mut self, _io: &Io) {}
 }
 
 /// When a job stops issuing I/O: whichever comes first.
@@ -123,6 +128,8 @@ pub struct IoStats {
     pub write_bytes: u64,
     /// Time of the last completion since the start: the measured runtime.
     pub elapsed: Duration,
+    /// I/O that completed inside the call that submitted it, timed from before the call.
+    pub timed_through_submit: u64,
 }
 
 impl IoStats {
@@ -133,6 +140,7 @@ impl IoStats {
             read_bytes: 0,
             write_bytes: 0,
             elapsed: Duration::ZERO,
+            timed_through_submit: 0,
         }
     }
 
@@ -142,6 +150,7 @@ impl IoStats {
         self.read_bytes += other.read_bytes;
         self.write_bytes += other.write_bytes;
         self.elapsed = self.elapsed.max(other.elapsed);
+        self.timed_through_submit += other.timed_through_submit;
     }
 
     pub fn ios(&self) -> u64 {

@@ -144,3 +144,55 @@ fn every_family_db_list_prints_is_found_by_db_lookup() {
         assert_eq!(found.as_deref(), Some(id), "db lookup '{family}': {doc}");
     }
 }
+
+#[test]
+fn a_lookup_without_the_firmware_a_class_needs_says_which_class_and_how_to_give_it() {
+    let db = verdict::Database::embedded().expect("embedded database");
+    let classes: Vec<_> = db
+        .classes
+        .iter()
+        .filter(|c| !c.firmware_examples.is_empty())
+        .collect();
+    assert!(
+        !classes.is_empty(),
+        "no class asks for a firmware scheme any more: this test has nothing to check"
+    );
+    for class in classes {
+        for model in &class.examples {
+            let doc: Value = json_of(&run(["db", "lookup", model, "--json"]));
+            let named: Vec<&str> = doc["firmware_classes"]
+                .as_array()
+                .expect("firmware_classes")
+                .iter()
+                .filter_map(|c| c["id"].as_str())
+                .collect();
+            assert!(
+                named.contains(&class.id.as_str()),
+                "db lookup '{model}' without firmware does not name `{}`: {doc}",
+                class.id
+            );
+            if doc["grade"] == "unknown" {
+                let text = stdout(&run(["db", "lookup", model]));
+                assert!(
+                    text.contains(&format!("(`{}`)", class.id)) && text.contains("--firmware"),
+                    "db lookup '{model}' does not point at --firmware:\n{text}"
+                );
+            }
+            let firmware = &class.firmware_examples[0];
+            let doc: Value = json_of(&run([
+                "db",
+                "lookup",
+                model,
+                "--firmware",
+                firmware,
+                "--json",
+            ]));
+            assert_eq!(
+                doc["firmware_classes"],
+                json!([]),
+                "db lookup '{model}' --firmware {firmware}: {doc}"
+            );
+            assert_ne!(doc["grade"], "unknown", "{model} {firmware}: {doc}");
+        }
+    }
+}

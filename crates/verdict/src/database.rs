@@ -236,6 +236,18 @@ impl Database {
         classes::classify(self, q)
     }
 
+    /// Classes whose part-number scheme matches `model` but which also require a firmware
+    /// scheme that `firmware` (absent, or another revision) does not satisfy: what a lookup
+    /// without the drive's firmware could still learn from it.
+    pub fn classes_wanting_firmware(&self, model: &str, firmware: Option<&str>) -> Vec<&ClassRule> {
+        let forms = ModelForms::new(model);
+        self.classes
+            .iter()
+            .filter(|c| !c.firmware.is_empty() && !c.matches_firmware(firmware))
+            .filter(|c| c.matches_forms(&forms))
+            .collect()
+    }
+
     /// The grade of a drive no entry names: its class and the generic rules that reach it.
     pub fn grade_unlisted(&self, q: &ClassQuery) -> UnlistedGrade<'_> {
         unlisted::grade(self, q)

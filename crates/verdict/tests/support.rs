@@ -305,6 +305,7 @@ pub fn bench_report(
             engine,
             placement: Default::default(),
             read_span: None,
+            reads_timed_through_submit: 0,
         }),
         randrw: randrw.map(|(read_iops, write_iops)| RandRwResult {
             read_iops,

@@ -119,40 +119,44 @@ fn fetch(cache: &Path, kernel: &str, sysroot: &Path) -> Result<()> {
     super::run(Command::new("apt-get").args(&options).arg("update"))
         .context("apt-get update with contrib")?;
 
-    // The headers package names the common headers and kbuild packages it needs.
+    // The headers come from the apt view the guest kernel was chosen from (the machine's own
+    // lists, `guest::kernel`); Debian's mirrors are not always in step, and a private list
+    // fetched minutes later has named other kernel ABIs (6.1.0-47 and -50 where the machine's
+    // lists had just chosen -48). The private view is the fallback for a machine whose own
+    // lists lack them.
     let headers = format!("linux-headers-{}", kernel);
-    let output = Command::new("apt-cache")
-        .args(&options)
-        .args(["depends", &headers])
-        .output()
-        .context("cannot run apt-cache")?;
-    let depends = String::from_utf8_lossy(&output.stdout);
-    let mut packages: Vec<String> = USERLAND.iter().map(|p| p.to_string()).collect();
-    packages.push(headers.clone());
-    packages.extend(
-        depends
-            .lines()
-            .filter_map(|line| line.trim().strip_prefix("Depends: "))
-            .map(str::trim)
-            .filter(|name| name.starts_with("linux-headers-") || name.starts_with("linux-kbuild-"))
-            .map(str::to_string),
-    );
-    if packages.len() < USERLAND.len() + 3 {
-        bail!("apt-cache names no common headers or kbuild package for {headers}: {depends}");
-    }
+    let system: Vec<String> = vec!["-oAPT::Sandbox::User=root".into(), "-qq".into()];
+    let (header_packages, header_options) = match header_packages(&system, &headers)? {
+        Some(found) => (found, system),
+        None => match header_packages(&options, &headers)? {
+            Some(found) => (found, options.clone()),
+            None => bail!(
+                "neither this machine's apt lists nor {release}'s (with contrib) name the \
+                 common headers and kbuild packages of {headers}"
+            ),
+        },
+    };
 
     let debs = cache.join("debs");
     let _ = fs::remove_dir_all(&debs);
     fs::create_dir_all(&debs)?;
-    eprintln!("vm: downloading {}", packages.join(" "));
-    super::run(
-        Command::new("apt-get")
-            .args(&options)
-            .arg("download")
-            .args(&packages)
-            .current_dir(&debs),
-    )
-    .with_context(|| format!("cannot download {}", packages.join(" ")))?;
+    for (packages, options) in [
+        (
+            USERLAND.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+            &options,
+        ),
+        (header_packages, &header_options),
+    ] {
+        eprintln!("vm: downloading {}", packages.join(" "));
+        super::run(
+            Command::new("apt-get")
+                .args(options)
+                .arg("download")
+                .args(&packages)
+                .current_dir(&debs),
+        )
+        .with_context(|| format!("cannot download {}", packages.join(" ")))?;
+    }
     let partial = sysroot.with_extension("partial");
     let _ = fs::remove_dir_all(&partial);
     for entry in fs::read_dir(&debs)? {
@@ -177,6 +181,29 @@ fn fetch(cache: &Path, kernel: &str, sysroot: &Path) -> Result<()> {
     let _ = fs::remove_dir_all(sysroot);
     fs::rename(&partial, sysroot)?;
     Ok(())
+}
+
+/// `headers` and the common headers and kbuild packages it depends on, as the apt view of
+/// `options` names them (without list options: the machine's own); `None` when that view does not know them.
+fn header_packages(options: &[String], headers: &str) -> Result<Option<Vec<String>>> {
+    let output = Command::new("apt-cache")
+        .args(options)
+        .args(["depends", headers])
+        .stderr(Stdio::null())
+        .output()
+        .context("cannot run apt-cache")?;
+    let depends = String::from_utf8_lossy(&output.stdout);
+    let mut packages = vec![headers.to_string()];
+    packages.extend(
+        depends
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix("Depends: "))
+            .map(str::trim)
+            .filter(|name| name.starts_with("linux-headers-") || name.starts_with("linux-kbuild-"))
+            .map(str::to_string),
+    );
+    // The flavour's headers need at least the common headers and kbuild.
+    Ok((packages.len() >= 3).then_some(packages))
 }
 
 fn build(cache: &Path, kernel: &str, sysroot: &Path, source: &Path, out: &Path) -> Result<()> {

@@ -218,8 +218,8 @@ impl IoQueue for MockQueue<'_> {
         Ok(())
     }
 
-    fn commit(&mut self) -> Result<(), BenchError> {
-        Ok(())
+    fn commit(&mut self) -> Result<u32, BenchError> {
+        Ok(0)
     }
 
     /// Completes the earliest I/O only, so that the jobs refill its slot at its own instant:

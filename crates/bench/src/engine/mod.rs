@@ -351,8 +351,11 @@ pub trait IoQueue {
     /// completion with a negative result.
     fn queue(&mut self, slot: u32, io: &Io) -> Result<(), BenchError>;
 
-    /// Hands what was queued to the device.
-    fn commit(&mut self) -> Result<(), BenchError>;
+    /// Hands what was queued to the device. Returns how many completions the device posted
+    /// while the handing-over call ran: a fast device (or a VM whose host finishes the request
+    /// during the submission's exit) completes inside the submitting `io_uring_enter`, and the
+    /// loop must then time those I/O from before the call (see [`run`]).
+    fn commit(&mut self) -> Result<u32, BenchError>;
 
     /// Appends the completions there are, waiting for at least `min` when there are none.
     /// `completions` has room for every slot: reaping never allocates.

@@ -111,8 +111,8 @@ impl IoQueue for PsyncQueue {
         Ok(())
     }
 
-    fn commit(&mut self) -> Result<(), BenchError> {
-        Ok(())
+    fn commit(&mut self) -> Result<u32, BenchError> {
+        Ok(0)
     }
 
     fn reap(&mut self, _min: u32, completions: &mut Vec<Completion>) -> Result<(), BenchError> {

@@ -267,12 +267,17 @@ impl IoQueue for UringQueue {
         Ok(())
     }
 
-    fn commit(&mut self) -> Result<(), BenchError> {
-        if self.unsubmitted {
-            enter(|| self.ring.submit())?;
-            self.unsubmitted = false;
+    fn commit(&mut self) -> Result<u32, BenchError> {
+        if !self.unsubmitted {
+            return Ok(0);
         }
-        Ok(())
+        // Nothing consumes the completion queue between the two readings, so what it gained
+        // was posted while `io_uring_enter` ran.
+        let before = self.ring.completion().len();
+        enter(|| self.ring.submit())?;
+        self.unsubmitted = false;
+        let after = self.ring.completion().len();
+        Ok(u32::try_from(after.saturating_sub(before)).unwrap_or(u32::MAX))
     }
 
     fn reap(&mut self, min: u32, completions: &mut Vec<Completion>) -> Result<(), BenchError> {

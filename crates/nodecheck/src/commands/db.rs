@@ -19,6 +19,7 @@ pub fn lookup(config: &DbLookupConfig, global: &GlobalOptions) -> Result<u8> {
     if let Some(capacity) = config.capacity_bytes {
         query = query.capacity(capacity);
     }
+    let firmware_classes = db.classes_wanting_firmware(&config.model, config.firmware.as_deref());
     let lookup = LookupAnswer {
         database_version: &db.version,
         model: &config.model,
@@ -39,6 +40,7 @@ pub fn lookup(config: &DbLookupConfig, global: &GlobalOptions) -> Result<u8> {
                 model_family: config.model_family.as_deref(),
             },
         ),
+        firmware_classes,
     };
     let grade = lookup.answer.grade();
     emit(&render::render(

@@ -69,6 +69,15 @@ fn render_text(report: &BenchReport) -> String {
                     .unwrap_or_default()
             );
         }
+        // A handful among tens of thousands changes no percentile; say so once it could.
+        if qd1.reads_timed_through_submit > 0 && qd1.reads_timed_through_submit * 100 >= qd1.ios {
+            let _ = writeln!(
+                out,
+                "  timing: {} of {} reads completed inside the call that submitted them; those \
+                 are timed from before the call (fio's lat), the rest from its return (fio's clat)",
+                qd1.reads_timed_through_submit, qd1.ios
+            );
+        }
         if let Some((severity, why)) = verdict::qd1_judgement(report) {
             let _ = writeln!(out, "  {}: {why}", super::text::qd1_word(severity));
         }

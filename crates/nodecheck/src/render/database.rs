@@ -4,7 +4,7 @@
 use serde::Serialize;
 use verdict::EntrySummary;
 use verdict::Grade;
-use verdict::{Advisory, Database, DriveEntry, UnlistedGrade};
+use verdict::{Advisory, ClassRule, Database, DriveEntry, UnlistedGrade};
 
 use super::table::new_table;
 use super::{clip, json, printable, Document, Format, RenderOptions};
@@ -25,6 +25,9 @@ pub struct LookupAnswer<'a> {
     pub firmware: Option<&'a str>,
     pub capacity_bytes: Option<u64>,
     pub answer: Answer<'a>,
+    /// Classes the model string matches that also need a firmware revision the lookup did not
+    /// give (or gave another of): the hint to pass `--firmware`.
+    pub firmware_classes: Vec<&'a ClassRule>,
 }
 
 impl Document for LookupAnswer<'_> {
@@ -70,8 +73,26 @@ impl LookupAnswer<'_> {
                 .map(|e| FamilyDocument::of(e))
                 .collect(),
             unlisted: self.answer.unlisted.as_ref().map(UnlistedDocument::of),
+            firmware_classes: self
+                .firmware_classes
+                .iter()
+                .map(|c| FirmwareClassDocument {
+                    id: &c.id,
+                    label: &c.label,
+                    firmware_examples: &c.firmware_examples,
+                })
+                .collect(),
         }
     }
+}
+
+/// A class the model string would reach with the right firmware revision.
+#[derive(Debug, Serialize)]
+struct FirmwareClassDocument<'a> {
+    id: &'a str,
+    label: &'a str,
+    /// Revisions the class's drives really report.
+    firmware_examples: &'a [String],
 }
 
 /// How `db lookup` graded a string no entry names: the class, the evidence for it and the
@@ -157,6 +178,9 @@ struct LookupDocument<'a> {
     suggestions: Vec<FamilyDocument<'a>>,
     /// The class and the list's rules for a string no entry names (`null` otherwise).
     unlisted: Option<UnlistedDocument<'a>>,
+    /// Classes the model string matches whose firmware scheme the lookup's firmware (none, or
+    /// another revision) does not satisfy; empty when there are none.
+    firmware_classes: Vec<FirmwareClassDocument<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -198,10 +222,14 @@ fn render_lookup(lookup: &LookupAnswer<'_>, options: &RenderOptions) -> String {
     let found = &answer.found;
     if let (None, Some(unlisted)) = (found.entry, &answer.unlisted) {
         out.push_str(&render_unlisted(&asked, unlisted, options));
+        if unlisted.grade == Grade::Unknown {
+            out.push_str(&firmware_hint(lookup));
+        }
         return out;
     }
     let Some(entry) = found.entry else {
         out.push_str(&render_unmatched(&asked, answer));
+        out.push_str(&firmware_hint(lookup));
         return out;
     };
     let summary = EntrySummary::of(entry, found.nand, found.dram);
@@ -242,6 +270,34 @@ fn render_lookup(lookup: &LookupAnswer<'_>, options: &RenderOptions) -> String {
     }
     out.push_str(&table.to_string());
     out.push('\n');
+    out
+}
+
+/// For an ungraded answer: the classes the model string matches once the drive's firmware is
+/// known, and how to give it.
+fn firmware_hint(lookup: &LookupAnswer<'_>) -> String {
+    if lookup.firmware_classes.is_empty() {
+        return String::new();
+    }
+    let given = match lookup.firmware {
+        Some(fw) => format!("firmware {} is not theirs", printable(&clip(fw, 20))),
+        None => "no firmware was given".to_string(),
+    };
+    let mut out = format!(
+        "Classes match this model string but also ask for a firmware revision, and {given}:\n"
+    );
+    for class in &lookup.firmware_classes {
+        out.push_str(&format!(
+            "  {} (`{}`): firmware such as {}\n",
+            class.label,
+            class.id,
+            class.firmware_examples.join(", ")
+        ));
+    }
+    out.push_str(
+        "Read the drive's firmware (`nodecheck probe`, or `Firmware Version:` in `sudo smartctl -i`) \
+         and add `--firmware` with it.\n",
+    );
     out
 }
 

@@ -316,6 +316,7 @@ mod tests {
                 engine: ::bench::EngineKind::IoUring,
                 placement: Default::default(),
                 read_span: None,
+                reads_timed_through_submit: 0,
             }),
             ..::bench::BenchReport::new("/data", ::bench::EngineKind::IoUring, None)
         }
@@ -405,6 +406,7 @@ mod tests {
             firmware: None,
             capacity_bytes: None,
             answer: crate::database::answer_with(&db, &query, Default::default()),
+            firmware_classes: Vec::new(),
         };
         draws_exactly_its_formats(&lookup, "db lookup");
     }
