@@ -30,6 +30,8 @@ fn a_white_label_string_grades_bad_by_the_unguaranteed_components_rule() {
         "256GB PCS PCIe M.2 SSD",
         "3DFX",
         "GOODRAM",
+        "FORESEE 512GB SSD",
+        "Lexar 256GB SSD",
     ] {
         let graded = db().grade_unlisted(&ClassQuery {
             controller: Some("Silicon Motion"),
