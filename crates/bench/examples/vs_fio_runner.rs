@@ -176,6 +176,7 @@ fn measure(what: &str, path: &Path, runtime: Duration) -> Result<()> {
             "p50_us": result.lat_us.p50, "p99_us": result.lat_us.p99,
             "allocations_during_run": allocations, "engine": result.engine,
             "cpus": target.cpus().unwrap_or_default(),
+            "timed_through_submit": result.reads_timed_through_submit,
         })
     } else {
         let result = randrw_result(&plan, &stats, size, choice.kind);

@@ -559,7 +559,9 @@ pub struct Platform {
     #[serde(default)]
     pub bios_version: Option<String>,
     /// Hypervisor or cloud recognised from DMI and drive models: `aws`, `gcp`, `azure`,
-    /// `hetzner`, `ovh`, `contabo`, `netcup`, `digitalocean`, `kvm`, `vmware`, `xen`, ...
+    /// `hetzner`, `ovh` (a VPS, or a dedicated server: then `virtualized` is not forced),
+    /// `netcup`, `digitalocean`, `kvm`, `vmware`, `xen`, ... Never `contabo`: a Contabo VPS
+    /// reports plain QEMU, so it is `kvm`.
     pub cloud: Option<String>,
     /// True when the drives are virtual (virtio, xen, cloud block storage).
     pub virtualized: Option<bool>,

@@ -15,8 +15,9 @@ const CLOUD_MARKERS: &[(&str, &str)] = &[
     ("google compute engine", "gcp"),
     ("google", "gcp"),
     ("hetzner", "hetzner"),
-    ("ovh", "ovh"),
-    ("contabo", "contabo"),
+    // No `contabo` marker: Contabo's VPS show plain QEMU (hostnamectl on
+    // `vmi2306187.contaboserver.net`: `Hardware Vendor: QEMU`, `Hardware Model: Standard PC
+    // _i440FX + PIIX, 1996_`), so they are `kvm`. OVHcloud is recognised by `ovh_host`.
     ("netcup", "netcup"),
     ("digitalocean", "digitalocean"),
     ("vultr", "vultr"),
@@ -27,6 +28,37 @@ const CLOUD_MARKERS: &[(&str, &str)] = &[
     ("oraclecloud", "oracle"),
     ("openstack", "openstack"),
 ];
+
+/// OVHcloud, from the identities real machines report (docs/sources/setups.md):
+/// - a VPS (joedicastro/vps-comparison, `logs/ovh-vpsssd1-ubuntu/hard_dmidecode.log`):
+///   OpenStack Nova whose SeaBIOS is OVH's build, BIOS version
+///   `Ubuntu-1.8.2-1ubuntu1~cloud0+ovh1`; other OpenStack guests stay `openstack`;
+/// - a dedicated server (linuxhw/DMI): system manufacturer `OVH` (product `SP`), or an
+///   ASRock Rack board built for OVH, `E3C252D4U-2T/OVH` or `ROMED8-2T/OVH`.
+///
+/// Returns whether the machine is a dedicated server (bare metal) or a VPS.
+fn ovh_host(platform: &Platform) -> Option<OvhHost> {
+    let is = |field: &Option<String>, value: &str| field.as_deref() == Some(value);
+    if is(&platform.product_name, "OpenStack Nova")
+        && platform
+            .bios_version
+            .as_deref()
+            .is_some_and(|v| v.contains("+ovh"))
+    {
+        return Some(OvhHost::Vps);
+    }
+    let ovh_board = platform
+        .board_name
+        .as_deref()
+        .is_some_and(|name| name.ends_with("/OVH"));
+    (is(&platform.sys_vendor, "OVH") || ovh_board).then_some(OvhHost::Dedicated)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OvhHost {
+    Vps,
+    Dedicated,
+}
 
 /// Hypervisors recognised when no cloud is.
 const HYPERVISOR_MARKERS: &[(&str, &str)] = &[
@@ -85,7 +117,10 @@ pub fn read(root: &Root, drives: &[Drive]) -> Platform {
 
     let microsoft_vm = platform.sys_vendor.as_deref() == Some("Microsoft Corporation")
         && platform.product_name.as_deref() == Some("Virtual Machine");
-    let cloud = find(CLOUD_MARKERS)
+    let ovh = ovh_host(&platform);
+    let cloud = ovh
+        .map(|_| "ovh")
+        .or_else(|| find(CLOUD_MARKERS))
         .or_else(|| aws_from_drives(drives))
         .or_else(|| microsoft_vm.then(|| azure_or_hyperv(asset_tag.as_deref(), drives)))
         .or_else(|| find(HYPERVISOR_MARKERS))
@@ -98,7 +133,9 @@ pub fn read(root: &Root, drives: &[Drive]) -> Platform {
     platform.cloud = cloud.map(str::to_string);
 
     let virtual_drives = drives.iter().any(is_virtual_drive);
-    platform.virtualized = if cloud.is_some() || virtual_drives {
+    // A dedicated server names its host too, and is no virtual machine.
+    let hosted_vm = cloud.is_some() && ovh != Some(OvhHost::Dedicated);
+    platform.virtualized = if hosted_vm || virtual_drives {
         Some(true)
     } else if platform.sys_vendor.is_some() && drives.iter().all(|d| d.interface.is_some()) {
         // DMI is there and names no hypervisor, and every drive is a known physical kind.
@@ -244,6 +281,81 @@ mod tests {
                 &[("sys_vendor", "netcup"), ("product_name", "KVM Server")],
                 Some("netcup"),
             ),
+            // An OVH VPS (vps-comparison's `ovh-vpsssd1-ubuntu` dmidecode): OpenStack Nova on
+            // OVH's SeaBIOS build.
+            (
+                &[
+                    ("sys_vendor", "OpenStack Foundation"),
+                    ("product_name", "OpenStack Nova"),
+                    ("bios_vendor", "SeaBIOS"),
+                    ("bios_version", "Ubuntu-1.8.2-1ubuntu1~cloud0+ovh1"),
+                ],
+                Some("ovh"),
+            ),
+            // Another OpenStack cloud's SeaBIOS (a hostnamectl `Firmware Version:`) is not OVH.
+            (
+                &[
+                    ("sys_vendor", "OpenStack Foundation"),
+                    ("product_name", "OpenStack Nova"),
+                    ("bios_version", "1.16.0-4.module_el8+603+e0ca2c01"),
+                ],
+                Some("openstack"),
+            ),
+            // OVH dedicated servers (linuxhw/DMI): an `SP` machine, ASRock Rack boards for OVH.
+            (
+                &[
+                    ("sys_vendor", "OVH"),
+                    ("product_name", "SP"),
+                    ("board_vendor", "Intel Corporation"),
+                    ("board_name", "DG31PR"),
+                    ("bios_vendor", "Intel Corp."),
+                    ("bios_version", "PRG3110H.86A.0071.2010.0318.1704"),
+                ],
+                Some("ovh"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "To Be Filled By O.E.M."),
+                    ("product_name", "E3C252D4U-2T"),
+                    ("board_vendor", "ASRockRack"),
+                    ("board_name", "E3C252D4U-2T/OVH"),
+                    ("bios_vendor", "American Megatrends International, LLC."),
+                    ("bios_version", "1.31.OV02"),
+                ],
+                Some("ovh"),
+            ),
+            (
+                &[
+                    ("sys_vendor", "To Be Filled By O.E.M."),
+                    ("product_name", "To Be Filled By O.E.M."),
+                    ("board_vendor", "ASRockRack"),
+                    ("board_name", "ROMED8-2T/OVH"),
+                    ("bios_vendor", "American Megatrends International, LLC."),
+                    ("bios_version", "L3.28K"),
+                ],
+                Some("ovh"),
+            ),
+            // The same board sold to anyone else names no host.
+            (
+                &[
+                    ("sys_vendor", "To Be Filled By O.E.M."),
+                    ("board_vendor", "ASRockRack"),
+                    ("board_name", "E3C252D4U-2T"),
+                ],
+                None,
+            ),
+            // A Contabo VPS (hostnamectl on `vmi2306187.contaboserver.net`) is plain QEMU.
+            (
+                &[
+                    ("sys_vendor", "QEMU"),
+                    ("product_name", "Standard PC (i440FX + PIIX, 1996)"),
+                    (
+                        "bios_version",
+                        "rel-1.16.3-0-ga6ed6b701f0a-prebuilt.qemu.org",
+                    ),
+                ],
+                Some("kvm"),
+            ),
             (
                 &[
                     ("sys_vendor", "Micro-Star International Co., Ltd."),
@@ -255,6 +367,32 @@ mod tests {
         for &(fields, expected) in cases {
             assert_eq!(cloud(fields).as_deref(), expected, "{fields:?}");
         }
+    }
+
+    /// An OVH dedicated server is named but is bare metal; an OVH VPS is a virtual machine.
+    #[test]
+    fn ovh_dedicated_is_not_virtual() {
+        let nvme = Drive {
+            name: "nvme0n1".into(),
+            interface: Some(Interface::Nvme),
+            ..Drive::default()
+        };
+        let dedicated = [
+            ("sys_vendor", "To Be Filled By O.E.M."),
+            ("board_vendor", "ASRockRack"),
+            ("board_name", "E3C252D4U-2T/OVH"),
+        ];
+        let platform = platform_of(&dedicated, std::slice::from_ref(&nvme));
+        assert_eq!(platform.cloud.as_deref(), Some("ovh"));
+        assert_eq!(platform.virtualized, Some(false));
+        let vps = [
+            ("sys_vendor", "OpenStack Foundation"),
+            ("product_name", "OpenStack Nova"),
+            ("bios_version", "Ubuntu-1.8.2-1ubuntu1~cloud0+ovh1"),
+        ];
+        let platform = platform_of(&vps, &[]);
+        assert_eq!(platform.cloud.as_deref(), Some("ovh"));
+        assert_eq!(platform.virtualized, Some(true));
     }
 
     #[test]

@@ -324,7 +324,15 @@ mod tests {
         assert_eq!(kind("Microsoft NVMe Direct Disk v2"), Some("local"));
         assert_eq!(kind("Microsoft NVMe Direct Disk"), Some("local"));
         assert_eq!(kind("nvme_cardx"), None);
-        for provider in ["vultr", "openstack", "hetzner", "netcup", "contabo"] {
+        for provider in [
+            "vultr",
+            "openstack",
+            "ovh",
+            "hetzner",
+            "netcup",
+            "contabo",
+            "kvm",
+        ] {
             assert!(setups.cloud_platform(provider).is_some(), "{provider}");
         }
         let apricorn = |bcd| setups.usb_bridge("0984", "0301", bcd).is_some();

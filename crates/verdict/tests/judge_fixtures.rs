@@ -374,6 +374,17 @@ fn vps_providers_get_their_own_fix() {
             "https://www.ovhcloud.com/asia/public-cloud/faq/",
         ),
         (
+            "ovh_vps",
+            "`openstack volume list --long`",
+            "https://github.com/joedicastro/vps-comparison/blob/bfa44f89b487321dffc8336a74ede0e5b62a9b36/logs/ovh-vpsssd1-ubuntu/hard_dmidecode.log",
+        ),
+        // Contabo's VPS name no provider in DMI: the plain KVM guest's fix says so.
+        (
+            "contabo_vps",
+            "a Contabo VPS reports only `QEMU`",
+            "https://github.com/abuessa911/ndsp-platform/",
+        ),
+        (
             "virtio_vps",
             "`/dev/disk/by-id/scsi-0HC_Volume_*` is network storage",
             "https://docs.hetzner.com/cloud/volumes/overview",

@@ -284,6 +284,15 @@ fn compare(options: &Options, runner: &Path, file: &Path, ceiling_file: &Path) -
             pick(&samples, Engine::Nodecheck),
             pick(&samples, Engine::FioUring),
         );
+        if n.timed_through_submit > 0 {
+            eprintln!(
+                "vs-fio: qd1 round {}: {} of {:.0} nodecheck reads completed inside their submit \
+                 call and were timed from before it (fio's lat)",
+                round + 1,
+                n.timed_through_submit,
+                n.ios
+            );
+        }
         if u.fio_clat_measures_the_device() {
             qd1_p50.push(n.p50_us, u.p50_us);
             qd1_p99.push(n.p99_us, u.p99_us);

@@ -25,6 +25,9 @@ pub(super) struct Sample {
     pub(super) p99_us: f64,
     /// fio only: total latency (submission + completion) p50.
     pub(super) total_p50_us: f64,
+    /// nodecheck qd1 only: reads that completed inside their own submit call, which nodecheck
+    /// times from before the call (fio's `lat`) where fio's `clat` loses the device time.
+    pub(super) timed_through_submit: u64,
     pub(super) max_rss_kib: i64,
     pub(super) allocations: Option<u64>,
 }
@@ -191,6 +194,7 @@ pub(super) fn fio(
         p50_us: percentile("50.000000"),
         p99_us: percentile("99.000000"),
         total_p50_us: total_percentile("50.000000"),
+        timed_through_submit: 0,
         max_rss_kib: child.max_rss_kib,
         allocations: None,
     })
@@ -222,6 +226,7 @@ pub(super) fn nodecheck(
         p50_us: number("p50_us"),
         p99_us: number("p99_us"),
         total_p50_us: 0.0,
+        timed_through_submit: json["timed_through_submit"].as_u64().unwrap_or(0),
         max_rss_kib: child.max_rss_kib,
         allocations: json["allocations_during_run"].as_u64(),
     })

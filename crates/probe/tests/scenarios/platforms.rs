@@ -40,6 +40,43 @@ fn netcup_rs() {
     snapshot("netcup_rs", &facts);
 }
 
+/// An OVH VPS (OpenStack Nova on OVH's SeaBIOS build) is `ovh`; an OVH dedicated server on
+/// the ASRock Rack board built for OVH is `ovh` too, and bare metal.
+#[test]
+fn ovh_vps_and_dedicated() {
+    let vps = run("ovh_vps");
+    assert_eq!(vps.platform.product_name.as_deref(), Some("OpenStack Nova"));
+    assert_eq!(
+        vps.platform.bios_version.as_deref(),
+        Some("Ubuntu-1.8.2-1ubuntu1~cloud0+ovh1")
+    );
+    assert_eq!(vps.platform.cloud.as_deref(), Some("ovh"));
+    assert_eq!(vps.platform.virtualized, Some(true));
+
+    let dedicated = run("ovh_dedicated");
+    assert_eq!(
+        dedicated.platform.board_name.as_deref(),
+        Some("E3C252D4U-2T/OVH")
+    );
+    assert_eq!(dedicated.platform.cloud.as_deref(), Some("ovh"));
+    assert_eq!(dedicated.platform.virtualized, Some(false));
+    assert_eq!(only_drive(&dedicated).interface, Some(Interface::Nvme));
+}
+
+/// A Contabo VPS reports plain QEMU: it is a KVM guest whose provider cannot be told.
+#[test]
+fn contabo_vps_is_plain_kvm() {
+    let facts = run("contabo_vps");
+    assert_eq!(facts.platform.sys_vendor.as_deref(), Some("QEMU"));
+    assert_eq!(
+        facts.platform.product_name.as_deref(),
+        Some("Standard PC (i440FX + PIIX, 1996)")
+    );
+    assert_eq!(facts.platform.board_vendor, None, "i440FX has no baseboard");
+    assert_eq!(facts.platform.cloud.as_deref(), Some("kvm"));
+    assert_eq!(facts.platform.virtualized, Some(true));
+}
+
 #[test]
 fn aws_ebs() {
     let facts = run("aws_ebs");
