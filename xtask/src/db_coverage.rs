@@ -20,12 +20,30 @@ use verdict::corpus::{
     evaluate, parse_corpus, CorpusRow, Coverage, Kind, Mismatch, SAMPLE_UNKNOWN_GATE_PERCENT,
     SAMPLE_UNKNOWN_TARGET_PERCENT,
 };
+use verdict::sample::{parse_weights, proportional, VendorShare, SLOTS_PER_INTERFACE};
 
 use crate::db::{load, read};
 use crate::project_root;
 
 const CORPUS_DIR: &str = "data/corpus";
 const SAMPLE_DIR: &str = "data/corpus/sample";
+/// Model folders per vendor: the weights of the proportional sample (docs/database-corpus.md).
+const WEIGHTS_FILE: &str = "data/corpus/weights/vendor-folders.tsv";
+
+/// The gated sample of one interface: its slots, the rows filling them, how many grade unknown.
+#[derive(Debug, Serialize)]
+struct ProportionalReport {
+    kind: Kind,
+    slots: u32,
+    filled: usize,
+    unfilled: u32,
+    rows_without_weight: usize,
+    grade_unknown: usize,
+    grade_unknown_percent: f64,
+    vendors: Vec<VendorShare>,
+    /// The counted rows whose grade is unknown, to work on.
+    grade_unknown_rows: Vec<Mismatch>,
+}
 
 #[derive(Debug, Serialize)]
 struct SourceSize {
@@ -47,6 +65,9 @@ struct Report {
     sample_unknown_percent: f64,
     /// Per drive kind of the sample's report rows: the share whose grade is unknown.
     sample_grade_unknown_percent: BTreeMap<Kind, f64>,
+    /// Per interface, the proportional sample the gate reads (vendors in proportion to their
+    /// model folders; rows over a vendor's share left out in a grade-blind order).
+    proportional: Vec<ProportionalReport>,
     corpus_grade_unknown_percent: BTreeMap<Kind, f64>,
     target_unknown_percent: f64,
     max_unknown_percent: f64,
@@ -110,14 +131,39 @@ pub fn run(args: &[String]) -> Result<()> {
     };
     let sample_grade_unknown_percent = per_kind(&sample);
     let corpus_grade_unknown_percent = per_kind(&corpus);
-    let sample_has_reports = [Kind::Nvme, Kind::Ssd]
-        .iter()
-        .all(|k| sample_grade_unknown_percent.contains_key(k));
+    let weights_path = root.join(WEIGHTS_FILE);
+    let weights =
+        parse_weights(&read(&weights_path)?, WEIGHTS_FILE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let proportional: Vec<ProportionalReport> = [Kind::Nvme, Kind::Ssd]
+        .into_iter()
+        .map(|kind| {
+            let p = proportional(&sample_rows, &weights, kind, SLOTS_PER_INTERFACE);
+            let counted: Vec<CorpusRow> = p.rows.iter().map(|r| (*r).clone()).collect();
+            let cov = evaluate(&db, &counted);
+            let grade_unknown = cov.grade_unknown.get(&kind).copied().unwrap_or(0);
+            ProportionalReport {
+                kind,
+                slots: p.slots,
+                filled: counted.len(),
+                unfilled: p.unfilled(),
+                rows_without_weight: p.rows_without_weight,
+                grade_unknown,
+                grade_unknown_percent: if counted.is_empty() {
+                    100.0
+                } else {
+                    100.0 * grade_unknown as f64 / counted.len() as f64
+                },
+                vendors: p.vendors,
+                grade_unknown_rows: cov.grade_unknown_rows,
+            }
+        })
+        .collect();
+    let sample_has_reports = proportional.iter().all(|p| p.filled > 0);
     let passed = corpus.labelled_matched == corpus.labelled
         && sample_has_reports
-        && sample_grade_unknown_percent
-            .values()
-            .all(|p| *p <= max_unknown)
+        && proportional
+            .iter()
+            .all(|p| p.grade_unknown_percent <= max_unknown)
         && corpus.collisions.is_empty()
         && corpus.mismatches.is_empty()
         && families_without_strings.is_empty()
@@ -133,6 +179,7 @@ pub fn run(args: &[String]) -> Result<()> {
         sample_unknown_models,
         sample_unknown_percent,
         sample_grade_unknown_percent,
+        proportional,
         corpus_grade_unknown_percent,
         target_unknown_percent: SAMPLE_UNKNOWN_TARGET_PERCENT,
         max_unknown_percent: max_unknown,
@@ -269,13 +316,47 @@ fn print_text(r: &Report, db: &verdict::Database) {
     ] {
         for (kind, pct) in rates {
             println!(
-                "  {what} {:<5} {:>4} of {:>4} report rows grade unknown: {pct:.1} % (fails above {:.1} % in the sample)",
+                "  {what} {:<5} {:>4} of {:>4} report rows grade unknown: {pct:.1} %{}",
                 kind_name(*kind),
                 cov.grade_unknown.get(kind).copied().unwrap_or(0),
                 cov.graded_rows.get(kind).copied().unwrap_or(0),
-                r.max_unknown_percent
+                if what == "sample" {
+                    " (every row on file; the gate reads the proportional sample below)"
+                } else {
+                    ""
+                }
             );
         }
+    }
+    println!();
+    println!(
+        "Proportional sample (the gate): {} slots per interface over the vendors of {WEIGHTS_FILE}, \
+         in proportion to their model folders; a vendor's rows beyond its slots are left out in a \
+         seeded order blind to grades (docs/database-corpus.md):"
+    , SLOTS_PER_INTERFACE);
+    for p in &r.proportional {
+        println!(
+            "  proportional {:<5} {:>4} of {:>4} counted rows grade unknown: {:.1} % (fails above {:.1} %); \
+             {} of {} slots filled, {} rows of vendors without a weight",
+            kind_name(p.kind),
+            p.grade_unknown,
+            p.filled,
+            p.grade_unknown_percent,
+            r.max_unknown_percent,
+            p.filled,
+            p.slots,
+            p.rows_without_weight
+        );
+        let short: Vec<String> = p
+            .vendors
+            .iter()
+            .filter(|v| v.taken < v.slots as usize)
+            .map(|v| format!("{} {}/{}", v.vendor, v.taken, v.slots))
+            .collect();
+        if !short.is_empty() {
+            println!("    unfilled slots: {}", short.join(", "));
+        }
+        print_mismatches("    proportional grade unknown", &p.grade_unknown_rows);
     }
     print_mismatches("sample grade unknown", &s.grade_unknown_rows);
     print_mismatches("sample mismatch", &s.mismatches);

@@ -17,6 +17,7 @@ mod generic;
 mod matching;
 mod query;
 mod raw;
+pub mod sample;
 mod spans;
 mod traits;
 mod truncated;

@@ -35,6 +35,7 @@ pub use findings::needs_root::needs_root;
 
 // The drive database.
 pub use database::corpus;
+pub use database::sample;
 pub use database::{
     canonical_model, controller_maker, may_be_truncated, parse_hex_u16, parse_result_block,
     result_context_problems, Advisory, Class, ClassQuery, ClassRule, Components, CrowdResult,
