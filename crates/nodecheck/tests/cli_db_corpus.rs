@@ -174,7 +174,8 @@ fn a_lookup_without_the_firmware_a_class_needs_says_which_class_and_how_to_give_
             if doc["grade"] == "unknown" {
                 let text = stdout(&run(["db", "lookup", model]));
                 assert!(
-                    text.contains(&format!("(`{}`)", class.id)) && text.contains("--firmware"),
+                    text.contains(&format!("(`{}`)", class.id))
+                        && text.contains(&format!("nodecheck db lookup '{model}' --firmware")),
                     "db lookup '{model}' does not point at --firmware:\n{text}"
                 );
             }

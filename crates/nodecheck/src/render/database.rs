@@ -294,10 +294,12 @@ fn firmware_hint(lookup: &LookupAnswer<'_>) -> String {
             class.firmware_examples.join(", ")
         ));
     }
-    out.push_str(
+    let model = format!("'{}'", lookup.model.trim().replace('\'', r"'\''"));
+    let revision = "<revision>";
+    out.push_str(&format!(
         "Read the drive's firmware (`nodecheck probe`, or `Firmware Version:` in `sudo smartctl -i`) \
-         and add `--firmware` with it.\n",
-    );
+         and look it up with it: `nodecheck db lookup {model} --firmware {revision}`\n"
+    ));
     out
 }
 
