@@ -1,4 +1,4 @@
-//! The proportional sample the unknown-rate gate is measured on (issue 23, item 5): per
+//! The proportional sample the unknown-rate gate is measured on: per
 //! interface, a fixed number of slots shared over linuxhw/SMART's vendors in proportion to
 //! their model folders (`data/corpus/weights/vendor-folders.tsv`), each vendor's slots filled
 //! from its report rows in a seeded order that knows nothing of grades.
