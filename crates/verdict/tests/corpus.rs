@@ -254,6 +254,11 @@ fn random_sample_holds_300_report_rows_per_interface_labelled_as_graded() {
     }
 }
 
+/// The rows of `kind` the proportional sample counts.
+fn proportional_rows(rows: &[CorpusRow], kind: Kind) -> verdict::sample::Proportional<'_> {
+    verdict::sample::proportional(rows, &weights(), kind, verdict::sample::SLOTS_PER_INTERFACE)
+}
+
 fn weights() -> Vec<verdict::sample::VendorWeight> {
     let path = corpus_dir().join("weights/vendor-folders.tsv");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -265,14 +270,8 @@ fn weights() -> Vec<verdict::sample::VendorWeight> {
 #[test]
 fn every_sample_vendor_has_a_weight() {
     let rows = sample();
-    let weights = weights();
     for kind in [Kind::Nvme, Kind::Ssd] {
-        let p = verdict::sample::proportional(
-            &rows,
-            &weights,
-            kind,
-            verdict::sample::SLOTS_PER_INTERFACE,
-        );
+        let p = proportional_rows(&rows, kind);
         assert_eq!(
             p.rows_without_weight, 0,
             "{kind:?}: rows of vendors without a weight"
@@ -288,14 +287,8 @@ fn every_sample_vendor_has_a_weight() {
 #[ignore = "the grade-unknown rate of the proportional sample is above the 5 % gate (white-label and OEM lines without sourced NAND/DRAM evidence); run with --ignored, and `cargo xtask db-coverage` prints the rates and rows"]
 fn random_sample_resolves_as_labelled_within_the_unknown_gate() {
     let rows = sample();
-    let weights = weights();
     for kind in [Kind::Nvme, Kind::Ssd] {
-        let p = verdict::sample::proportional(
-            &rows,
-            &weights,
-            kind,
-            verdict::sample::SLOTS_PER_INTERFACE,
-        );
+        let p = proportional_rows(&rows, kind);
         let counted: Vec<CorpusRow> = p.rows.iter().map(|r| (*r).clone()).collect();
         let cov = evaluate(db(), &counted);
         let pct = cov.grade_unknown_percent(kind).unwrap_or(100.0);
