@@ -148,23 +148,8 @@ impl Class {
 /// even less.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[derive(IntoStaticStr)]
-#[strum(serialize_all = "snake_case")]
 pub enum Components {
     /// Nothing about the drive's NAND and DRAM is guaranteed: the same string ships with
     /// whatever controller and flash were at hand.
     Unguaranteed,
-}
-
-impl Components {
-    /// The snake_case name serde writes for it in JSON and TOML.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Components::Unguaranteed => "components not guaranteed",
-        }
-    }
 }
