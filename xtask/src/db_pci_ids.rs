@@ -23,6 +23,21 @@ const STORAGE_VENDORS: &[&str] = &[
 /// Vendors with many other devices: only lines that name an SSD or NVMe device are kept.
 const MIXED_VENDORS: &[&str] = &["8086", "10ec", "1b4b", "1179", "144d", "1344", "1bb1"];
 const STORAGE_WORDS: &[&str] = &["NVMe", "NVME", "SSD", "NVM Express", "Optane", "Flash"];
+/// Every other vendor: a device line that names an NVMe drive or SSD is kept, with its vendor
+/// line, so that makers pci.ids adds later (Lite-On's SSDs, Techwinsemi, Starblaze, Apacer, ...)
+/// are named without a list to maintain. "Flash" alone is too loose outside storage vendors.
+const OTHER_VENDOR_WORDS: &[&str] = &["NVMe", "NVME", "SSD", "NVM Express"];
+
+/// What is kept of the vendor being read.
+enum Keep {
+    Nothing,
+    AllDevices,
+    /// Devices whose name has one of these words; the vendor line waits until one does.
+    DevicesNaming {
+        words: &'static [&'static str],
+        pending_vendor_line: Option<String>,
+    },
+}
 
 pub fn run(args: &[String]) -> Result<()> {
     let [input] = args else {
@@ -46,7 +61,7 @@ fn subset(text: &str) -> String {
          # `pci.ids`) by `cargo xtask db-pci-ids`; do not edit by hand. Licence of pci.ids:\n\
          # GPL-2.0-or-later or BSD-3-Clause.\n",
     );
-    let mut keep: Option<bool> = None; // Some(all devices?) while inside a kept vendor
+    let mut keep = Keep::Nothing;
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix('#') {
             if rest.trim().starts_with("Version:") {
@@ -65,26 +80,40 @@ fn subset(text: &str) -> String {
             if device.starts_with('\t') {
                 continue;
             }
-            match keep {
-                Some(true) => out.push_str(&format!("{line}\n")),
-                Some(false) if STORAGE_WORDS.iter().any(|w| device.contains(w)) => {
-                    out.push_str(&format!("{line}\n"))
+            match &mut keep {
+                Keep::AllDevices => out.push_str(&format!("{line}\n")),
+                Keep::DevicesNaming {
+                    words,
+                    pending_vendor_line,
+                } if words.iter().any(|w| device.contains(w)) => {
+                    if let Some(vendor_line) = pending_vendor_line.take() {
+                        out.push_str(&vendor_line);
+                    }
+                    out.push_str(&format!("{line}\n"));
                 }
                 _ => {}
             }
             continue;
         }
         let id = line.get(..4).unwrap_or("");
-        keep = if STORAGE_VENDORS.contains(&id) {
-            Some(true)
-        } else if MIXED_VENDORS.contains(&id) {
-            Some(false)
-        } else {
-            None
-        };
-        if keep.is_some() {
-            out.push_str(&format!("{line}\n"));
+        if !id.chars().all(|c| c.is_ascii_hexdigit()) || id.len() != 4 {
+            keep = Keep::Nothing;
+            continue;
         }
+        keep = if STORAGE_VENDORS.contains(&id) {
+            out.push_str(&format!("{line}\n"));
+            Keep::AllDevices
+        } else {
+            let words = if MIXED_VENDORS.contains(&id) {
+                STORAGE_WORDS
+            } else {
+                OTHER_VENDOR_WORDS
+            };
+            Keep::DevicesNaming {
+                words,
+                pending_vendor_line: Some(format!("{line}\n")),
+            }
+        };
     }
     out
 }
@@ -99,5 +128,19 @@ mod tests {
         assert!(got.contains("1987  Phison\n\t5012  E12 NVMe Controller\n"));
         assert!(got.contains("\tf1a8  SSD 660P Series\n"));
         assert!(!got.contains("Ethernet") && !got.contains("NVIDIA") && !got.contains("sub"));
+    }
+
+    #[test]
+    fn keeps_ssd_lines_of_unlisted_vendors_and_drops_their_other_devices() {
+        let full = "#\tVersion: 2026.10.24\n14a4  Lite-On Technology Corporation\n\t4318  Broadcom BCM4318 WLAN\n\t9100  CL1-3D256 NVMe SSD (DRAM-less)\n14a5  XIONICS\n\t0001  Flash printer board\n";
+        let got = super::subset(full);
+        assert!(got.contains(
+            "14a4  Lite-On Technology Corporation\n\t9100  CL1-3D256 NVMe SSD (DRAM-less)\n"
+        ));
+        assert!(!got.contains("BCM4318"), "{got}");
+        assert!(
+            !got.contains("XIONICS"),
+            "a vendor with no SSD line is left out: {got}"
+        );
     }
 }
