@@ -344,6 +344,37 @@ fn controller_pci_ids_decide_dram_and_say_so() {
             .iter()
             .any(|r| r.id == "unguaranteed-components"));
     }
+    // An id no controller rule covers still counts where pci.ids marks the design DRAM-less
+    // (Ramaxel's RPEYJ1T24, 1e81:6c14), and the finding quotes pci.ids.
+    let marked = grade("QZ9-001000", 0x1e81, 0x6c14);
+    assert_eq!(marked.grade, Grade::Ugly);
+    let c = marked.classification.expect("class");
+    assert_eq!(c.id(), "controller");
+    assert!(
+        c.evidence.iter().any(|e| e.text.contains("1e81:6c14")
+            && e.text.contains("pci.ids marks this design DRAM-less")),
+        "{:?}",
+        c.evidence
+    );
+    // With the NAND in the mark, a QLC design without DRAM is bad (Kingston's OM8PGP4 QLC),
+    // and a white-label string whose hardware pins both is graded by that make-up.
+    let qlc = db
+        .pci_ids
+        .devices
+        .iter()
+        .find(|(_, name)| name.contains("(QLC) (DRAM-less)"))
+        .map(|(id, _)| *id)
+        .expect("the vendored pci.ids marks a QLC DRAM-less design");
+    let qlc_white = grade("NVMe SSD 512GB", qlc.vendor, qlc.device);
+    assert_eq!(qlc_white.grade, Grade::Bad);
+    assert!(
+        qlc_white
+            .rules
+            .iter()
+            .any(|r| r.id != "unguaranteed-components"),
+        "{:?}",
+        qlc_white.rules
+    );
     // An id outside the vendored pci.ids says nothing.
     assert!(grade("QZ9-001000", 0x1987, 0xfff0).classification.is_none());
     // Every controller rule names an id the vendored pci.ids knows, with its version.

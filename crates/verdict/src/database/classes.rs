@@ -196,7 +196,10 @@ impl Classification<'_> {
             (None, Some(EvidenceKind::ControllerModel)) => {
                 match self.controller.as_ref().and_then(|c| c.rule) {
                     Some(rule) => format!("NVMe drive on {}", rule.controller),
-                    None => "NVMe drive (controller named by PCI id)".into(),
+                    None => match self.controller.as_ref().and_then(|c| c.pci_name) {
+                        Some(name) => format!("NVMe drive: {name} (pci.ids)"),
+                        None => "NVMe drive (controller named by PCI id)".into(),
+                    },
                 }
             }
             (None, _) => "Unclassified".into(),
@@ -364,6 +367,7 @@ pub(crate) fn classify<'a>(db: &'a Database, q: &ClassQuery) -> Option<Classific
 /// typical make-up), its NAND or class where the id names one drive line, and the evidence.
 fn apply_controller<'a>(out: &mut Classification<'a>, found: ControllerMatch<'a>, version: &str) {
     let Some(rule) = found.rule else {
+        apply_pci_ids_mark(out, found, version);
         return;
     };
     if rule.dram.is_some() {
@@ -374,6 +378,31 @@ fn apply_controller<'a>(out: &mut Classification<'a>, found: ControllerMatch<'a>
     out.evidence.push(Evidence {
         kind: EvidenceKind::ControllerModel,
         text: found.describe(version),
+    });
+    out.controller = Some(found);
+}
+
+/// An id with no controller rule still counts when pci.ids marks the design DRAM-less (and,
+/// for some, its NAND): the DRAM outranks a class's typical make-up as a rule's would.
+fn apply_pci_ids_mark<'a>(out: &mut Classification<'a>, found: ControllerMatch<'a>, version: &str) {
+    let Some((dram, nand)) = found
+        .pci_name
+        .and_then(super::controllers::pci_ids_design_mark)
+    else {
+        return;
+    };
+    out.dram = Some(dram);
+    out.nand = out.nand.or(nand);
+    out.evidence.push(Evidence {
+        kind: EvidenceKind::ControllerModel,
+        text: format!(
+            "{}: pci.ids marks this design DRAM-less{}",
+            found.describe(version),
+            match nand {
+                Some(n) => format!(" with {} NAND", n.as_str().to_uppercase()),
+                None => String::new(),
+            }
+        ),
     });
     out.controller = Some(found);
 }

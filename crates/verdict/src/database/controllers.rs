@@ -226,6 +226,39 @@ pub(crate) fn find<'a>(
     })
 }
 
+/// What pci.ids itself says of a design whose id no `data/controllers.toml` rule covers: its
+/// maintainers mark DRAM-less drives and controllers in the device name
+/// (`RPEYJ1T24 NVMe SSD (DRAM-less)`, `OM8PGP4 PCIe 4 NVMe SSD (QLC) (DRAM-less)`, `P41 Plus NVMe
+/// SSD (DRAM-less) [Echo Harbor]`). Only a mark that ends the name (before a `[codename]`)
+/// counts: in `WD Green SN350 240GB (DRAM-less) / SN560E NVMe SSD` it covers one of two drives,
+/// and a name that lists a DRAM variant beside a DRAM-less one (`SM2263EN/SM2263XT-based OEM NVME
+/// SSD (DRAM-less)`: the EN has DRAM) is not read either.
+pub fn pci_ids_design_mark(name: &str) -> Option<(Dram, Option<Nand>)> {
+    let name = name.trim();
+    let name = match name.rfind(" [") {
+        Some(at) if name.ends_with(']') => name[..at].trim_end(),
+        _ => name,
+    };
+    let rest = name.strip_suffix("(DRAM-less)")?.trim_end();
+    if lists_a_dram_variant(rest) {
+        return None;
+    }
+    let nand = if rest.ends_with("(QLC)") {
+        Some(Nand::Qlc)
+    } else if rest.ends_with("(TLC)") {
+        Some(Nand::Tlc)
+    } else {
+        None
+    };
+    Some((Dram::No, nand))
+}
+
+/// Silicon Motion's `EN` parts are the DRAM designs of a controller whose `XT` part has none.
+fn lists_a_dram_variant(name: &str) -> bool {
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| word.len() > 4 && word.starts_with("SM") && word.ends_with("EN"))
+}
+
 /// Problems `cargo xtask db-check` reports: citations, and ids the vendored pci.ids does not
 /// name (every controller must be identified by the same file the probe's answer is read with).
 pub(crate) fn validate(
@@ -265,6 +298,46 @@ pub(crate) fn validate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pci_ids_marks_count_only_where_they_cover_the_whole_name() {
+        let mark = pci_ids_design_mark;
+        assert_eq!(
+            mark("RPEYJ1T24 NVMe SSD (DRAM-less)"),
+            Some((Dram::No, None))
+        );
+        assert_eq!(
+            mark("OM8PGP4 PCIe 4 NVMe SSD (QLC) (DRAM-less)"),
+            Some((Dram::No, Some(Nand::Qlc)))
+        );
+        assert_eq!(
+            mark("OM8SEP4 PCIe 4 NVMe SSD (TLC) (DRAM-less)"),
+            Some((Dram::No, Some(Nand::Tlc)))
+        );
+        assert_eq!(
+            mark("P41 Plus NVMe SSD (DRAM-less) [Echo Harbor]"),
+            Some((Dram::No, None))
+        );
+        // The mark covers one of two drives, or a name that also lists a DRAM design.
+        assert_eq!(
+            mark("WD Green SN350 240GB (DRAM-less) / SN560E NVMe SSD"),
+            None
+        );
+        assert_eq!(
+            mark("SM2263EN/SM2263XT-based OEM NVME SSD (DRAM-less)"),
+            None
+        );
+        assert_eq!(
+            mark("SM2263EN/SM2263XT (DRAM-less) NVMe SSD Controllers"),
+            None
+        );
+        // No mark, or hostile text.
+        assert_eq!(mark("E12 NVMe Controller"), None);
+        assert_eq!(mark(""), None);
+        assert_eq!(mark("(DRAM-less)"), Some((Dram::No, None)));
+        assert_eq!(mark(" [x]"), None);
+        assert_eq!(mark("ж [ (DRAM-less) ]"), None);
+    }
 
     const SAMPLE: &str = "#\tVersion: 2023.04.10\n1987  Phison Electronics Corporation\n\t5012  E12 NVMe Controller\n\t\t1987 5012  subsystem line\nC 01  Mass storage controller\n\t08  Non-Volatile memory controller\n";
 
