@@ -23,7 +23,8 @@ usage: cargo xtask <task> [args]
 
 tasks:
   db-check                 validate data/*.toml and check docs/drives.md is fresh
-  db-coverage [--json]     the database on the corpus of real model strings (data/corpus)
+  db-coverage [--json] [--max-unknown[-nvme|-sata] PCT]
+                           the database on the corpus of real model strings (data/corpus)
   db-pci-ids PCI_IDS       cut data/pci-ids/nvme.ids (NVMe controller ids) out of a pci.ids file
   docs                     regenerate docs/drives.md (and other generated docs)
   fuzz [--seconds N]       run every cargo-fuzz target for N seconds each (default 30)
