@@ -283,7 +283,7 @@ fn every_sample_vendor_has_a_weight() {
     }
 }
 
-/// The gate of issue 23 on one interface: the share of the proportional sample whose grade stays
+/// The unknown gate on one interface: the share of the proportional sample whose grade stays
 /// unknown after classification.
 fn assert_within_unknown_gate(kind: Kind) {
     let rows = sample();
