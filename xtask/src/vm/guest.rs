@@ -269,6 +269,13 @@ pub fn initramfs(
 
     archive.file("/init", init_script().into_bytes(), 0o755);
     archive.file("/lib/vm-helpers.sh", HELPERS.as_bytes().to_vec(), 0o644);
+    // nvme_core is a module, and busybox's modprobe applies options from modprobe.d, not from
+    // the kernel command line; see the `-append` in mod.rs for why the timeouts are raised.
+    archive.file(
+        "/etc/modprobe.d/nodecheck-vm.conf",
+        b"options nvme_core io_timeout=255 admin_timeout=255\n".to_vec(),
+        0o644,
+    );
     for scenario in scenarios {
         archive.file(
             &format!("/scenarios/{}.sh", scenario.name),
@@ -443,6 +450,9 @@ modules() {{
     for module in "$@"; do
         modprobe "$module" || echo "guest: modprobe $module failed"
     done
+    if [ -r /sys/module/nvme_core/parameters/io_timeout ]; then
+        echo "guest: nvme_core io_timeout $(cat /sys/module/nvme_core/parameters/io_timeout) s"
+    fi
 }}
 
 scenario=$(sed -n 's/.*nodecheck\.scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
