@@ -269,8 +269,12 @@ pub fn initramfs(
 
     archive.file("/init", init_script().into_bytes(), 0o755);
     archive.file("/lib/vm-helpers.sh", HELPERS.as_bytes().to_vec(), 0o644);
-    // nvme_core is a module, and busybox's modprobe applies options from modprobe.d, not from
-    // the kernel command line; see the `-append` in mod.rs for why the timeouts are raised.
+    // Under TCG on a loaded 2-core host an emulated NVMe write can outlast the driver's 30 s
+    // default; the timeout path aborts, resets the controller, and when the reset fails the
+    // kernel removes the namespace, so ext4 goes read-only and the scenario hangs on I/O errors
+    // (seen twice in CI, in nvme and nvme_fresh_data). 255 s is the largest value every kernel
+    // accepts (older ones keep it in a byte). nvme_core is a module, and busybox's modprobe
+    // takes options from modprobe.d, not from the kernel command line.
     archive.file(
         "/etc/modprobe.d/nodecheck-vm.conf",
         b"options nvme_core io_timeout=255 admin_timeout=255\n".to_vec(),

@@ -300,14 +300,8 @@ fn run_scenario(
         .arg("-initrd")
         .arg(initramfs)
         .arg("-append")
-        // Under TCG on a loaded 2-core host an emulated NVMe write can take longer than the
-        // driver's 30 s default; the timeout path aborts, resets the controller, and when the
-        // reset fails the kernel removes the namespace, so ext4 goes read-only and the scenario
-        // hangs on I/O errors (seen twice in CI, nvme and nvme_fresh_data). 255 s is the
-        // largest value every kernel accepts (older ones keep it in a byte).
         .arg(format!(
-            "console=ttyS0 panic=-1 no_timer_check loglevel=4 \
-             nvme_core.io_timeout=255 nvme_core.admin_timeout=255 nodecheck.scenario={}",
+            "console=ttyS0 panic=-1 no_timer_check loglevel=4 nodecheck.scenario={}",
             scenario.name
         ))
         .arg("-serial")
