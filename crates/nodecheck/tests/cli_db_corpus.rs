@@ -64,15 +64,7 @@ fn smartctl_json(row: &CorpusRow) -> Value {
 }
 
 fn lookup_grade(row: &CorpusRow) -> String {
-    let mut args: Vec<String> = vec![
-        "db".into(),
-        "lookup".into(),
-        row.model.clone(),
-        "--json".into(),
-    ];
-    if let Some(fw) = &row.firmware {
-        args.extend(["--firmware".into(), fw.clone()]);
-    }
+    let mut args = bare_lookup_args(row);
     if let Some(bytes) = row.capacity_bytes {
         args.extend(["--capacity".into(), bytes.to_string()]);
     }
@@ -83,7 +75,25 @@ fn lookup_grade(row: &CorpusRow) -> String {
     if let Some(family) = &row.model_family {
         args.extend(["--model-family".into(), family.clone()]);
     }
-    let doc: Value = json_of(&run(&args));
+    grade_of(&args)
+}
+
+/// What a user types who knows only the model string and the firmware.
+fn bare_lookup_args(row: &CorpusRow) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "db".into(),
+        "lookup".into(),
+        row.model.clone(),
+        "--json".into(),
+    ];
+    if let Some(fw) = &row.firmware {
+        args.extend(["--firmware".into(), fw.clone()]);
+    }
+    args
+}
+
+fn grade_of(args: &[String]) -> String {
+    let doc: Value = json_of(&run(args));
     doc["grade"].as_str().expect("grade").to_owned()
 }
 
@@ -196,4 +206,54 @@ fn a_lookup_without_the_firmware_a_class_needs_says_which_class_and_how_to_give_
             assert_ne!(doc["grade"], "unknown", "{model} {firmware}: {doc}");
         }
     }
+}
+
+#[test]
+fn a_reported_string_nothing_grades_points_at_measuring_the_drive() {
+    let unknown: Vec<CorpusRow> = report_rows()
+        .into_iter()
+        .filter(|r| r.expect == verdict::corpus::Expect::Nothing && r.kind == Kind::Ssd)
+        .take(5)
+        .collect();
+    assert!(
+        !unknown.is_empty(),
+        "every SATA report row grades: this test has nothing to check"
+    );
+    for row in unknown {
+        let mut args = vec!["db".to_owned(), "lookup".to_owned(), row.model.clone()];
+        if let Some(fw) = &row.firmware {
+            args.extend(["--firmware".to_owned(), fw.clone()]);
+        }
+        args.extend(["--interface".to_owned(), "sata".to_owned()]);
+        let text = stdout(&run(&args));
+        assert!(
+            text.contains(": unknown.") && text.contains("nodecheck check --bench full"),
+            "{}:{} db lookup '{}' does not say how to measure the drive:\n{text}",
+            row.origin,
+            row.line,
+            row.model
+        );
+    }
+}
+
+/// Classes are tied to an interface, and part-number schemes can share a prefix across
+/// interfaces (SK hynix `HFS` on SATA and PCIe parts). A lookup that is not told the interface
+/// may know less, but must never borrow a grade from the other interface's class.
+#[test]
+fn a_lookup_without_the_interface_never_grades_a_drive_otherwise() {
+    let mut borrowed = Vec::new();
+    for row in report_rows() {
+        let bare = grade_of(&bare_lookup_args(&row));
+        if bare == "unknown" {
+            continue;
+        }
+        let full = lookup_grade(&row);
+        if bare != full {
+            borrowed.push(format!(
+                "{}:{} `{}`: without the interface {bare}, with it {full}",
+                row.origin, row.line, row.model
+            ));
+        }
+    }
+    assert!(borrowed.is_empty(), "{}", borrowed.join("\n"));
 }

@@ -371,14 +371,14 @@ fn render_unmatched(asked: &str, answer: &Answer<'_>) -> String {
         ),
         _ if !answer.suggestions.is_empty() => format!(
             "{asked}: unknown. No database entry matches this model string or family name. Nearest families:\n{}\
-             Check the exact string the drive reports (`nodecheck probe`), or add the drive: \
-             see docs/contributing-drives.md.\n",
+             Check the exact string the drive reports (`nodecheck probe`); if it is right, measure the \
+             drive with `nodecheck check --bench full` and add it: see docs/contributing-drives.md.\n",
             family_list(&answer.suggestions)
         ),
         _ => format!(
             "{asked}: unknown. No database entry matches this model string or family name.\n\
-             Check the exact string the drive reports (`nodecheck probe`), or add the drive: \
-             see docs/contributing-drives.md.\n"
+             Check the exact string the drive reports (`nodecheck probe`); if it is right, measure the \
+             drive with `nodecheck check --bench full` and add it: see docs/contributing-drives.md.\n"
         ),
     }
 }
