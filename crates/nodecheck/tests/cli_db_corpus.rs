@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli_support::{json_of, run, stdout, triage};
 use serde_json::{json, Value};
-use verdict::corpus::{parse_corpus, CorpusRow, Kind, RowKind};
+use verdict::corpus::{parse_corpus, CorpusRow, Expect, Kind, RowKind};
 
 fn report_rows() -> Vec<CorpusRow> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus");
@@ -80,12 +80,7 @@ fn lookup_grade(row: &CorpusRow) -> String {
 
 /// What a user types who knows only the model string and the firmware.
 fn bare_lookup_args(row: &CorpusRow) -> Vec<String> {
-    let mut args: Vec<String> = vec![
-        "db".into(),
-        "lookup".into(),
-        row.model.clone(),
-        "--json".into(),
-    ];
+    let mut args: Vec<String> = vec!["db".into(), "lookup".into(), row.model.clone()];
     if let Some(fw) = &row.firmware {
         args.extend(["--firmware".into(), fw.clone()]);
     }
@@ -93,7 +88,7 @@ fn bare_lookup_args(row: &CorpusRow) -> Vec<String> {
 }
 
 fn grade_of(args: &[String]) -> String {
-    let doc: Value = json_of(&run(args));
+    let doc: Value = json_of(&run(args.iter().map(String::as_str).chain(["--json"])));
     doc["grade"].as_str().expect("grade").to_owned()
 }
 
@@ -212,7 +207,7 @@ fn a_lookup_without_the_firmware_a_class_needs_says_which_class_and_how_to_give_
 fn a_reported_string_nothing_grades_points_at_measuring_the_drive() {
     let unknown: Vec<CorpusRow> = report_rows()
         .into_iter()
-        .filter(|r| r.expect == verdict::corpus::Expect::Nothing && r.kind == Kind::Ssd)
+        .filter(|r| r.expect == Expect::Nothing && r.kind == Kind::Ssd)
         .take(5)
         .collect();
     assert!(
@@ -220,10 +215,7 @@ fn a_reported_string_nothing_grades_points_at_measuring_the_drive() {
         "every SATA report row grades: this test has nothing to check"
     );
     for row in unknown {
-        let mut args = vec!["db".to_owned(), "lookup".to_owned(), row.model.clone()];
-        if let Some(fw) = &row.firmware {
-            args.extend(["--firmware".to_owned(), fw.clone()]);
-        }
+        let mut args = bare_lookup_args(&row);
         args.extend(["--interface".to_owned(), "sata".to_owned()]);
         let text = stdout(&run(&args));
         assert!(

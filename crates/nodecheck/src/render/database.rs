@@ -356,6 +356,11 @@ fn family_list(entries: &[&DriveEntry]) -> String {
         .collect()
 }
 
+/// What to do about a string nothing grades, the same advice `check` gives for an unlisted drive.
+const UNKNOWN_NEXT_STEPS: &str = "Check the exact string the drive reports (`nodecheck probe`); \
+     if it is right, measure the drive with `nodecheck check --bench full` and add it: \
+     see docs/contributing-drives.md.\n";
+
 fn render_unmatched(asked: &str, answer: &Answer<'_>) -> String {
     match answer.matched_by {
         Some(MatchedBy::FamilyName) => format!(
@@ -370,15 +375,11 @@ fn render_unmatched(asked: &str, answer: &Answer<'_>) -> String {
             family_list(&answer.candidates)
         ),
         _ if !answer.suggestions.is_empty() => format!(
-            "{asked}: unknown. No database entry matches this model string or family name. Nearest families:\n{}\
-             Check the exact string the drive reports (`nodecheck probe`); if it is right, measure the \
-             drive with `nodecheck check --bench full` and add it: see docs/contributing-drives.md.\n",
+            "{asked}: unknown. No database entry matches this model string or family name. Nearest families:\n{}{UNKNOWN_NEXT_STEPS}",
             family_list(&answer.suggestions)
         ),
         _ => format!(
-            "{asked}: unknown. No database entry matches this model string or family name.\n\
-             Check the exact string the drive reports (`nodecheck probe`); if it is right, measure the \
-             drive with `nodecheck check --bench full` and add it: see docs/contributing-drives.md.\n"
+            "{asked}: unknown. No database entry matches this model string or family name.\n{UNKNOWN_NEXT_STEPS}"
         ),
     }
 }
